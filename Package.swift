@@ -1,0 +1,48 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "flipaudit",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "flipaudit", targets: ["flipaudit"]),
+        .library(name: "FlipAuditCore", targets: ["FlipAuditCore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.0.0"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+    ],
+    targets: [
+        /// zlib, through a module map that links `z` and a shim for its macros.
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
+        /// The whole pipeline: bytes → lines → records → flip events → sessions → findings → reports.
+        .target(
+            name: "FlipAuditCore",
+            dependencies: [
+                "CZlib",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ]
+        ),
+        /// The thin command: options, validation, exit codes.
+        .executableTarget(
+            name: "flipaudit",
+            dependencies: [
+                "FlipAuditCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "FlipAuditCoreTests",
+            dependencies: ["FlipAuditCore"],
+            resources: [.copy("Fixtures")]
+        ),
+    ]
+)

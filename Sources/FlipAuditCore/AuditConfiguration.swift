@@ -1,0 +1,32 @@
+/// Everything the command line decides about an audit, apart from where
+/// the output goes.
+public struct AuditConfiguration: Sendable {
+    /// How to read lines.
+    public enum Format: Sendable, Equatable {
+        case auto, combined, json
+        /// A pasted nginx `log_format` string.
+        case nginx(String)
+    }
+
+    /// How the error distribution is bucketed in time (UTC).
+    public enum Bucket: String, Sendable, CaseIterable {
+        case day, hour, none
+    }
+
+    public var format: Format = .auto
+    /// Configured Google client IDs (`--client-id`).
+    public var clientIDs: Set<String> = []
+    public var projectIDs: [String] = []
+    public var allowRedirects: [String] = []
+    /// Request paths that are always flip endpoints (`--endpoint`).
+    public var endpoints: [String] = []
+    /// Seconds after its last event that a session expires.
+    public var sessionTimeoutSeconds: Int = 600
+    public var bucket: Bucket = .day
+    /// Longest line accepted, in bytes.
+    public var maxLine: Int = 64 * 1024
+
+    public init() {}
+
+    var allowlist: Allowlist { Allowlist(projectIDs: projectIDs, extra: allowRedirects) }
+}

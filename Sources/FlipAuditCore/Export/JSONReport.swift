@@ -1,0 +1,104 @@
+import Foundation
+
+/// The summary report as one JSON document (`--json`): accounting,
+/// outcomes, error distribution, latency, findings per kind with their first
+/// examples. The full lists are the CSV files. Keys are snake_case and
+/// sorted, so the same input gives the same bytes.
+public enum JSONReport {
+    struct Document: Encodable {
+        var tool = "flipaudit"
+        var input: InputAccounting
+        var files: [FileSummary]
+        var input_errors: [String]
+        var sessions: Int
+        var outcomes: [String: Int]
+        var outcomes_by_group: [GroupOutcomes]
+        var error_distribution: [ErrorRow]
+        var error_totals: [ErrorTotal]
+        var latency_ms: Latency?
+        var findings: Findings
+        var unpinned_project_ids: [String]
+        var unobservable_files: [String]
+    }
+
+    struct GroupOutcomes: Encodable {
+        var flow: String, app: String, environment: String
+        var outcomes: [String: Int]
+    }
+
+    struct ErrorRow: Encodable {
+        var period: String, flow: String, app: String, environment: String, error: String
+        var count: Int
+        var share: Double
+    }
+
+    struct ErrorTotal: Encodable {
+        var error: String
+        var count: Int
+        var share: Double
+    }
+
+    struct Latency: Encodable {
+        var count: UInt64, p50: UInt64, p90: UInt64, p99: UInt64
+    }
+
+    struct Findings: Encodable {
+        var total: Int
+        var by_severity: [String: Int]
+        var by_kind: [KindSummary]
+    }
+
+    struct KindSummary: Encodable {
+        var kind: String, severity: String, meaning: String
+        var count: Int
+        var examples: [Example]
+    }
+
+    struct Example: Encodable {
+        var time: String, state: String, detail: String, source: String
+    }
+
+    /// How many examples each kind lists.
+    public static let examplesPerKind = 3
+
+    public static func render(_ result: AuditResult) throws -> String {
+        let stats = result.statistics
+        let errorTotal = stats.errorTotals.reduce(0) { $0 + $1.count }
+        var examples: [FindingKind: [Example]] = [:]
+        for f in result.findings where (examples[f.kind]?.count ?? 0) < examplesPerKind {
+            examples[f.kind, default: []].append(Example(time: Timestamp.iso8601(f.time), state: f.state, detail: f.detail, source: result.describe(f.source)))
+        }
+        let doc = Document(
+            input: result.accounting,
+            files: result.files,
+            input_errors: result.inputErrors,
+            sessions: stats.sessions,
+            outcomes: Dictionary(uniqueKeysWithValues: Outcome.allCases.map { ($0.rawValue, stats.outcomeTotals[$0] ?? 0) }),
+            outcomes_by_group: stats.outcomes.keys.sorted().map { g in
+                GroupOutcomes(flow: g.flow.rawValue, app: g.app.rawValue, environment: g.environment.rawValue,
+                              outcomes: Dictionary(uniqueKeysWithValues: stats.outcomes[g]!.map { ($0.key.rawValue, $0.value) }))
+            },
+            error_distribution: stats.errorDistributionRows.map {
+                ErrorRow(period: $0.period, flow: $0.group.flow.rawValue, app: $0.group.app.rawValue,
+                         environment: $0.group.environment.rawValue, error: $0.error, count: $0.count, share: rounded($0.share))
+            },
+            error_totals: stats.errorTotals.map { ErrorTotal(error: $0.error, count: $0.count, share: rounded(Double($0.count) / Double(max(errorTotal, 1)))) },
+            latency_ms: stats.latencyPercentiles.map { Latency(count: $0.count, p50: $0.p50, p90: $0.p90, p99: $0.p99) },
+            findings: Findings(
+                total: result.findings.count,
+                by_severity: Dictionary(uniqueKeysWithValues: Severity.allCases.map { ($0.rawValue, stats.findingsBySeverity[$0] ?? 0) }),
+                by_kind: FindingKind.allCases.compactMap { kind in
+                    guard let count = stats.findingsByKind[kind] else { return nil }
+                    return KindSummary(kind: kind.rawValue, severity: kind.severity.rawValue, meaning: kind.meaning,
+                                       count: count, examples: examples[kind] ?? [])
+                }),
+            unpinned_project_ids: result.unpinnedProjectIDs,
+            unobservable_files: result.unobservableFiles)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let data = try encoder.encode(doc)
+        return String(decoding: data, as: UTF8.self) + "\n"
+    }
+
+    private static func rounded(_ v: Double) -> Double { (v * 10_000).rounded() / 10_000 }
+}

@@ -1,0 +1,167 @@
+/// The summary a person reads at a glance: input accounting, outcomes, the
+/// error-type distribution, latency, and findings by severity with their
+/// first examples. Every log-derived text is escaped for the terminal.
+public struct TerminalReport {
+    public var color: Bool
+    /// How many examples each finding kind shows.
+    public var examplesPerKind = 3
+
+    public init(color: Bool) { self.color = color }
+
+    private func paint(_ text: String, _ code: String) -> String {
+        color ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
+    }
+
+    private func heading(_ text: String) -> String { paint(text, "1") }
+
+    private func severityLabel(_ s: Severity) -> String {
+        let text = s.rawValue.uppercased()
+        switch s {
+        case .critical: return paint(text, "1;31")
+        case .high: return paint(text, "31")
+        case .medium: return paint(text, "33")
+        case .low: return paint(text, "36")
+        case .info: return paint(text, "2")
+        }
+    }
+
+    public func render(_ result: AuditResult) -> String {
+        var out = ""
+        let a = result.accounting
+        let stats = result.statistics
+        let esc = TerminalText.escape
+
+        out += heading("INPUT") + "\n"
+        let gz = result.files.filter { $0.encoding == "gzip" }.count
+        out += "  files                \(a.files) (\(gz) gzip, \(a.files - gz) plain)"
+        if a.filesWithErrors > 0 { out += paint("  \(a.filesWithErrors) could not be read completely", "31") }
+        out += "\n"
+        out += "  bytes                \(Self.bytes(a.compressedBytes)) read, \(Self.bytes(a.uncompressedBytes)) uncompressed\n"
+        out += "  lines                \(Self.number(a.lines))  (records \(Self.number(a.records)), malformed \(Self.number(a.malformedLines)), blank \(Self.number(a.blankLines)))\n"
+        for example in a.malformedExamples { out += "    " + esc(example) + "\n" }
+        if a.malformedLines > a.malformedExamples.count {
+            out += "    … \(a.malformedLines - a.malformedExamples.count) more malformed lines\n"
+        }
+        out += "  in-scope flip records \(Self.number(a.inScopeFlipRecords))\n"
+        out += "  other OAuth traffic  \(Self.number(a.otherOAuthRecords))\n"
+        out += "  return-only records  \(Self.number(a.returnRecords))\n"
+        for error in result.inputErrors { out += paint("  error: ", "31") + esc(error) + "\n" }
+
+        out += "\n" + heading("SESSIONS") + "  \(Self.number(stats.sessions))\n"
+        if stats.sessions > 0 {
+            let outcomes = Outcome.allCases.filter { (stats.outcomeTotals[$0] ?? 0) > 0 }
+            var rows: [[String]] = [["flow", "app", "environment"] + outcomes.map(\.rawValue) + ["total"]]
+            for group in stats.outcomes.keys.sorted() {
+                let counts = stats.outcomes[group]!
+                rows.append([group.flow.rawValue, group.app.rawValue, group.environment.rawValue]
+                            + outcomes.map { String(counts[$0] ?? 0) } + [String(counts.values.reduce(0, +))])
+            }
+            rows.append(["all", "", ""] + outcomes.map { String(stats.outcomeTotals[$0] ?? 0) } + [String(stats.sessions)])
+            out += Self.table(rows, indent: 2)
+        }
+
+        let totals = stats.errorTotals
+        let errorSessions = totals.reduce(0) { $0 + $1.count }
+        out += "\n" + heading("ERROR TYPES") + "  (sessions with outcome error: \(errorSessions))\n"
+        if errorSessions > 0 {
+            var rows = [["error", "count", "share"]]
+            for t in totals { rows.append([esc(t.error), String(t.count), Self.percent(Double(t.count) / Double(errorSessions))]) }
+            out += Self.table(rows, indent: 2)
+            out += "  by period, app and environment:\n"
+            var detail = [["period", "flow", "app", "environment", "error", "count", "share"]]
+            for r in stats.errorDistributionRows {
+                detail.append([r.period, r.group.flow.rawValue, r.group.app.rawValue, r.group.environment.rawValue,
+                               esc(r.error), String(r.count), Self.percent(r.share)])
+            }
+            out += Self.table(detail, indent: 4)
+        }
+
+        out += "\n" + heading("LATENCY") + "  request → return on separate records: "
+        if let p = stats.latencyPercentiles {
+            out += "\(p.count) sessions, p50 \(Self.duration(p.p50)), p90 \(Self.duration(p.p90)), p99 \(Self.duration(p.p99))\n"
+        } else {
+            out += "none\n"
+        }
+
+        let bySeverity = Severity.allCases.reversed().compactMap { s -> String? in
+            guard let n = stats.findingsBySeverity[s], n > 0 else { return nil }
+            return "\(s.rawValue) \(n)"
+        }
+        out += "\n" + heading("FINDINGS") + "  \(Self.number(result.findings.count))"
+        out += bySeverity.isEmpty ? "\n" : "  (" + bySeverity.joined(separator: ", ") + ")\n"
+        var examples: [FindingKind: [Finding]] = [:]
+        for f in result.findings where (examples[f.kind]?.count ?? 0) < examplesPerKind { examples[f.kind, default: []].append(f) }
+        for severity in Severity.allCases.reversed() {
+            let kinds = FindingKind.allCases.filter { $0.severity == severity && (stats.findingsByKind[$0] ?? 0) > 0 }
+            guard !kinds.isEmpty else { continue }
+            out += "  " + severityLabel(severity) + "\n"
+            for kind in kinds {
+                out += "    \(paint(kind.rawValue, "1")) ×\(stats.findingsByKind[kind]!) — \(kind.meaning)\n"
+                for f in examples[kind] ?? [] {
+                    let state = f.state.isEmpty ? "" : " state \(esc(Quote.text(f.state)))"
+                    out += "      \(esc(result.describe(f.source)))\(state): \(esc(f.detail))\n"
+                }
+            }
+        }
+
+        var notes: [String] = []
+        if !result.unobservableFiles.isEmpty {
+            notes.append("\(result.unobservableFiles.map(esc).joined(separator: ", ")) log no Location header, so returns to Google cannot be seen (sessions are 'unobservable'). Add \"$sent_http_location\" at the end of your nginx log_format, e.g.:\n      log_format flip '$remote_addr - $remote_user [$time_local] \"$request\" $status $body_bytes_sent \"$http_referer\" \"$http_user_agent\" \"$sent_http_location\"';")
+        }
+        if !result.unpinnedProjectIDs.isEmpty {
+            notes.append("web-linking redirects were accepted for project IDs \(result.unpinnedProjectIDs.map(esc).joined(separator: ", ")) because no --project-id is set; pin yours with --project-id ID so that others are flagged")
+        }
+        if !notes.isEmpty {
+            out += "\n" + heading("NOTES") + "\n"
+            for n in notes { out += "  - " + n + "\n" }
+        }
+        return out
+    }
+
+    // MARK: Formatting
+
+    static func table(_ rows: [[String]], indent: Int) -> String {
+        guard let width = rows.map(\.count).max() else { return "" }
+        var widths = [Int](repeating: 0, count: width)
+        for r in rows { for (i, c) in r.enumerated() { widths[i] = max(widths[i], c.count) } }
+        var out = ""
+        for r in rows {
+            var line = String(repeating: " ", count: indent)
+            for (i, c) in r.enumerated() {
+                let pad = String(repeating: " ", count: widths[i] - c.count)
+                let numeric = i > 0 && c.first.map { $0.isNumber } == true
+                line += (numeric ? pad + c : c + pad) + (i + 1 < r.count ? "  " : "")
+            }
+            while line.hasSuffix(" ") { line.removeLast() }
+            out += line + "\n"
+        }
+        return out
+    }
+
+    static func number(_ n: Int) -> String {
+        let s = String(n)
+        var out = ""
+        for (i, c) in s.enumerated() {
+            if i > 0 && (s.count - i) % 3 == 0 { out += "," }
+            out.append(c)
+        }
+        return out
+    }
+
+    static func bytes(_ n: UInt64) -> String {
+        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
+        var v = Double(n)
+        var u = 0
+        while v >= 1024 && u < units.count - 1 { v /= 1024; u += 1 }
+        return u == 0 ? "\(n) B" : "\(Double(Int(v * 10)) / 10) \(units[u])"
+    }
+
+    static func percent(_ share: Double) -> String {
+        let tenths = Int((share * 1000).rounded())
+        return "\(tenths / 10).\(tenths % 10)%"
+    }
+
+    static func duration(_ ms: UInt64) -> String {
+        ms < 1000 ? "\(ms) ms" : "\(Double(ms / 100) / 10) s"
+    }
+}

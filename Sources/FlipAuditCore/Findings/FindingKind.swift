@@ -1,0 +1,116 @@
+/// How bad a finding is. Ordered: `critical` > `high` > `medium` > `low` > `info`.
+public enum Severity: String, CaseIterable, Sendable, Comparable, Codable {
+    case info, low, medium, high, critical
+
+    public static func < (a: Self, b: Self) -> Bool { a.rank < b.rank }
+    var rank: Int { Self.allCases.firstIndex(of: self)! }
+}
+
+/// Every finding kind of SPEC §4, in the order of its table.
+public enum FindingKind: String, CaseIterable, Sendable, Codable {
+    case stateMismatch = "state-mismatch"
+    case codeToUnlistedRedirect = "code-to-unlisted-redirect"
+    case codeDespiteClientMismatch = "code-despite-client-mismatch"
+    case codeReuse = "code-reuse"
+    case redirectChanged = "redirect-changed"
+    case errorToUnlistedRedirect = "error-to-unlisted-redirect"
+    case missingErrorReturn = "missing-error-return"
+    case stateReuse = "state-reuse"
+    case duplicateReturn = "duplicate-return"
+    case codeAndError = "code-and-error"
+    case emptyReturn = "empty-return"
+    case codeWithoutState = "code-without-state"
+    case duplicateParam = "duplicate-param"
+    case redirectNotAllowlisted = "redirect-not-allowlisted"
+    case clientIDMismatch = "client-id-mismatch"
+    case nonstandardError = "nonstandard-error"
+    case unknownState = "unknown-state"
+    case noReturn = "no-return"
+    case missingParam = "missing-param"
+    case wrongErrorForClientMismatch = "wrong-error-for-client-mismatch"
+    case errorWithoutState = "error-without-state"
+    case badEncoding = "bad-encoding"
+
+    public var severity: Severity {
+        switch self {
+        case .stateMismatch, .codeToUnlistedRedirect, .codeDespiteClientMismatch, .codeReuse:
+            return .critical
+        case .redirectChanged, .errorToUnlistedRedirect, .missingErrorReturn, .stateReuse, .duplicateReturn,
+             .codeAndError, .emptyReturn, .codeWithoutState, .duplicateParam:
+            return .high
+        case .redirectNotAllowlisted, .clientIDMismatch, .nonstandardError, .unknownState, .noReturn, .missingParam:
+            return .medium
+        case .wrongErrorForClientMismatch, .errorWithoutState, .badEncoding:
+            return .low
+        }
+    }
+
+    /// Position in the table; used to order kinds in reports and cells.
+    var rank: Int { Self.allCases.firstIndex(of: self)! }
+
+    /// One line a reader acts on: what the finding means.
+    public var meaning: String {
+        switch self {
+        case .stateMismatch: return "the state sent back to Google differs from the one Google sent"
+        case .codeToUnlistedRedirect: return "an authorization code went to a URI that is not Google's"
+        case .codeDespiteClientMismatch: return "a code was issued although client_id is not Google's"
+        case .codeReuse: return "one authorization code was returned in two sessions"
+        case .redirectChanged: return "the return went somewhere else than the request's redirect_uri"
+        case .errorToUnlistedRedirect: return "an error was sent to a non-allowlisted URI (open redirector)"
+        case .missingErrorReturn: return "a 4xx/5xx was answered without returning the error to Google"
+        case .stateReuse: return "a state nonce was used again after its session ended"
+        case .duplicateReturn: return "one session was answered more than once"
+        case .codeAndError: return "one return carries both code and error"
+        case .emptyReturn: return "a return to Google carries neither code nor error"
+        case .codeWithoutState: return "a code was returned without state"
+        case .duplicateParam: return "a flip parameter appears twice in one URL (parameter pollution)"
+        case .redirectNotAllowlisted: return "redirect_uri is not one of Google's allowlisted URIs"
+        case .clientIDMismatch: return "client_id is not a configured Google client ID"
+        case .nonstandardError: return "error is not cancelled, unrecoverable, invalid_request or access_denied"
+        case .unknownState: return "a return carries a state that matches no open session"
+        case .noReturn: return "the session expired without any return to Google"
+        case .missingParam: return "a flip request lacks client_id, state or redirect_uri"
+        case .wrongErrorForClientMismatch: return "a client_id mismatch was answered with an error other than invalid_request"
+        case .errorWithoutState: return "an error was returned without state"
+        case .badEncoding: return "malformed percent-encoding in a flip parameter"
+        }
+    }
+}
+
+/// A bit set of finding kinds, for "at most once per session".
+public struct FindingKindSet: Sendable, Equatable {
+    public private(set) var bits: UInt32 = 0
+    public init() {}
+    public func contains(_ k: FindingKind) -> Bool { bits & (1 << UInt32(k.rank)) != 0 }
+    /// Inserts `k`; returns false when it was already there.
+    @discardableResult
+    public mutating func insert(_ k: FindingKind) -> Bool {
+        let had = contains(k)
+        bits |= 1 << UInt32(k.rank)
+        return !had
+    }
+    /// The kinds in table order.
+    public var kinds: [FindingKind] { FindingKind.allCases.filter(contains) }
+}
+
+/// Where a record came from: the rank of its file among the sorted inputs,
+/// and its line. Rendered as `FILE:LINE` through `InputCatalog`.
+public struct SourceRef: Hashable, Comparable, Sendable {
+    public var file: Int32
+    public var line: Int64
+    public init(file: Int32, line: Int64) { self.file = file; self.line = line }
+    public static func < (a: Self, b: Self) -> Bool { (a.file, a.line) < (b.file, b.line) }
+}
+
+/// One finding: SPEC §4's kind, severity, session state, a one-line detail
+/// and the record that shows it.
+public struct Finding: Sendable {
+    public var kind: FindingKind
+    public var time: Int64
+    public var state: String
+    public var clientID: String
+    public var redirectURI: String
+    public var detail: String
+    public var source: SourceRef
+    public var severity: Severity { kind.severity }
+}

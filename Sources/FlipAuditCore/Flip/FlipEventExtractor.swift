@@ -1,0 +1,138 @@
+/// Turns a parsed record into a `FlipEvent` when it matters to the audit.
+/// Most records are decided on bytes alone: no `?` in the target and no
+/// Location value means "not App Flip" after a `memchr` or two. Strings are
+/// made only for what is kept.
+public struct FlipEventExtractor {
+    /// What a record was, for the input accounting.
+    public enum Classification {
+        case unrelated
+        /// A flip-shaped request of another OAuth client (SPEC §3).
+        case otherOAuth
+        /// An in-scope App Flip request.
+        case inScope
+        /// Not a request, but its Location is shaped like a return.
+        case returnOnly
+    }
+
+    private let clientIDs: Set<String>
+    private let endpoints: [[UInt8]]
+    private let allowlist: Allowlist
+    /// Whether any allowlisted URI is off Google's hosts (`--allow-redirect`).
+    private let hasCustomAllowlist: Bool
+    private var requestQuery = FlipQuery()
+    private var locationQuery = FlipQuery()
+
+    public init(configuration: AuditConfiguration) {
+        clientIDs = configuration.clientIDs
+        endpoints = configuration.endpoints.map { Array($0.utf8) }
+        allowlist = configuration.allowlist
+        hasCustomAllowlist = !configuration.allowRedirects.isEmpty
+    }
+
+    /// Classifies `record` and builds its event when it is a flip request or
+    /// carries a return-shaped Location.
+    public mutating func extract(_ record: LogRecord, source: SourceRef) -> (Classification, FlipEvent?) {
+        let target = record.target
+        let q = Bytes.find(.question, in: target)
+        let path = Bytes.slice(target, 0, q ?? target.count)
+        let isEndpoint = !endpoints.isEmpty && endpoints.contains { e in e.withUnsafeBytes { Bytes.equal($0, path) } }
+        var isFlipRequest = isEndpoint
+        if let q {
+            var query = Bytes.slice(target, q + 1, target.count)
+            if let hash = Bytes.find(.hash, in: query) { query = Bytes.slice(query, 0, hash) }
+            requestQuery.scan(query)
+            isFlipRequest = isFlipRequest || requestQuery.requestParamCount >= 2
+        } else {
+            requestQuery.reset()
+        }
+        var locationURL: UnsafeRawBufferPointer?
+        if case .value(let url) = record.location { locationURL = url }
+        guard isFlipRequest || locationURL != nil else { return (.unrelated, nil) }
+
+        var classification = Classification.unrelated
+        var request: FlipRequest?
+        if isFlipRequest {
+            var duplicates: [FlipParam] = []
+            var bad: [FlipParam] = []
+            func value(_ p: FlipParam) -> String? {
+                guard let raw = requestQuery[p] else { return nil }
+                if requestQuery.counts[p.rawValue] > 1 && p.duplicateMatters { duplicates.append(p) }
+                let (text, malformed) = PercentDecoding.decode(raw)
+                if malformed { bad.append(p) }
+                return text
+            }
+            let clientID = value(.clientID)
+            let state = value(.state)
+            let redirectURI = value(.redirectURI)
+            _ = value(.scope)
+            let inScope = isEndpoint
+                || (clientID.map(clientIDs.contains) ?? false)
+                || (redirectURI.map { $0.lowercased().contains("googleusercontent.com") || $0.lowercased().contains("oauth-redirect") } ?? false)
+            if inScope {
+                classification = .inScope
+                request = FlipRequest(path: Bytes.string(path), state: state, clientID: clientID, redirectURI: redirectURI,
+                                      duplicateParams: duplicates, badEncodingParams: bad)
+            } else {
+                classification = .otherOAuth
+            }
+        }
+
+        var returned: FlipReturn?
+        if let url = locationURL {
+            returned = returnShape(url)
+            if returned != nil && classification == .unrelated { classification = .returnOnly }
+        }
+        guard request != nil || returned != nil else { return (classification, nil) }
+        let event = FlipEvent(time: record.time, source: source, clientIP: Bytes.string(record.clientIP),
+                              status: record.status, request: request, returned: returned)
+        return (classification, event)
+    }
+
+    /// The Location as a return, when it has `code` or `error`, or goes to
+    /// an allowlisted URI (an empty return); nil otherwise.
+    private mutating func returnShape(_ url: UnsafeRawBufferPointer) -> FlipReturn? {
+        let q = Bytes.find(.question, in: url)
+        var baseEnd = q ?? url.count
+        if let hash = Bytes.find(.hash, in: Bytes.slice(url, 0, baseEnd)) { baseEnd = hash }
+        if let q {
+            var query = Bytes.slice(url, q + 1, url.count)
+            if let hash = Bytes.find(.hash, in: query) { query = Bytes.slice(query, 0, hash) }
+            locationQuery.scan(query)
+        } else {
+            locationQuery.reset()
+        }
+        let shaped = locationQuery.has(.code) || locationQuery.has(.error)
+        if !shaped {
+            // An empty return must go to an allowlisted URI; skip the String
+            // for the usual redirect to a login page.
+            guard hasCustomAllowlist || Bytes.containsCaseInsensitive(Bytes.slice(url, 0, baseEnd), "oauth-redirect") else { return nil }
+        }
+        let base = Bytes.string(Bytes.slice(url, 0, baseEnd))
+        let allowlisted = allowlist.contains(base)
+        guard shaped || allowlisted else { return nil }
+        var duplicates: [FlipParam] = []
+        var bad: [FlipParam] = []
+        func value(_ p: FlipParam) -> String? {
+            guard let raw = locationQuery[p] else { return nil }
+            if locationQuery.counts[p.rawValue] > 1 && p.duplicateMatters { duplicates.append(p) }
+            let (text, malformed) = PercentDecoding.decode(raw)
+            if malformed { bad.append(p) }
+            return text
+        }
+        var codeDigest: String?
+        if let raw = locationQuery[.code] {
+            if locationQuery.counts[FlipParam.code.rawValue] > 1 { duplicates.append(.code) }
+            let (text, malformed) = PercentDecoding.decode(raw)
+            if malformed { bad.append(.code) }
+            codeDigest = CodeDigest.of(Array(text.utf8))
+        }
+        let state = value(.state)
+        let error = value(.error)
+        let description = value(.errorDescription)
+        let host = URLParts(base)?.host ?? ""
+        return FlipReturn(base: base, host: host, state: state, codeDigest: codeDigest, error: error,
+                          errorDescription: description, allowlisted: allowlisted,
+                          duplicateParams: duplicates.sorted { $0.rawValue < $1.rawValue },
+                          badEncodingParams: bad.sorted { $0.rawValue < $1.rawValue })
+    }
+}

@@ -1,0 +1,69 @@
+/// How a session ended (SPEC §3).
+public enum Outcome: String, CaseIterable, Sendable, Codable, Comparable {
+    case code, error, empty, failed, rejected
+    case noReturn = "no-return"
+    case pending, unobservable
+
+    public static func < (a: Self, b: Self) -> Bool { a.rank < b.rank }
+    var rank: Int { Self.allCases.firstIndex(of: self)! }
+}
+
+/// One App Flip session while it is open: everything seen with its `state`.
+final class Session {
+    /// The exact `state` value; empty for a request that had none.
+    let state: String
+    /// Distinguishes sessions that share a state (after `state-reuse`).
+    let serial: Int
+    let firstSeen: Int64
+    var lastSeen: Int64
+    let firstSource: SourceRef
+    let clientID: String?
+    let redirectURI: String?
+    let target: RedirectTarget
+    let redirectAllowlisted: Bool
+    /// `client_id` present and not a configured Google client ID.
+    let clientMismatch: Bool
+    let clientIP: String
+    var requestCount = 1
+    var returnCount = 0
+    /// The first return: outcome, error and timing come from it.
+    var firstReturn: (time: Int64, source: SourceRef, hasCode: Bool, error: String?, errorDescription: String?)?
+    /// The first 4xx/5xx answer to a request of this session.
+    var failure: (status: Int, time: Int64, source: SourceRef)?
+    var findings = FindingKindSet()
+    var isClosed = false
+
+    init(state: String, serial: Int, event: FlipEvent, request: FlipRequest, allowlist: Allowlist, clientIDs: Set<String>) {
+        self.state = state
+        self.serial = serial
+        firstSeen = event.time
+        lastSeen = event.time
+        firstSource = event.source
+        clientID = request.clientID
+        redirectURI = request.redirectURI
+        target = RedirectTarget.classify(request.redirectURI)
+        redirectAllowlisted = request.redirectURI.map(allowlist.contains) ?? false
+        clientMismatch = !clientIDs.isEmpty && request.clientID != nil && !clientIDs.contains(request.clientID!)
+        clientIP = event.clientIP
+    }
+}
+
+/// A closed session: one row of `sessions.csv`.
+public struct SessionRecord: Sendable {
+    public var state: String
+    public var firstSeen: Int64
+    public var lastSeen: Int64
+    public var target: RedirectTarget
+    public var clientID: String
+    public var redirectURI: String
+    public var outcome: Outcome
+    public var error: String
+    public var errorDescription: String
+    /// Milliseconds from first request to first return; nil without a return.
+    public var latencyMs: Int64?
+    /// Whether request and first return were on separate records.
+    public var latencyAcrossRecords: Bool
+    public var findings: [FindingKind]
+    public var clientIP: String
+    public var source: SourceRef
+}

@@ -1,0 +1,307 @@
+import DequeModule
+
+/// Receives what the session tracker decides, as it decides it.
+public protocol AuditSink: AnyObject {
+    func finding(_ finding: Finding)
+    func sessionClosed(_ session: SessionRecord)
+}
+
+/// Rebuilds App Flip sessions from flip events in time order and raises the
+/// findings of SPEC §4. This is where every finding is decided; `Session`
+/// only holds state.
+public final class SessionTracker {
+    /// The App Flip error values.
+    static let standardErrors: Set<String> = ["cancelled", "unrecoverable", "invalid_request", "access_denied"]
+
+    private let allowlist: Allowlist
+    private let clientIDs: Set<String>
+    private let timeoutMs: Int64
+    /// Whether each input file logs a Location field at all, by file rank.
+    private let fileLogsLocation: [Bool]
+    private unowned let sink: AuditSink
+
+    /// Open sessions by state (sessions without a state are never joined).
+    private var open: [String: Session] = [:]
+    /// Open sessions with an empty state, kept only until they expire.
+    private var stateless: [Int: Session] = [:]
+    /// (expiry, session) in non-decreasing expiry order: events come in time
+    /// order, so appending on every touch keeps it sorted. Stale entries
+    /// (the session was touched again, or closed) are skipped.
+    private var expiries = Deque<(expiry: Int64, session: Session)>()
+    /// States whose session returned or expired: a new request with one of
+    /// them is `state-reuse`.
+    private var endedStates = Set<String>()
+    /// Code digest → the session that first received it.
+    private var codeOwners: [String: (serial: Int, state: String, source: SourceRef)] = [:]
+    private var nextSerial = 0
+    /// Project IDs accepted only because none is pinned.
+    public private(set) var unpinnedProjectIDs = Set<String>()
+    /// Files with sessions that could not be judged (no Location logged).
+    public private(set) var unobservableFiles = Set<Int32>()
+
+    public init(configuration: AuditConfiguration, fileLogsLocation: [Bool], sink: AuditSink) {
+        allowlist = configuration.allowlist
+        clientIDs = configuration.clientIDs
+        timeoutMs = Int64(configuration.sessionTimeoutSeconds) * 1000
+        self.fileLogsLocation = fileLogsLocation
+        self.sink = sink
+    }
+
+    /// Feeds one event; events must come ordered by (time, file, line).
+    public func process(_ event: FlipEvent) {
+        expire(before: event.time)
+        var session: Session?
+        if let request = event.request {
+            session = handleRequest(request, event: event)
+        }
+        if let ret = event.returned {
+            handleReturn(ret, event: event, requestSession: session)
+        } else if let session, event.status >= 400, session.failure == nil {
+            session.failure = (event.status, event.time, event.source)
+        }
+    }
+
+    /// Closes every session at the end of the input; `endTime` is the latest
+    /// record time seen in all the input.
+    public func finish(endTime: Int64) {
+        expire(before: endTime)
+        let remaining = (Array(open.values) + Array(stateless.values)).sorted { ($0.firstSeen, $0.firstSource) < ($1.firstSeen, $1.firstSource) }
+        for s in remaining { close(s, endTime: endTime) }
+        open.removeAll()
+        stateless.removeAll()
+        expiries.removeAll()
+    }
+
+    // MARK: Requests
+
+    private func handleRequest(_ request: FlipRequest, event: FlipEvent) -> Session {
+        let state = request.state ?? ""
+        var reused = false
+        if !state.isEmpty, let existing = open[state] {
+            if existing.returnCount == 0 {
+                existing.requestCount += 1
+                touch(existing, event.time)
+                requestFindings(request, session: existing, event: event)
+                return existing
+            }
+            close(existing, endTime: nil)
+            reused = true
+        } else if !state.isEmpty && endedStates.contains(state) {
+            reused = true
+        }
+        let session = Session(state: state, serial: nextSerial, event: event, request: request,
+                              allowlist: allowlist, clientIDs: clientIDs)
+        nextSerial += 1
+        if state.isEmpty { stateless[session.serial] = session } else { open[state] = session }
+        touch(session, event.time)
+        if reused {
+            raise(.stateReuse, session: session, event: event, detail: "state \(Quote.text(state)) was already used by a session that returned or expired")
+        }
+        requestFindings(request, session: session, event: event)
+        return session
+    }
+
+    private func requestFindings(_ request: FlipRequest, session: Session, event: FlipEvent) {
+        let missing = [(FlipParam.clientID, request.clientID), (.state, request.state), (.redirectURI, request.redirectURI)]
+            .filter { $0.1 == nil }.map { $0.0.name }
+        if !missing.isEmpty {
+            raise(.missingParam, session: session, event: event, detail: "request lacks \(missing.joined(separator: ", "))")
+        }
+        if let uri = request.redirectURI {
+            if let id = allowlist.unpinnedProjectID(uri) { unpinnedProjectIDs.insert(id) }
+            if !allowlist.contains(uri) {
+                let trick = allowlist.lookAlike(uri).map { "look-alike (\($0)): " } ?? ""
+                raise(.redirectNotAllowlisted, session: session, event: event, detail: "\(trick)redirect_uri \(Quote.url(uri)) is not allowlisted")
+            }
+        }
+        if !clientIDs.isEmpty, let id = request.clientID, !clientIDs.contains(id) {
+            raise(.clientIDMismatch, session: session, event: event, detail: "client_id \(Quote.text(id)) is not a configured Google client ID")
+        }
+        if !request.duplicateParams.isEmpty {
+            raise(.duplicateParam, session: session, event: event, detail: "request repeats \(request.duplicateParams.map(\.name).joined(separator: ", "))")
+        }
+        if !request.badEncodingParams.isEmpty {
+            raise(.badEncoding, session: session, event: event, detail: "request has malformed encoding in \(request.badEncodingParams.map(\.name).joined(separator: ", "))")
+        }
+    }
+
+    // MARK: Returns
+
+    private func handleReturn(_ ret: FlipReturn, event: FlipEvent, requestSession: Session?) {
+        var recordFindings = FindingKindSet()
+        let session: Session?
+        if let requestSession {
+            session = requestSession
+            if let returnedState = ret.state, returnedState != requestSession.state {
+                raise(.stateMismatch, session: requestSession, event: event,
+                      detail: "request state \(Quote.text(requestSession.state)) came back as \(Quote.text(returnedState))")
+            }
+        } else if let state = ret.state, let s = open[state] {
+            session = s
+        } else {
+            guard GoogleHosts.isGoogleRedirectHost(ret.host) else { return }  // not a return
+            session = nil
+            if let state = ret.state {
+                emit(.unknownState, session: nil, recordSet: &recordFindings, event: event, state: state, ret: ret,
+                     detail: "return with state \(Quote.text(state)) matches no open session")
+            }
+        }
+        if let session {
+            session.returnCount += 1
+            touch(session, event.time)
+            if session.returnCount == 1 {
+                session.firstReturn = (event.time, event.source, ret.hasCode, ret.error, ret.errorDescription)
+                if !session.state.isEmpty { endedStates.insert(session.state) }
+            } else {
+                raise(.duplicateReturn, session: session, event: event, detail: "return number \(session.returnCount) for this session")
+            }
+        }
+        func check(_ kind: FindingKind, _ detail: @autoclosure () -> String) {
+            if let session {
+                raise(kind, session: session, event: event, detail: detail())
+            } else {
+                emit(kind, session: nil, recordSet: &recordFindings, event: event, state: ret.state ?? "", ret: ret, detail: detail())
+            }
+        }
+        let to = Quote.url(ret.base)
+        if ret.hasCode && !ret.allowlisted { check(.codeToUnlistedRedirect, "code \(ret.codeDigest!) sent to \(to)") }
+        if ret.hasError && !ret.hasCode && !ret.allowlisted { check(.errorToUnlistedRedirect, "error \(Quote.text(ret.error!)) sent to \(to)") }
+        if ret.hasCode && ret.hasError { check(.codeAndError, "return carries code \(ret.codeDigest!) and error \(Quote.text(ret.error!))") }
+        if !ret.hasCode && !ret.hasError { check(.emptyReturn, "return to \(to) has neither code nor error") }
+        if ret.hasCode && ret.state == nil { check(.codeWithoutState, "code \(ret.codeDigest!) returned to \(to) without state") }
+        if ret.hasError && ret.state == nil { check(.errorWithoutState, "error \(Quote.text(ret.error!)) returned without state") }
+        if let error = ret.error, !Self.standardErrors.contains(error) {
+            check(.nonstandardError, "error \(Quote.text(error)) is not an App Flip error value")
+        }
+        if !ret.duplicateParams.isEmpty {
+            check(.duplicateParam, "return repeats \(ret.duplicateParams.map(\.name).joined(separator: ", "))")
+        }
+        if !ret.badEncodingParams.isEmpty {
+            check(.badEncoding, "return has malformed encoding in \(ret.badEncodingParams.map(\.name).joined(separator: ", "))")
+        }
+        guard let session else { return }
+        if let uri = session.redirectURI, let requested = URLParts(uri), let returned = URLParts(ret.base),
+           (requested.scheme, requested.userinfo, requested.host, requested.port, requested.path) != (returned.scheme, returned.userinfo, returned.host, returned.port, returned.path) {
+            raise(.redirectChanged, session: session, event: event,
+                  detail: "request asked for \(Quote.url(requested.base)), return went to \(to)")
+        }
+        if session.clientMismatch {
+            if let digest = ret.codeDigest {
+                raise(.codeDespiteClientMismatch, session: session, event: event,
+                      detail: "code \(digest) issued for client_id \(Quote.text(session.clientID ?? ""))")
+            }
+            if let error = ret.error, error != "invalid_request" {
+                raise(.wrongErrorForClientMismatch, session: session, event: event,
+                      detail: "client_id mismatch answered with \(Quote.text(error)), expected invalid_request")
+            }
+        }
+        if let digest = ret.codeDigest {
+            if let owner = codeOwners[digest] {
+                if owner.serial != session.serial {
+                    raise(.codeReuse, session: session, event: event,
+                          detail: "code \(digest) was already returned in session \(Quote.text(owner.state))")
+                }
+            } else {
+                codeOwners[digest] = (session.serial, session.state, event.source)
+            }
+        }
+    }
+
+    // MARK: Expiry and closing
+
+    private func touch(_ session: Session, _ time: Int64) {
+        session.lastSeen = max(session.lastSeen, time)
+        expiries.append((session.lastSeen + timeoutMs, session))
+    }
+
+    /// Closes the sessions whose timeout ran out before `time`.
+    private func expire(before time: Int64) {
+        while let first = expiries.first, first.expiry < time {
+            expiries.removeFirst()
+            let s = first.session
+            guard s.lastSeen + timeoutMs == first.expiry, !s.isClosed else { continue }
+            close(s, endTime: nil)
+        }
+    }
+
+    /// Decides the outcome, raises the closing findings and hands the row
+    /// on. `endTime` is set when the input ended with the session open.
+    private func close(_ s: Session, endTime: Int64?) {
+        guard !s.isClosed else { return }
+        s.isClosed = true
+        if s.state.isEmpty { stateless[s.serial] = nil } else if open[s.state] === s { open[s.state] = nil }
+        if !s.state.isEmpty { endedStates.insert(s.state) }
+        let outcome: Outcome
+        var error = ""
+        var description = ""
+        var latency: Int64?
+        var across = false
+        if let r = s.firstReturn {
+            outcome = r.error != nil ? .error : (r.hasCode ? .code : .empty)
+            error = r.error ?? ""
+            description = r.errorDescription ?? ""
+            latency = r.time - s.firstSeen
+            across = r.source != s.firstSource
+        } else if let f = s.failure {
+            if s.redirectURI != nil && !s.redirectAllowlisted {
+                outcome = .rejected
+            } else {
+                outcome = .failed
+                if s.redirectAllowlisted {
+                    raise(.missingErrorReturn, session: s, time: f.time, source: f.source,
+                          detail: "answered \(f.status) without returning an error to \(Quote.url(s.redirectURI ?? ""))")
+                }
+            }
+        } else if !(fileLogsLocation.indices.contains(Int(s.firstSource.file)) && fileLogsLocation[Int(s.firstSource.file)]) {
+            outcome = .unobservable
+            unobservableFiles.insert(s.firstSource.file)
+        } else if let endTime, s.lastSeen + timeoutMs >= endTime {
+            outcome = .pending
+        } else {
+            outcome = .noReturn
+            raise(.noReturn, session: s, time: s.firstSeen, source: s.firstSource,
+                  detail: "no return within \(timeoutMs / 1000) s of the last request")
+        }
+        sink.sessionClosed(SessionRecord(
+            state: s.state, firstSeen: s.firstSeen, lastSeen: s.lastSeen, target: s.target,
+            clientID: s.clientID ?? "", redirectURI: s.redirectURI.map(CodeDigest.redact) ?? "",
+            outcome: outcome, error: error, errorDescription: description,
+            latencyMs: latency, latencyAcrossRecords: across, findings: s.findings.kinds,
+            clientIP: s.clientIP, source: s.firstSource))
+    }
+
+    // MARK: Raising
+
+    private func raise(_ kind: FindingKind, session: Session, event: FlipEvent, detail: @autoclosure () -> String) {
+        raise(kind, session: session, time: event.time, source: event.source, detail: detail())
+    }
+
+    /// Raises `kind` on `session`, at most once per session.
+    private func raise(_ kind: FindingKind, session: Session, time: Int64, source: SourceRef, detail: @autoclosure () -> String) {
+        guard session.findings.insert(kind) else { return }
+        sink.finding(Finding(kind: kind, time: time, state: session.state, clientID: session.clientID ?? "",
+                             redirectURI: session.redirectURI.map(CodeDigest.redact) ?? "", detail: detail(), source: source))
+    }
+
+    /// Raises `kind` for a return outside any session, once per record.
+    private func emit(_ kind: FindingKind, session: Session?, recordSet: inout FindingKindSet, event: FlipEvent, state: String,
+                      ret: FlipReturn, detail: String) {
+        guard recordSet.insert(kind) else { return }
+        sink.finding(Finding(kind: kind, time: event.time, state: state, clientID: "", redirectURI: ret.base,
+                             detail: detail, source: event.source))
+    }
+}
+
+/// Quoting of log-derived text inside finding details.
+enum Quote {
+    /// `"value"`, shortened to 80 characters.
+    static func text(_ s: String) -> String {
+        let short = s.count > 80 ? String(s.prefix(77)) + "..." : s
+        return "\"" + short + "\""
+    }
+
+    /// A URL with codes redacted, quoted.
+    static func url(_ s: String) -> String {
+        text(CodeDigest.redact(s))
+    }
+}

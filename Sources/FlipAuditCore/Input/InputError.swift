@@ -1,0 +1,37 @@
+/// Why an input could not be read completely. Each case prints as one
+/// sentence; the caller prefixes the file name.
+public enum InputError: Error, Equatable, CustomStringConvertible, Sendable {
+    /// `open(2)` or `read(2)` failed; the system's message.
+    case unreadable(String)
+    /// The path does not exist.
+    case missing
+    /// The file is compressed with a format flipaudit does not decode.
+    case unsupportedCompression(format: String, tool: String)
+    /// The gzip stream ends in the middle of a member.
+    case truncated(offset: UInt64)
+    /// The gzip stream is damaged at (or just before) this compressed offset.
+    case corrupt(offset: UInt64, reason: String)
+    /// Bytes after the last complete gzip member that are not another member.
+    case trailingGarbage(offset: UInt64)
+    /// zlib could not be initialised.
+    case decoderUnavailable(String)
+
+    public var description: String {
+        switch self {
+        case .unreadable(let why):
+            return "cannot read: \(why)"
+        case .missing:
+            return "no such file or directory"
+        case .unsupportedCompression(let format, let tool):
+            return "\(format)-compressed input is not supported; decompress it and pipe it in: \(tool) -dc FILE | flipaudit -"
+        case .truncated(let offset):
+            return "gzip data is truncated at compressed byte offset \(offset); lines before it were analysed"
+        case .corrupt(let offset, let reason):
+            return "gzip data is corrupt at compressed byte offset \(offset) (\(reason)); lines before it were analysed"
+        case .trailingGarbage(let offset):
+            return "unexpected non-gzip bytes after the last gzip member at compressed byte offset \(offset); ignored"
+        case .decoderUnavailable(let why):
+            return "cannot start the gzip decoder: \(why)"
+        }
+    }
+}

@@ -1,0 +1,107 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Receives the lines a `LineSplitter` finds.
+public protocol LineSink {
+    /// A complete line without its `\n` (and without a `\r` before it). The
+    /// bytes are valid only during the call.
+    mutating func line(_ bytes: UnsafeRawBufferPointer, number: Int)
+    /// A line longer than the limit; its bytes were skipped, never held.
+    mutating func overlongLine(number: Int, length: Int)
+}
+
+/// Splits decoded chunks into lines with `memchr`, never rescanning a byte.
+/// A line that spans two chunks is carried in a buffer of at most `maxLine`
+/// bytes; a longer one is counted and skipped as it streams past.
+public struct LineSplitter: ~Copyable {
+    /// Longest line accepted, in bytes (without the line end).
+    public let maxLine: Int
+    /// Lines seen so far (the number of the last line handed out).
+    public private(set) var lineCount = 0
+
+    private let carry: UnsafeMutableRawBufferPointer
+    private var carryCount = 0
+    /// Inside an over-long line: its length so far.
+    private var overlongLength: Int?
+
+    public init(maxLine: Int) {
+        self.maxLine = maxLine
+        carry = .allocate(byteCount: max(maxLine + 1, 1), alignment: 16)
+    }
+
+    deinit { carry.deallocate() }
+
+    /// Splits `chunk`, handing every complete line to `sink`.
+    public mutating func feed<Sink: LineSink>(_ chunk: UnsafeRawBufferPointer, to sink: inout Sink) {
+        guard let base = chunk.baseAddress else { return }
+        var start = 0
+        let end = chunk.count
+        while start < end {
+            guard let hit = memchr(base + start, Int32(UInt8.newline), end - start) else {
+                append(UnsafeRawBufferPointer(start: base + start, count: end - start))
+                return
+            }
+            let lineEnd = UnsafeRawPointer(hit) - base
+            if carryCount == 0 && overlongLength == nil {
+                emit(UnsafeRawBufferPointer(start: base + start, count: lineEnd - start), to: &sink)
+            } else {
+                append(UnsafeRawBufferPointer(start: base + start, count: lineEnd - start))
+                emitCarry(to: &sink)
+            }
+            start = lineEnd + 1
+        }
+    }
+
+    /// Hands out a last line that has no newline after it.
+    public mutating func finish<Sink: LineSink>(to sink: inout Sink) {
+        if carryCount > 0 || overlongLength != nil { emitCarry(to: &sink) }
+    }
+
+    /// Drops a partial last line (when the input was cut off) and tells how
+    /// many bytes it had, or `nil` when there was none.
+    public mutating func discardPartialLine() -> Int? {
+        defer { carryCount = 0; overlongLength = nil }
+        if let long = overlongLength { return long }
+        return carryCount > 0 ? carryCount : nil
+    }
+
+    private mutating func append(_ piece: UnsafeRawBufferPointer) {
+        if let long = overlongLength {
+            overlongLength = long + piece.count
+        } else if carryCount + piece.count > maxLine + 1 {
+            // +1 leaves room for a `\r` that the line end will strip.
+            overlongLength = carryCount + piece.count
+            carryCount = 0
+        } else if piece.count > 0 {
+            (carry.baseAddress! + carryCount).copyMemory(from: piece.baseAddress!, byteCount: piece.count)
+            carryCount += piece.count
+        }
+    }
+
+    private mutating func emitCarry<Sink: LineSink>(to sink: inout Sink) {
+        if let long = overlongLength {
+            lineCount += 1
+            sink.overlongLine(number: lineCount, length: long)
+            overlongLength = nil
+            carryCount = 0
+            return
+        }
+        let line = UnsafeRawBufferPointer(start: carry.baseAddress!, count: carryCount)
+        carryCount = 0
+        emit(line, to: &sink)
+    }
+
+    private mutating func emit<Sink: LineSink>(_ line: UnsafeRawBufferPointer, to sink: inout Sink) {
+        lineCount += 1
+        var count = line.count
+        if count > 0 && line[count - 1] == UInt8.carriageReturn { count -= 1 }
+        if count > maxLine {
+            sink.overlongLine(number: lineCount, length: count)
+            return
+        }
+        sink.line(UnsafeRawBufferPointer(start: line.baseAddress, count: count), number: lineCount)
+    }
+}

@@ -1,0 +1,125 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Small byte-range helpers shared by the parsers. Ranges are
+/// `UnsafeRawBufferPointer` views into a line that lives only as long as the
+/// parse; nothing here allocates.
+enum Bytes {
+    /// Index of the first `byte` at or after `from`, using `memchr`.
+    @inline(__always)
+    static func find(_ byte: UInt8, in buffer: UnsafeRawBufferPointer, from: Int = 0) -> Int? {
+        guard from < buffer.count, let base = buffer.baseAddress else { return nil }
+        guard let hit = memchr(base + from, Int32(byte), buffer.count - from) else { return nil }
+        return UnsafeRawPointer(hit) - base
+    }
+
+    /// The sub-range `lower..<upper`, as a view.
+    @inline(__always)
+    static func slice(_ buffer: UnsafeRawBufferPointer, _ lower: Int, _ upper: Int) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(rebasing: buffer[lower..<upper])
+    }
+
+    /// Whether `buffer` holds exactly the ASCII text `literal`.
+    @inline(__always)
+    static func equals(_ buffer: UnsafeRawBufferPointer, _ literal: StaticString) -> Bool {
+        guard buffer.count == literal.utf8CodeUnitCount else { return false }
+        if buffer.count == 0 { return true }
+        return memcmp(buffer.baseAddress!, literal.utf8Start, buffer.count) == 0
+    }
+
+    /// Whether `buffer` starts with the ASCII text `literal`.
+    @inline(__always)
+    static func hasPrefix(_ buffer: UnsafeRawBufferPointer, _ literal: StaticString) -> Bool {
+        guard buffer.count >= literal.utf8CodeUnitCount else { return false }
+        return memcmp(buffer.baseAddress!, literal.utf8Start, literal.utf8CodeUnitCount) == 0
+    }
+
+    /// Whether two views hold the same bytes.
+    @inline(__always)
+    static func equal(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        guard a.count == b.count else { return false }
+        if a.count == 0 { return true }
+        return memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0
+    }
+
+    /// Case-insensitive search for an ASCII needle (lowercase) in `buffer`.
+    static func containsCaseInsensitive(_ buffer: UnsafeRawBufferPointer, _ needle: StaticString) -> Bool {
+        let n = needle.utf8CodeUnitCount
+        guard n > 0, buffer.count >= n else { return n == 0 }
+        let first = needle.utf8Start[0]
+        var i = 0
+        while i <= buffer.count - n {
+            if asciiLower(buffer[i]) == first {
+                var j = 1
+                while j < n && asciiLower(buffer[i + j]) == needle.utf8Start[j] { j += 1 }
+                if j == n { return true }
+            }
+            i += 1
+        }
+        return false
+    }
+
+    @inline(__always)
+    static func asciiLower(_ b: UInt8) -> UInt8 {
+        (b >= 65 && b <= 90) ? b | 0x20 : b
+    }
+
+    /// A non-negative decimal integer, or nil when `buffer` is not all digits.
+    @inline(__always)
+    static func parseInt(_ buffer: UnsafeRawBufferPointer) -> Int? {
+        guard !buffer.isEmpty, buffer.count <= 18 else { return nil }
+        var value = 0
+        for b in buffer {
+            guard b >= .zero && b <= .nine else { return nil }
+            value = value &* 10 &+ Int(b &- .zero)
+        }
+        return value
+    }
+
+    /// True when every byte is printable-or-tab ASCII: no NUL, no byte ≥ 0x80.
+    /// Checks eight bytes at a time.
+    @inline(__always)
+    static func isPlainASCII(_ buffer: UnsafeRawBufferPointer) -> Bool {
+        guard let base = buffer.baseAddress else { return true }
+        let count = buffer.count
+        var i = 0
+        let high: UInt64 = 0x8080_8080_8080_8080
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        while i + 8 <= count {
+            let w = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            if (w & high) != 0 || ((w &- ones) & ~w & high) != 0 { return false }
+            i += 8
+        }
+        while i < count {
+            let b = base.load(fromByteOffset: i, as: UInt8.self)
+            if b == 0 || b >= 0x80 { return false }
+            i += 1
+        }
+        return true
+    }
+
+    /// Whether the bytes are valid UTF-8 without NUL.
+    static func isValidText(_ buffer: UnsafeRawBufferPointer) -> Bool {
+        if isPlainASCII(buffer) { return true }
+        if Bytes.find(0, in: buffer) != nil { return false }
+        var iterator = buffer.makeIterator()
+        var decoder = UTF8()
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue: continue
+            case .emptyInput: return true
+            case .error: return false
+            }
+        }
+    }
+
+    /// A `String` of the bytes, with invalid UTF-8 replaced by U+FFFD. Only
+    /// for what is kept.
+    @inline(__always)
+    static func string(_ buffer: UnsafeRawBufferPointer) -> String {
+        String(decoding: buffer, as: UTF8.self)
+    }
+}

@@ -1,0 +1,143 @@
+/// The Apache/nginx combined format, optionally followed by more quoted
+/// fields. A 10th field that is `"-"` or an absolute URL is the response
+/// `Location` header (`"$sent_http_location"` appended to `log_format`).
+///
+/// ```
+/// 203.0.113.9 - - [22/Nov/2026:10:00:01 +0000] "GET /a?b HTTP/1.1" 302 0 "-" "UA" "https://..."
+/// ```
+/// The common format (no referer and user agent) parses too.
+public struct CombinedLogParser: RecordParser {
+    private let scratch: ScratchBuffer
+    /// The last timestamp text and its value: consecutive lines usually share it.
+    private var lastTimeText = [UInt8](repeating: 0, count: 32)
+    private var lastTimeCount = 0
+    private var lastTime: Int64 = 0
+
+    public init(maxLine: Int) {
+        scratch = ScratchBuffer(capacity: maxLine + 16)
+    }
+
+    public mutating func parse(_ line: UnsafeRawBufferPointer, into record: inout LogRecord) -> MalformedReason? {
+        scratch.reset()
+        record = LogRecord()
+        // client address
+        guard let sp = Bytes.find(.space, in: line), sp > 0 else { return .unparsable }
+        record.clientIP = Bytes.slice(line, 0, sp)
+        // ident and user up to the bracketed time
+        guard let open = Bytes.find(.openBracket, in: line, from: sp + 1),
+              let close = Bytes.find(.closeBracket, in: line, from: open + 1)
+        else { return .unparsable }
+        let timeText = Bytes.slice(line, open + 1, close)
+        guard let time = cachedTime(timeText) else { return .badTime }
+        record.time = time
+        // "request"
+        var i = close + 1
+        guard i + 1 < line.count, line[i] == .space, line[i + 1] == .quote else { return .unparsable }
+        guard let (request, afterRequest) = quoted(line, from: i + 1) else { return .unparsable }
+        RequestLine.split(request, into: &record)
+        i = afterRequest
+        // status
+        guard i < line.count, line[i] == .space else { return .unparsable }
+        let statusStart = i + 1
+        let statusEnd = Bytes.find(.space, in: line, from: statusStart) ?? line.count
+        guard let status = Bytes.parseInt(Bytes.slice(line, statusStart, statusEnd)), status < 1000 else { return .unparsable }
+        record.status = status
+        // bytes
+        i = statusEnd
+        guard i < line.count else { return nil }
+        let bytesEnd = Bytes.find(.space, in: line, from: i + 1) ?? line.count
+        i = bytesEnd
+        // "referer" "user agent" "tenth" ...
+        var field = 0
+        while i + 1 < line.count, line[i] == .space, line[i + 1] == .quote {
+            guard let (value, after) = quoted(line, from: i + 1) else { return .unparsable }
+            field += 1
+            if field == 3 {
+                if Bytes.equals(value, "-") || value.isEmpty {
+                    record.location = .empty
+                } else if URLParts.isAbsoluteURL(value) {
+                    record.location = .value(value)
+                }
+                break
+            }
+            i = after
+        }
+        return nil
+    }
+
+    /// Parses the timestamp, reusing the previous line's value when the text
+    /// is the same.
+    private mutating func cachedTime(_ text: UnsafeRawBufferPointer) -> Int64? {
+        if text.count == lastTimeCount, text.count <= 32,
+           lastTimeText.withUnsafeBytes({ Bytes.equal(Bytes.slice($0, 0, text.count), text) }) {
+            return lastTime
+        }
+        guard let t = Timestamp.parseCommonLog(text) else { return nil }
+        if text.count <= 32 {
+            lastTimeText.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: text.baseAddress!, byteCount: text.count) }
+            lastTimeCount = text.count
+            lastTime = t
+        }
+        return t
+    }
+
+    /// A quoted field starting at the quote `at`; returns its content (with
+    /// `\"`, `\\` and `\xHH` unescaped when present) and the index after the
+    /// closing quote.
+    private mutating func quoted(_ line: UnsafeRawBufferPointer, from at: Int) -> (UnsafeRawBufferPointer, Int)? {
+        let start = at + 1
+        var i = start
+        var escaped = false
+        while true {
+            guard let q = Bytes.find(.quote, in: line, from: i) else { return nil }
+            // Count the backslashes right before the quote.
+            var k = q - 1
+            var slashes = 0
+            while k >= start && line[k] == .backslash { slashes += 1; k -= 1 }
+            if slashes > 0 { escaped = true }
+            if slashes % 2 == 0 {
+                let raw = Bytes.slice(line, start, q)
+                if !escaped && Bytes.find(.backslash, in: raw) == nil { return (raw, q + 1) }
+                return (unescape(raw), q + 1)
+            }
+            i = q + 1
+        }
+    }
+
+    private mutating func unescape(_ raw: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        let mark = scratch.mark
+        var i = 0
+        while i < raw.count {
+            let b = raw[i]
+            if b == .backslash && i + 1 < raw.count {
+                let n = raw[i + 1]
+                if n == UInt8(ascii: "x"), i + 3 < raw.count, let hi = Hex.value(raw[i + 2]), let lo = Hex.value(raw[i + 3]) {
+                    scratch.append(hi << 4 | lo)
+                    i += 4
+                    continue
+                }
+                if n == .quote || n == .backslash {
+                    scratch.append(n)
+                    i += 2
+                    continue
+                }
+            }
+            scratch.append(b)
+            i += 1
+        }
+        return scratch.view(from: mark)
+    }
+}
+
+/// Hexadecimal digits.
+enum Hex {
+    @inline(__always)
+    static func value(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return c - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import Histogram
+
+/// A (flow, app, environment) group, the unit of SPEC §5's breakdowns.
+public struct TargetGroup: Hashable, Comparable, Sendable {
+    public var flow: Flow
+    public var app: GoogleApp
+    public var environment: GoogleEnvironment
+
+    public static func < (a: Self, b: Self) -> Bool {
+        (a.flow.sortRank, a.app.sortRank, a.environment.sortRank) < (b.flow.sortRank, b.app.sortRank, b.environment.sortRank)
+    }
+}
+
+/// One cell of the error-type distribution.
+public struct ErrorBucket: Hashable, Comparable, Sendable {
+    public var period: String
+    public var group: TargetGroup
+    public var error: String
+
+    public static func < (a: Self, b: Self) -> Bool {
+        if a.period != b.period { return a.period < b.period }
+        if a.group != b.group { return a.group < b.group }
+        return a.error < b.error
+    }
+}
+
+/// SPEC §5's statistics, gathered from closed sessions and findings.
+public struct AuditStatistics: Sendable {
+    public var outcomes: [TargetGroup: [Outcome: Int]] = [:]
+    public var outcomeTotals: [Outcome: Int] = [:]
+    /// Sessions with outcome `error`, by period, group and error value.
+    public var errors: [ErrorBucket: Int] = [:]
+    /// Request→return latency in ms, for returns on a separate record.
+    public var latency = Histogram<UInt64>(highestTrackableValue: 7 * 24 * 3_600_000, numberOfSignificantValueDigits: .three)
+    public var findingsByKind: [FindingKind: Int] = [:]
+    public var findingsBySeverity: [Severity: Int] = [:]
+    public var sessions = 0
+
+    let bucket: AuditConfiguration.Bucket
+
+    public init(bucket: AuditConfiguration.Bucket) {
+        self.bucket = bucket
+    }
+
+    mutating func add(_ session: SessionRecord) {
+        sessions += 1
+        let group = TargetGroup(flow: session.target.flow, app: session.target.app, environment: session.target.environment)
+        outcomes[group, default: [:]][session.outcome, default: 0] += 1
+        outcomeTotals[session.outcome, default: 0] += 1
+        if session.outcome == .error {
+            errors[ErrorBucket(period: period(session.firstSeen), group: group, error: session.error), default: 0] += 1
+        }
+        if let ms = session.latencyMs, session.latencyAcrossRecords {
+            _ = latency.record(UInt64(max(0, min(ms, 7 * 24 * 3_600_000))))
+        }
+    }
+
+    mutating func add(_ finding: Finding) {
+        findingsByKind[finding.kind, default: 0] += 1
+        findingsBySeverity[finding.severity, default: 0] += 1
+    }
+
+    func period(_ time: Int64) -> String {
+        switch bucket {
+        case .day: return Timestamp.period(time, hourly: false)
+        case .hour: return Timestamp.period(time, hourly: true)
+        case .none: return "all"
+        }
+    }
+
+    /// Latency percentiles in ms, or nil without samples.
+    public var latencyPercentiles: (p50: UInt64, p90: UInt64, p99: UInt64, count: UInt64)? {
+        guard latency.totalCount > 0 else { return nil }
+        return (latency.valueAtPercentile(50), latency.valueAtPercentile(90), latency.valueAtPercentile(99), latency.totalCount)
+    }
+
+    /// Error-distribution rows of SPEC §7: per (period, group) the values
+    /// and a `*` total, with share = count / total.
+    public var errorDistributionRows: [(period: String, group: TargetGroup, error: String, count: Int, share: Double)] {
+        var totals: [String: [TargetGroup: Int]] = [:]
+        for (key, count) in errors { totals[key.period, default: [:]][key.group, default: 0] += count }
+        var rows: [(String, TargetGroup, String, Int, Double)] = []
+        for period in totals.keys.sorted() {
+            for group in totals[period]!.keys.sorted() {
+                let total = totals[period]![group]!
+                let values = errors.filter { $0.key.period == period && $0.key.group == group }
+                    .sorted { $0.key.error < $1.key.error }
+                for (key, count) in values {
+                    rows.append((period, group, key.error, count, Double(count) / Double(total)))
+                }
+                rows.append((period, group, "*", total, 1.0))
+            }
+        }
+        return rows
+    }
+
+    /// Overall count of each error value (sum over rows), most frequent first.
+    public var errorTotals: [(error: String, count: Int)] {
+        var totals: [String: Int] = [:]
+        for (key, count) in errors { totals[key.error, default: 0] += count }
+        return totals.map { ($0.key, $0.value) }.sorted { ($1.count, $0.error) < ($0.count, $1.error) }
+    }
+}

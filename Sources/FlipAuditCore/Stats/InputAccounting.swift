@@ -1,0 +1,54 @@
+/// What was read: SPEC §5's input accounting.
+public struct InputAccounting: Sendable, Codable, Equatable {
+    /// How many malformed lines are listed by `FILE:LINE`.
+    public static let exampleLimit = 5
+
+    public var files = 0
+    /// Inputs that could not be read completely (missing, unreadable,
+    /// unsupported compression, damaged gzip).
+    public var filesWithErrors = 0
+    public var compressedBytes: UInt64 = 0
+    public var uncompressedBytes: UInt64 = 0
+    public var lines = 0
+    public var blankLines = 0
+    public var records = 0
+    public var malformedLines = 0
+    public var malformedByReason: [String: Int] = [:]
+    /// The first malformed lines: `FILE:LINE: reason`.
+    public var malformedExamples: [String] = []
+    public var inScopeFlipRecords = 0
+    public var otherOAuthRecords = 0
+    /// Records that are not requests but carry a return-shaped Location.
+    public var returnRecords = 0
+
+    public init() {}
+
+    mutating func add(_ other: InputAccounting) {
+        files += other.files
+        filesWithErrors += other.filesWithErrors
+        compressedBytes += other.compressedBytes
+        uncompressedBytes += other.uncompressedBytes
+        lines += other.lines
+        blankLines += other.blankLines
+        records += other.records
+        malformedLines += other.malformedLines
+        for (k, v) in other.malformedByReason { malformedByReason[k, default: 0] += v }
+        malformedExamples.append(contentsOf: other.malformedExamples.prefix(max(0, Self.exampleLimit - malformedExamples.count)))
+        inScopeFlipRecords += other.inScopeFlipRecords
+        otherOAuthRecords += other.otherOAuthRecords
+        returnRecords += other.returnRecords
+    }
+}
+
+/// What one input turned out to be.
+public struct FileSummary: Sendable, Codable, Equatable {
+    public var name: String
+    /// `gzip` or `plain`.
+    public var encoding: String
+    /// `combined`, `json`, `nginx`, or `empty` when no line was read.
+    public var format: String
+    public var lines: Int
+    public var logsLocation: Bool
+    /// Why the input could not be read completely, if so.
+    public var error: String?
+}

@@ -1,0 +1,191 @@
+import ArgumentParser
+import FlipAuditCore
+import Foundation
+
+/// `flipaudit`: wires the command line to `FlipAuditCore` and maps the
+/// result to an exit status (0 clean, 1 finding at or above --fail-on,
+/// 2 usage error, 3 input not read completely; 3 wins over 1).
+@main
+struct FlipAuditCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "flipaudit",
+        abstract: "Audit Google App Flip account-linking traffic in access logs.",
+        discussion: """
+            Reads gzip'd or plain access logs (combined, JSON lines, or a pasted nginx \
+            log_format), rebuilds every App Flip session by its state, and reports what \
+            breaks the protocol or looks like an attack.
+
+            Exit status: 0 clean; 1 a finding at or above --fail-on; 2 usage error; \
+            3 some input could not be read completely (3 wins over 1).
+            """)
+
+    enum FormatOption: String, ExpressibleByArgument, CaseIterable {
+        case auto, combined, json, nginx
+    }
+
+    enum FailOn: String, ExpressibleByArgument, CaseIterable {
+        case critical, high, medium, low, info, never
+    }
+
+    @Argument(help: ArgumentHelp("Log files, directories (read recursively) or - for standard input.", valueName: "file|dir|-"))
+    var inputs: [String] = []
+
+    @Option(help: "Log format of every input.")
+    var format: FormatOption = .auto
+
+    @Option(name: .customLong("log-format"), help: ArgumentHelp("An nginx log_format line (implies --format nginx).", valueName: "nginx log_format"))
+    var logFormat: String?
+
+    @Option(name: .customLong("client-id"), help: ArgumentHelp("A Google client ID your server expects (repeatable).", valueName: "ID"))
+    var clientIDs: [String] = []
+
+    @Option(name: .customLong("project-id"), help: ArgumentHelp("Your Actions project ID: allowlists /r/ID on Google's hosts (repeatable).", valueName: "ID"))
+    var projectIDs: [String] = []
+
+    @Option(name: .customLong("allow-redirect"), help: ArgumentHelp("One more allowlisted redirect URI, exact (repeatable).", valueName: "URI"))
+    var allowRedirects: [String] = []
+
+    @Option(name: .customLong("endpoint"), help: ArgumentHelp("A request path that is always an App Flip endpoint (repeatable).", valueName: "PATH"))
+    var endpoints: [String] = []
+
+    @Option(name: .customLong("session-timeout"), help: ArgumentHelp("Seconds after its last event that a session expires.", valueName: "SECONDS"))
+    var sessionTimeout: Int = 600
+
+    @Option(help: "Time bucket of the error distribution (UTC).")
+    var bucket: AuditConfiguration.Bucket = .day
+
+    @Option(help: ArgumentHelp("Write sessions.csv, findings.csv and error_distribution.csv into DIR.", valueName: "DIR"))
+    var csv: String?
+
+    @Option(help: ArgumentHelp("Write the summary report as JSON to FILE, or - for standard output.", valueName: "FILE|-"))
+    var json: String?
+
+    @Option(name: .customLong("fail-on"), help: "Exit 1 when a finding at or above this severity exists.")
+    var failOn: FailOn = .never
+
+    @Option(name: .customLong("max-line"), help: ArgumentHelp("Longest line read, in bytes; longer lines are counted as malformed.", valueName: "BYTES"))
+    var maxLine: Int = 64 * 1024
+
+    @Flag(name: [.short, .long], help: "Print no summary and no progress (errors still go to standard error).")
+    var quiet = false
+
+    @Flag(name: .customLong("no-progress"), help: "Do not show progress on standard error.")
+    var noProgress = false
+
+    @Flag(name: .customLong("no-color"), help: "Do not color the summary (also: NO_COLOR).")
+    var noColor = false
+
+    mutating func validate() throws {
+        if inputs.isEmpty { throw ValidationError("name at least one log file, directory, or - for standard input") }
+        if format == .nginx && logFormat == nil { throw ValidationError("--format nginx needs --log-format '<nginx log_format>'") }
+        if let logFormat, format != .nginx && format != .auto {
+            _ = logFormat
+            throw ValidationError("--log-format goes with --format nginx (or auto), not --format \(format.rawValue)")
+        }
+        if let text = logFormat {
+            do { _ = try NginxLogFormatParser(logFormat: text, maxLine: maxLine) } catch { throw ValidationError("\(error)") }
+        }
+        if sessionTimeout <= 0 { throw ValidationError("--session-timeout must be a positive number of seconds") }
+        if maxLine < 256 { throw ValidationError("--max-line must be at least 256 bytes") }
+        if inputs.filter({ $0 == "-" }).count > 1 { throw ValidationError("standard input (-) can be read only once") }
+        if let csv { try Self.checkWritableDirectory(csv) }
+        if let json, json != "-" {
+            let parent = (json as NSString).deletingLastPathComponent
+            try Self.checkWritableDirectory(parent.isEmpty ? "." : parent, create: false, option: "--json")
+        }
+    }
+
+    /// Fails before any input is read when an output folder cannot be used.
+    static func checkWritableDirectory(_ path: String, create: Bool = true, option: String = "--csv") throws {
+        let fm = FileManager.default
+        var isDir: ObjCBool = false
+        if !fm.fileExists(atPath: path, isDirectory: &isDir) {
+            guard create else { throw ValidationError("\(option): folder \(path) does not exist") }
+            do { try fm.createDirectory(atPath: path, withIntermediateDirectories: true) } catch {
+                throw ValidationError("\(option): cannot create folder \(path)")
+            }
+            return
+        }
+        guard isDir.boolValue else { throw ValidationError("\(option): \(path) is not a folder") }
+        guard fm.isWritableFile(atPath: path) else { throw ValidationError("\(option): folder \(path) is not writable") }
+    }
+
+    func run() throws {
+        var config = AuditConfiguration()
+        switch format {
+        case .auto: config.format = logFormat.map { .nginx($0) } ?? .auto
+        case .combined: config.format = .combined
+        case .json: config.format = .json
+        case .nginx: config.format = .nginx(logFormat ?? "")
+        }
+        config.clientIDs = Set(clientIDs)
+        config.projectIDs = projectIDs
+        config.allowRedirects = allowRedirects
+        config.endpoints = endpoints
+        config.sessionTimeoutSeconds = sessionTimeout
+        config.bucket = bucket
+        config.maxLine = maxLine
+
+        let stderr = StandardError()
+        let analyzer = Analyzer(configuration: config, warn: { stderr.write("flipaudit: " + TerminalText.escape($0)) })
+        let result = try analyzer.run(inputs)
+
+        if let csv {
+            do { try CSVReport.write(result, to: csv) } catch {
+                stderr.write("flipaudit: cannot write CSV files to \(csv): \(error.localizedDescription)")
+                throw ExitCode(3)
+            }
+        }
+        if let json {
+            let text = try JSONReport.render(result)
+            if json == "-" {
+                FileHandle.standardOutput.write(Data(text.utf8))
+            } else {
+                do { try Data(text.utf8).write(to: URL(fileURLWithPath: json), options: .atomic) } catch {
+                    stderr.write("flipaudit: cannot write \(json): \(error.localizedDescription)")
+                    throw ExitCode(3)
+                }
+            }
+        }
+        if !quiet && json != "-" {
+            let useColor = !noColor && ProcessInfo.processInfo.environment["NO_COLOR"].map(\.isEmpty) ?? true && isatty(STDOUT_FILENO) == 1
+            FileHandle.standardOutput.write(Data(TerminalReport(color: useColor).render(result).utf8))
+        }
+        if result.hadInputErrors { throw ExitCode(3) }
+        if let threshold = Severity(rawValue: failOn.rawValue), let worst = result.worstSeverity, worst >= threshold {
+            throw ExitCode(1)
+        }
+    }
+
+    /// Parses, runs, and exits with SPEC §6's statuses: ArgumentParser's
+    /// usage errors become 2.
+    static func main() {
+        do {
+            let command = try parseAsRoot() as! FlipAuditCommand
+            try command.run()
+        } catch let code as ExitCode {
+            Foundation.exit(code.rawValue)
+        } catch let error as ConfigurationError {
+            FileHandle.standardError.write(Data("flipaudit: \(error)\n".utf8))
+            Foundation.exit(2)
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success {
+                print(fullMessage(for: error))
+                Foundation.exit(0)
+            }
+            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            Foundation.exit(2)
+        }
+        Foundation.exit(0)
+    }
+}
+
+extension AuditConfiguration.Bucket: ExpressibleByArgument {}
+
+/// Writes one-line messages to standard error.
+struct StandardError: Sendable {
+    func write(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+}
