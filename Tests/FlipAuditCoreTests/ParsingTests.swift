@@ -1,0 +1,224 @@
+import Foundation
+import Testing
+@testable import FlipAuditCore
+
+/// Parses one line with a parser and returns the fields as Strings.
+struct Parsed {
+    var time: Int64, ip: String, method: String, target: String, status: Int
+    var location: String?   // nil: not logged; "": empty
+}
+
+func parse<P: RecordParser>(_ parser: inout P, _ line: String) -> Result<Parsed, ParseFailure> {
+    var bytes = Array(line.utf8)
+    return bytes.withUnsafeMutableBytes { raw in
+        var record = LogRecord()
+        if let failure = parser.parse(UnsafeRawBufferPointer(raw), into: &record) { return .failure(ParseFailure(reason: failure)) }
+        let s = { (b: UnsafeRawBufferPointer) in String(decoding: b, as: UTF8.self) }
+        var location: String?
+        switch record.location {
+        case .notLogged: location = nil
+        case .empty: location = ""
+        case .value(let v): location = s(v)
+        }
+        return .success(Parsed(time: record.time, ip: s(record.clientIP), method: s(record.method), target: s(record.target),
+                               status: record.status, location: location))
+    }
+}
+
+struct ParseFailure: Error, Equatable { var reason: MalformedReason }
+
+/// 2026-11-22T10:00:01Z in ms.
+let t0: Int64 = 1_795_341_601_000
+
+@Suite("Combined log format")
+struct CombinedParserTests {
+    var parser = CombinedLogParser(maxLine: 4096)
+
+    @Test("the SPEC's example line, with its 10th Location field")
+    mutating func specExample() throws {
+        let line = #"203.0.113.9 - - [22/Nov/2026:10:00:01 +0000] "GET /oauth/authorize?response_type=code&client_id=G123&state=s1 HTTP/1.1" 302 0 "-" "GoogleApp/1.0" "https://oauth-redirect.googleusercontent.com/a/com.google.OPA?code=c1&state=s1""#
+        let p = try parse(&parser, line).get()
+        #expect(p.time == t0)
+        #expect(p.ip == "203.0.113.9")
+        #expect(p.method == "GET")
+        #expect(p.target == "/oauth/authorize?response_type=code&client_id=G123&state=s1")
+        #expect(p.status == 302)
+        #expect(p.location == "https://oauth-redirect.googleusercontent.com/a/com.google.OPA?code=c1&state=s1")
+    }
+
+    @Test("time zones are converted to UTC")
+    mutating func timeZone() throws {
+        let line = #"203.0.113.9 - - [22/Nov/2026:11:00:01 +0100] "GET / HTTP/1.1" 200 5 "-" "x" "-""#
+        let p = try parse(&parser, line).get()
+        #expect(p.time == t0)
+        #expect(p.location == "")
+    }
+
+    @Test("nine fields: Location not logged; a 10th field that is not a URL is not a Location")
+    mutating func noLocation() throws {
+        #expect(try parse(&parser, #"1.2.3.4 - - [22/Nov/2026:10:00:01 +0000] "GET / HTTP/1.1" 200 5 "-" "x""#).get().location == nil)
+        #expect(try parse(&parser, #"1.2.3.4 - - [22/Nov/2026:10:00:01 +0000] "GET / HTTP/1.1" 200 5 "-" "x" "0.003""#).get().location == nil)
+    }
+
+    @Test("the common format (no referer, no user agent) parses")
+    mutating func common() throws {
+        let p = try parse(&parser, #"1.2.3.4 - frank [22/Nov/2026:10:00:01 +0000] "GET /a?b=1 HTTP/1.0" 404 -"#).get()
+        #expect(p.status == 404)
+        #expect(p.target == "/a?b=1")
+    }
+
+    @Test("escaped quotes inside quoted fields: Apache \\\" and nginx \\x22")
+    mutating func escapedQuotes() throws {
+        let apache = #"1.2.3.4 - - [22/Nov/2026:10:00:01 +0000] "GET /x HTTP/1.1" 200 5 "-" "Agent \"quoted\" \\ end" "https://a.example/cb?code=1""#
+        let p = try parse(&parser, apache).get()
+        #expect(p.location == "https://a.example/cb?code=1")
+        let nginx = #"1.2.3.4 - - [22/Nov/2026:10:00:01 +0000] "GET /x?q=\x22a\x22 HTTP/1.1" 200 5 "-" "x" "-""#
+        #expect(try parse(&parser, nginx).get().target == #"/x?q="a""#)
+    }
+
+    @Test("a malformed request line (TLS handshake on a plain port) is still a record, without target")
+    mutating func tlsGarbage() throws {
+        let line = #"45.1.2.3 - - [22/Nov/2026:10:00:01 +0000] "\x16\x03\x01\x00\xA5\x01\x00" 400 157 "-" "-" "-""#
+        let p = try parse(&parser, line).get()
+        #expect(p.status == 400)
+        #expect(p.target.isEmpty)
+        #expect(p.method.isEmpty)
+    }
+
+    @Test("lines that are not combined are malformed, with a reason")
+    mutating func malformed() {
+        #expect(throws: ParseFailure(reason: .badTime)) { try parse(&parser, #"1.2.3.4 - - [22/Nov/2026:25:00:01 +0000] "GET / HTTP/1.1" 200 5"#).get() }
+        #expect(throws: ParseFailure(reason: .unparsable)) { try parse(&parser, "just some text").get() }
+        #expect(throws: ParseFailure(reason: .unparsable)) { try parse(&parser, #"1.2.3.4 - - [22/Nov/2026:10:00:01 +0000] "GET / HTTP/1.1 200 5"#).get() }
+        #expect(throws: ParseFailure(reason: .unparsable)) { try parse(&parser, #"1.2.3.4 - - [22/Nov/2026:10:00:01 +0000] "GET / HTTP/1.1" OK 5"#).get() }
+    }
+}
+
+@Suite("JSON lines")
+struct JSONParserTests {
+    var parser = JSONLineParser(maxLine: 4096)
+
+    @Test("an nginx escape=json line")
+    mutating func nginxJSON() throws {
+        let line = #"{"time_iso8601":"2026-11-22T11:00:01+01:00","remote_addr":"203.0.113.9","request":"GET /cb?a=1 HTTP/2.0","status":"302","sent_http_location":"https:\/\/oauth-redirect.googleusercontent.com\/a\/com.google.OPA?code=c\u0026state=s1"}"#
+        let p = try parse(&parser, line).get()
+        #expect(p.time == t0)
+        #expect(p.ip == "203.0.113.9")
+        #expect(p.target == "/cb?a=1")
+        #expect(p.status == 302)
+        #expect(p.location == "https://oauth-redirect.googleusercontent.com/a/com.google.OPA?code=c&state=s1")
+    }
+
+    @Test("for each role the first key of its list wins, wherever it stands in the object")
+    mutating func keyPriority() throws {
+        let line = #"{"ts":1,"timestamp":"2026-11-22T09:00:00Z","time":"2026-11-22T10:00:01Z","method":"POST","url":"/u","path":"/p","status":200,"ip":"9.9.9.9","client_ip":"8.8.8.8"}"#
+        let p = try parse(&parser, line).get()
+        #expect(p.time == t0)
+        #expect(p.method == "POST")
+        #expect(p.target == "/u")
+        #expect(p.ip == "8.8.8.8")
+        #expect(p.location == nil)
+    }
+
+    @Test("method + uri + args are joined into a target; nested values are skipped")
+    mutating func methodURIArgs() throws {
+        let line = #"{"meta":{"a":[1,{"b":"}"}]},"ts":1795341601.5,"method":"GET","uri":"/oauth/authorize","args":"state=s1&client_id=G","status":302,"location":"-"}"#
+        let p = try parse(&parser, line).get()
+        #expect(p.time == t0 + 500)
+        #expect(p.target == "/oauth/authorize?state=s1&client_id=G")
+        #expect(p.location == "")
+    }
+
+    @Test("a location of \"\" counts as logged but empty")
+    mutating func emptyLocation() throws {
+        let p = try parse(&parser, #"{"time":"2026-11-22T10:00:01Z","request":"GET / HTTP/1.1","status":200,"location":""}"#).get()
+        #expect(p.location == "")
+    }
+
+    @Test("not an object, broken JSON, missing fields")
+    mutating func malformed() {
+        #expect(throws: ParseFailure(reason: .notJSONObject)) { try parse(&parser, #"["not","an","object"]"#).get() }
+        #expect(throws: ParseFailure(reason: .unparsable)) { try parse(&parser, #"{"time":"2026-11-22T10:00:01Z","status":200"#).get() }
+        #expect(throws: ParseFailure(reason: .missingField)) { try parse(&parser, #"{"time":"2026-11-22T10:00:01Z","status":200}"#).get() }
+        #expect(throws: ParseFailure(reason: .badTime)) { try parse(&parser, #"{"time":"yesterday","request":"GET / HTTP/1.1","status":200}"#).get() }
+    }
+}
+
+@Suite("nginx log_format")
+struct NginxFormatTests {
+    @Test("a pasted log_format directive parses its own lines")
+    func pasted() throws {
+        let directive = #"""
+            log_format flip '$remote_addr [$time_iso8601] "$request_method $request_uri" $status '
+                            '"$sent_http_location" rt=$request_time';
+            """#
+        var parser = try NginxLogFormatParser(logFormat: directive, maxLine: 4096)
+        #expect(parser.logsLocation)
+        let p = try parse(&parser, #"203.0.113.9 [2026-11-22T10:00:01+00:00] "GET /oauth/authorize?state=s1" 302 "https://x.example/cb?code=1" rt=0.004"#).get()
+        #expect(p.time == t0)
+        #expect(p.method == "GET")
+        #expect(p.target == "/oauth/authorize?state=s1")
+        #expect(p.status == 302)
+        #expect(p.location == "https://x.example/cb?code=1")
+        #expect(throws: ParseFailure(reason: .unparsable)) { try parse(&parser, "203.0.113.9 something else").get() }
+    }
+
+    @Test("a format without time or status is refused")
+    func refused() {
+        #expect(throws: ConfigurationError.self) { try NginxLogFormatParser(logFormat: "$remote_addr $request $status", maxLine: 100) }
+        #expect(throws: ConfigurationError.self) { try NginxLogFormatParser(logFormat: "[$time_local] $request", maxLine: 100) }
+    }
+}
+
+@Suite("Timestamps")
+struct TimestampTests {
+    func ts(_ s: String, _ f: (UnsafeRawBufferPointer) -> Int64?) -> Int64? {
+        Array(s.utf8).withUnsafeBytes { f($0) }
+    }
+
+    @Test("common log, ISO 8601 and epoch formats agree on one instant")
+    func formats() {
+        #expect(ts("22/Nov/2026:10:00:01 +0000", Timestamp.parseCommonLog) == t0)
+        #expect(ts("22/Nov/2026:05:00:01 -0500", Timestamp.parseCommonLog) == t0)
+        #expect(ts("2026-11-22T10:00:01Z", Timestamp.parseISO8601) == t0)
+        #expect(ts("2026-11-22T10:00:01.250+00:00", Timestamp.parseISO8601) == t0 + 250)
+        #expect(ts("2026-11-22 15:30:01+0530", Timestamp.parseISO8601) == t0)
+        #expect(ts("1795341601", Timestamp.parseEpoch) == t0)
+        #expect(ts("1795341601000", Timestamp.parseEpoch) == t0)
+        #expect(ts("31/Feb/2026:10:00:01 +0000", Timestamp.parseCommonLog) != nil) // day-of-month is not checked per month
+        #expect(ts("22/Foo/2026:10:00:01 +0000", Timestamp.parseCommonLog) == nil)
+    }
+
+    @Test("formatting back to ISO 8601 with milliseconds, and periods")
+    func formatting() {
+        #expect(Timestamp.iso8601(t0 + 7) == "2026-11-22T10:00:01.007Z")
+        #expect(Timestamp.period(t0, hourly: false) == "2026-11-22")
+        #expect(Timestamp.period(t0, hourly: true) == "2026-11-22T10")
+        #expect(Timestamp.iso8601(0) == "1970-01-01T00:00:00.000Z")
+    }
+}
+
+@Suite("Query strings")
+struct QueryTests {
+    @Test("percent-decoding: + is a space, malformed escapes are flagged and kept")
+    func decoding() {
+        func d(_ s: String) -> (String, Bool) { Array(s.utf8).withUnsafeBytes { let r = PercentDecoding.decode($0); return (r.text, r.malformed) } }
+        #expect(d("a+b%20c") == ("a b c", false))
+        #expect(d("https%3A%2F%2Fx") == ("https://x", false))
+        #expect(d("abc%zz") == ("abc%zz", true))
+        #expect(d("abc%4") == ("abc%4", true))
+        #expect(d("%FF%FE") .1 == true)   // not UTF-8 once decoded
+    }
+
+    @Test("flip parameters are found by name, counted, and percent-encoded names are decoded")
+    func scan() {
+        var q = FlipQuery()
+        Array("response_type=code&st%61te=x&client_id=a&client_id=b&redirect_uri=&foo=state".utf8).withUnsafeBytes { q.scan($0) }
+        #expect(q.counts[FlipParam.state.rawValue] == 1)
+        #expect(q.counts[FlipParam.clientID.rawValue] == 2)
+        #expect(q.has(.redirectURI))
+        #expect(!q.has(.code))
+        #expect(q.requestParamCount == 3)
+        #expect(q[.clientID].map { String(decoding: $0, as: UTF8.self) } == "a")
+    }
+}

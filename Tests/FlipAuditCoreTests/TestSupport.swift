@@ -1,0 +1,111 @@
+import Foundation
+@testable import FlipAuditCore
+
+/// Path of a committed fixture file.
+func fixture(_ name: String) -> String {
+    Bundle.module.url(forResource: "Fixtures", withExtension: nil)!.appendingPathComponent(name).path
+}
+
+/// Collects lines and over-long line reports.
+struct CollectingSink: LineSink {
+    var lines: [String] = []
+    var numbers: [Int] = []
+    var overlong: [(number: Int, length: Int)] = []
+    mutating func line(_ bytes: UnsafeRawBufferPointer, number: Int) {
+        lines.append(String(decoding: bytes, as: UTF8.self))
+        numbers.append(number)
+    }
+    mutating func overlongLine(number: Int, length: Int) {
+        overlong.append((number, length))
+    }
+}
+
+/// Reads a whole input through the real reader and splitter.
+func readLines(_ path: String, maxLine: Int = 64 * 1024) -> (lines: [String], error: InputError?, reader: LogFileReader?) {
+    let reader: LogFileReader
+    do { reader = try LogFileReader(path: path) } catch { return ([], error, nil) }
+    var splitter = LineSplitter(maxLine: maxLine)
+    var sink = CollectingSink()
+    do {
+        while let chunk = try reader.nextChunk() { splitter.feed(chunk, to: &sink) }
+        splitter.finish(to: &sink)
+        return (sink.lines, nil, reader)
+    } catch {
+        return (sink.lines, error, reader)
+    }
+}
+
+/// A fresh temporary folder.
+func temporaryDirectory() -> String {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flipaudit-tests-\(UUID().uuidString)")
+    try! FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    return dir.path
+}
+
+/// Writes `lines` to a file in `dir`, gzip'd when the name ends in `.gz`.
+@discardableResult
+func writeLog(_ lines: [String], named name: String, in dir: String) -> String {
+    let path = dir + "/" + name
+    let text = lines.map { $0 + "\n" }.joined()
+    if name.hasSuffix(".gz") {
+        let plain = path + ".tmp"
+        try! text.write(toFile: plain, atomically: true, encoding: .utf8)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", "gzip -n -c '\(plain)' > '\(path)' && rm '\(plain)'"]
+        try! p.run()
+        p.waitUntilExit()
+    } else {
+        try! text.write(toFile: path, atomically: true, encoding: .utf8)
+    }
+    return path
+}
+
+/// The standard Google client ID of the tests.
+let googleClient = "G123"
+let opa = "https://oauth-redirect.googleusercontent.com/a/com.google.OPA"
+let home = "https://oauth-redirect.googleusercontent.com/a/com.google.Chromecast"
+
+/// Percent-encodes a query value.
+func enc(_ s: String) -> String {
+    s.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~"))!
+}
+
+/// An authorize request target.
+func authorize(state: String? = "s1", redirect: String? = opa, client: String? = googleClient, extra: String = "") -> String {
+    var q = ["response_type=code"]
+    if let client { q.append("client_id=\(enc(client))") }
+    if let redirect { q.append("redirect_uri=\(enc(redirect))") }
+    if let state { q.append("state=\(enc(state))") }
+    q.append("scope=devices.read+devices.control")
+    return "/oauth/authorize?" + q.joined(separator: "&") + extra
+}
+
+/// A combined log line with a Location field (the 10th).
+func combined(_ second: Int, _ method: String = "GET", _ target: String, _ status: Int, location: String? = "-",
+              ip: String = "203.0.113.9", minute: Int = 0) -> String {
+    let time = String(format: "22/Nov/2026:10:%02d:%02d +0000", minute + second / 60, second % 60)
+    var line = "\(ip) - - [\(time)] \"\(method) \(target) HTTP/1.1\" \(status) 0 \"-\" \"GoogleApp/1.0\""
+    if let location { line += " \"\(location)\"" }
+    return line
+}
+
+/// Runs the analyzer over files with the given lines.
+func audit(_ files: [String: [String]], configure: (inout AuditConfiguration) -> Void = { _ in }, order: [String]? = nil) -> AuditResult {
+    let dir = temporaryDirectory()
+    var paths: [String] = []
+    for name in order ?? files.keys.sorted() { paths.append(writeLog(files[name]!, named: name, in: dir)) }
+    var config = AuditConfiguration()
+    configure(&config)
+    return try! Analyzer(configuration: config).run(paths)
+}
+
+/// Runs the analyzer over one file.
+func audit(_ lines: [String], configure: (inout AuditConfiguration) -> Void = { _ in }) -> AuditResult {
+    audit(["access.log": lines], configure: configure)
+}
+
+extension AuditResult {
+    func kinds() -> Set<FindingKind> { Set(findings.map(\.kind)) }
+    func count(_ kind: FindingKind) -> Int { findings.filter { $0.kind == kind }.count }
+}
