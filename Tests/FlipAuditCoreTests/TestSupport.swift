@@ -82,12 +82,17 @@ func authorize(state: String? = "s1", redirect: String? = opa, client: String? =
 }
 
 /// A combined log line with a Location field (the 10th).
-func combined(_ second: Int, _ method: String = "GET", _ target: String, _ status: Int, location: String? = "-",
+func combined(_ second: Int, _ method: String, _ target: String, _ status: Int, location: String? = "-",
               ip: String = "203.0.113.9", minute: Int = 0) -> String {
     let time = String(format: "22/Nov/2026:10:%02d:%02d +0000", minute + second / 60, second % 60)
     var line = "\(ip) - - [\(time)] \"\(method) \(target) HTTP/1.1\" \(status) 0 \"-\" \"GoogleApp/1.0\""
     if let location { line += " \"\(location)\"" }
     return line
+}
+
+/// A GET request line with a Location field.
+func combined(_ second: Int, _ target: String, _ status: Int, location: String? = "-", ip: String = "203.0.113.9", minute: Int = 0) -> String {
+    combined(second, "GET", target, status, location: location, ip: ip, minute: minute)
 }
 
 /// Runs the analyzer over files with the given lines.

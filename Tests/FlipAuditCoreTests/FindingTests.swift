@@ -1,0 +1,277 @@
+import Foundation
+import Testing
+@testable import FlipAuditCore
+
+let evil = "https://oauth-redirect.googleusercontent.com.evil.example/a/com.google.OPA"
+let login = "https://auth.partner.example/login?continue=%2Foauth%2Fconsent"
+/// Configures the Google client ID.
+func pinned(_ c: inout AuditConfiguration) { c.clientIDs = [googleClient] }
+
+/// Each finding kind of SPEC §4: a log that raises it, and a near miss that
+/// must not.
+@Suite("Finding kinds")
+struct FindingTests {
+    @Test("state-mismatch: the return on the request's record carries another state")
+    func stateMismatch() {
+        let hit = audit([combined(1, authorize(state: "s1"), 302, location: "\(opa)?code=c1&state=s2")])
+        #expect(hit.kinds().contains(.stateMismatch))
+        #expect(!hit.kinds().contains(.unknownState))
+        #expect(hit.findings.first { $0.kind == .stateMismatch }?.state == "s1")
+        let miss = audit([combined(1, authorize(state: "s1"), 302, location: "\(opa)?code=c1&state=s1")])
+        #expect(miss.findings.isEmpty)
+        #expect(miss.sessions.first?.outcome == .code)
+    }
+
+    @Test("code-to-unlisted-redirect: a code sent to a look-alike host")
+    func codeToUnlisted() {
+        let hit = audit([combined(1, authorize(redirect: evil), 302, location: "\(evil)?code=c1&state=s1")])
+        #expect(hit.kinds() == [.codeToUnlistedRedirect, .redirectNotAllowlisted])
+        #expect(hit.findings.first { $0.kind == .codeToUnlistedRedirect }?.severity == .critical)
+        let miss = audit([combined(1, authorize(), 302, location: "\(opa)?code=c1&state=s1")])
+        #expect(!miss.kinds().contains(.codeToUnlistedRedirect))
+    }
+
+    @Test("code-despite-client-mismatch: only with --client-id, only for a code")
+    func codeDespiteClientMismatch() {
+        let lines = [combined(1, authorize(client: "someone-else"), 302, location: "\(opa)?code=c1&state=s1")]
+        #expect(audit(lines, configure: pinned).kinds() == [.codeDespiteClientMismatch, .clientIDMismatch])
+        #expect(audit(lines).findings.isEmpty)
+        let refused = [combined(1, authorize(client: "someone-else"), 302, location: "\(opa)?error=invalid_request&state=s1")]
+        #expect(audit(refused, configure: pinned).kinds() == [.clientIDMismatch])
+    }
+
+    @Test("code-reuse: one code in two sessions is raised on the later one")
+    func codeReuse() {
+        let hit = audit([
+            combined(1, authorize(state: "s1"), 302, location: "\(opa)?code=same&state=s1"),
+            combined(2, authorize(state: "s2"), 302, location: "\(opa)?code=same&state=s2"),
+        ])
+        #expect(hit.count(.codeReuse) == 1)
+        #expect(hit.findings.first { $0.kind == .codeReuse }?.state == "s2")
+        // The same code twice in one session is a duplicate return, not reuse.
+        let miss = audit([
+            combined(1, authorize(state: "s1"), 302, location: login),
+            combined(5, "POST", "/oauth/consent", 302, location: "\(opa)?code=same&state=s1"),
+            combined(6, "POST", "/oauth/consent", 302, location: "\(opa)?code=same&state=s1"),
+        ])
+        #expect(miss.kinds() == [.duplicateReturn])
+    }
+
+    @Test("redirect-changed: the return goes to another flip URI than requested")
+    func redirectChanged() {
+        let hit = audit([combined(1, authorize(redirect: home), 302, location: "\(opa)?code=c1&state=s1")])
+        #expect(hit.kinds() == [.redirectChanged])
+        let miss = audit([combined(1, authorize(redirect: home), 302, location: "\(home)?code=c1&state=s1")])
+        #expect(miss.findings.isEmpty)
+    }
+
+    @Test("error-to-unlisted-redirect: an error sent to a non-allowlisted URI")
+    func errorToUnlisted() {
+        let hit = audit([combined(1, authorize(redirect: evil), 302, location: "\(evil)?error=access_denied&state=s1")])
+        #expect(hit.kinds().contains(.errorToUnlistedRedirect))
+        #expect(!hit.kinds().contains(.codeToUnlistedRedirect))
+        let miss = audit([combined(1, authorize(), 302, location: "\(opa)?error=access_denied&state=s1")])
+        #expect(miss.findings.isEmpty)
+    }
+
+    @Test("missing-error-return: a 4xx to an allowlisted redirect_uri without returning the error")
+    func missingErrorReturn() {
+        let hit = audit([combined(1, authorize(), 400, location: "-")])
+        #expect(hit.kinds() == [.missingErrorReturn])
+        #expect(hit.sessions.first?.outcome == .failed)
+        // A refused look-alike is the correct response: rejected, no finding about the error.
+        let miss = audit([combined(1, authorize(redirect: evil), 400, location: "-")])
+        #expect(miss.kinds() == [.redirectNotAllowlisted])
+        #expect(miss.sessions.first?.outcome == .rejected)
+    }
+
+    @Test("state-reuse: a state used again after its session returned, or expired")
+    func stateReuse() {
+        let afterReturn = audit([
+            combined(1, authorize(state: "s1"), 302, location: "\(opa)?code=c1&state=s1"),
+            combined(30, authorize(state: "s1"), 302, location: "\(opa)?code=c2&state=s1"),
+        ])
+        #expect(afterReturn.kinds() == [.stateReuse])
+        #expect(afterReturn.sessions.count == 2)
+        #expect(afterReturn.sessions[1].findings == [.stateReuse])
+        let afterExpiry = audit([
+            combined(1, authorize(state: "s1"), 302, location: login),
+            combined(1, authorize(state: "s1"), 302, location: "\(opa)?code=c2&state=s1", minute: 20),
+        ])
+        #expect(afterExpiry.kinds() == [.noReturn, .stateReuse])
+        #expect(afterExpiry.sessions.map(\.outcome) == [.noReturn, .code])
+        // A repeated request while the session is open and unanswered joins it.
+        let repeated = audit([
+            combined(1, authorize(state: "s1"), 302, location: login),
+            combined(3, authorize(state: "s1"), 302, location: login),
+            combined(9, "POST", "/oauth/consent", 302, location: "\(opa)?code=c1&state=s1"),
+        ])
+        #expect(repeated.findings.isEmpty)
+        #expect(repeated.sessions.count == 1)
+    }
+
+    @Test("duplicate-return: one session answered twice")
+    func duplicateReturn() {
+        let hit = audit([
+            combined(1, authorize(), 302, location: login),
+            combined(5, "POST", "/oauth/consent", 302, location: "\(opa)?code=c1&state=s1"),
+            combined(6, "POST", "/oauth/consent", 302, location: "\(opa)?code=c2&state=s1"),
+        ])
+        #expect(hit.kinds() == [.duplicateReturn])
+        #expect(hit.sessions.count == 1)
+        #expect(hit.sessions[0].latencyMs == 4000)
+        let miss = audit(Array(hit.findings.isEmpty ? [] : [
+            combined(1, authorize(), 302, location: login),
+            combined(5, "POST", "/oauth/consent", 302, location: "\(opa)?code=c1&state=s1"),
+        ]))
+        #expect(miss.findings.isEmpty)
+        #expect(miss.sessions.first?.outcome == .code)
+    }
+
+    @Test("code-and-error: both in one return; the outcome is error")
+    func codeAndError() {
+        let hit = audit([combined(1, authorize(), 302, location: "\(opa)?code=c1&error=access_denied&state=s1")])
+        #expect(hit.kinds() == [.codeAndError])
+        #expect(hit.sessions.first?.outcome == .error)
+        #expect(hit.sessions.first?.error == "access_denied")
+    }
+
+    @Test("empty-return: a return to a flip URI with neither code nor error")
+    func emptyReturn() {
+        let hit = audit([combined(1, authorize(), 302, location: "\(opa)?state=s1")])
+        #expect(hit.kinds() == [.emptyReturn])
+        #expect(hit.sessions.first?.outcome == .empty)
+        // A redirect to a login page is no return at all: the session stays open.
+        let miss = audit([combined(1, authorize(), 302, location: login)])
+        #expect(miss.findings.isEmpty)
+        #expect(miss.sessions.first?.outcome == .pending)
+    }
+
+    @Test("code-without-state and error-without-state")
+    func withoutState() {
+        #expect(audit([combined(1, authorize(), 302, location: "\(opa)?code=c1")]).kinds() == [.codeWithoutState])
+        #expect(audit([combined(1, authorize(), 302, location: "\(opa)?error=cancelled")]).kinds() == [.errorWithoutState])
+        #expect(audit([combined(1, authorize(), 302, location: "\(opa)?error=cancelled&state=s1")]).findings.isEmpty)
+    }
+
+    @Test("duplicate-param: state, redirect_uri, client_id, code or error twice; scope twice is fine")
+    func duplicateParam() {
+        let hit = audit([combined(1, authorize(extra: "&state=s1"), 302, location: "\(opa)?code=c1&state=s1")])
+        #expect(hit.kinds() == [.duplicateParam])
+        let inReturn = audit([combined(1, authorize(), 302, location: "\(opa)?code=c1&code=c2&state=s1")])
+        #expect(inReturn.kinds() == [.duplicateParam])
+        let miss = audit([combined(1, authorize(extra: "&scope=more"), 302, location: "\(opa)?code=c1&state=s1")])
+        #expect(miss.findings.isEmpty)
+    }
+
+    @Test("redirect-not-allowlisted names the look-alike trick", arguments: [
+        ("https://oauth-redirect.googleusercontent.com@evil.example/a/com.google.OPA", "userinfo"),
+        ("https://oauth-redirect.googleusercontent.com.evil.example/a/com.google.OPA", "suffix domain"),
+        ("http://oauth-redirect.googleusercontent.com/a/com.google.OPA", "http://"),
+        ("https://OAUTH-REDIRECT.googleusercontent.com/a/com.google.OPA", "letter case"),
+        ("https://oauth-redirect.googleusercontent.com:443/a/com.google.OPA", "explicit port"),
+        ("https://oauth-redirect.googleusercontent.com/a/com.google.OPA/", "trailing slash"),
+        ("https://oauth-redirect.googleusercontent.com./a/com.google.OPA", "trailing dot"),
+        ("https://oauth-redirect.googleusercontent.com/a/com.google.OPA/x", "extra path segment"),
+        ("https://oauth-redirect.googleusercontent.com/a/com.google.OPA?x=1", "added query"),
+        ("https://oauth-redirect.googleusercontent.com/a/com.google.OPA#x", "added fragment"),
+        ("https%3A%2F%2Foauth-redirect.googleusercontent.com%2Fa%2Fcom.google.OPA", "double percent-encoding"),
+    ])
+    func lookAlikes(uri: String, trick: String) {
+        let result = audit([combined(1, authorize(redirect: uri), 400, location: "-")])
+        let finding = result.findings.first { $0.kind == .redirectNotAllowlisted }
+        #expect(finding != nil)
+        #expect(finding?.detail.contains(trick) == true, "\(finding?.detail ?? "none")")
+        #expect(result.sessions.first?.outcome == .rejected)
+    }
+
+    @Test("allowlisted URIs, and /r/ID while no project is pinned, are not flagged")
+    func allowlisted() {
+        for uri in Allowlist.flipURIs + ["https://oauth-redirect.googleusercontent.com/r/my-project_1"] {
+            let result = audit([combined(1, authorize(redirect: uri), 302, location: "\(uri)?code=c1&state=s1")])
+            #expect(result.findings.isEmpty, "\(uri)")
+        }
+        let pinnedProject = audit([combined(1, authorize(redirect: "https://oauth-redirect.googleusercontent.com/r/other"), 400, location: "-")],
+                                  configure: { $0.projectIDs = ["mine"] })
+        #expect(pinnedProject.kinds() == [.redirectNotAllowlisted])
+    }
+
+    @Test("client-id-mismatch: only when --client-id is given; a missing client_id is missing-param")
+    func clientIDMismatch() {
+        let lines = [combined(1, authorize(client: "other"), 302, location: "\(opa)?error=invalid_request&state=s1")]
+        #expect(audit(lines, configure: pinned).kinds() == [.clientIDMismatch])
+        #expect(audit(lines).findings.isEmpty)
+        let missing = audit([combined(1, authorize(client: nil), 302, location: "\(opa)?error=invalid_request&state=s1")], configure: pinned)
+        #expect(missing.kinds() == [.missingParam])
+    }
+
+    @Test("nonstandard-error: an error value outside the four App Flip values")
+    func nonstandardError() {
+        #expect(audit([combined(1, authorize(), 302, location: "\(opa)?error=server_error&state=s1")]).kinds() == [.nonstandardError])
+        for value in ["cancelled", "unrecoverable", "invalid_request", "access_denied"] {
+            #expect(audit([combined(1, authorize(), 302, location: "\(opa)?error=\(value)&state=s1")]).findings.isEmpty)
+        }
+    }
+
+    @Test("unknown-state: a return to Google whose state matches no open session")
+    func unknownState() {
+        let hit = audit([combined(1, "POST", "/oauth/consent", 302, location: "\(opa)?code=c1&state=ghost")])
+        #expect(hit.kinds() == [.unknownState])
+        #expect(hit.findings.first?.state == "ghost")
+        #expect(hit.sessions.isEmpty)
+        // Not to Google and no open session: not a return at all.
+        let miss = audit([combined(1, "POST", "/oauth/consent", 302, location: "https://partner.example/done?code=c1&state=ghost")])
+        #expect(miss.findings.isEmpty)
+    }
+
+    @Test("no-return: expired without a return; a session still inside its timeout is pending")
+    func noReturn() {
+        let hit = audit([
+            combined(1, authorize(), 302, location: login),
+            combined(1, "GET", "/healthz", 200, location: "-", minute: 30),
+        ])
+        #expect(hit.kinds() == [.noReturn])
+        #expect(hit.sessions.first?.outcome == .noReturn)
+        let miss = audit([
+            combined(1, authorize(), 302, location: login),
+            combined(1, "GET", "/healthz", 200, location: "-", minute: 9),
+        ])
+        #expect(miss.findings.isEmpty)
+        #expect(miss.sessions.first?.outcome == .pending)
+    }
+
+    @Test("missing-param: a flip request without client_id, state or redirect_uri")
+    func missingParam() {
+        let hit = audit([combined(1, authorize(state: nil), 302, location: "\(opa)?error=invalid_request")])
+        #expect(hit.kinds().contains(.missingParam))
+        #expect(hit.findings.first { $0.kind == .missingParam }?.detail.contains("state") == true)
+        #expect(hit.sessions.count == 1)
+        #expect(audit([combined(1, authorize(), 302, location: "\(opa)?code=c&state=s1")]).findings.isEmpty)
+    }
+
+    @Test("wrong-error-for-client-mismatch: anything but invalid_request")
+    func wrongErrorForClientMismatch() {
+        let hit = audit([combined(1, authorize(client: "other"), 302, location: "\(opa)?error=access_denied&state=s1")], configure: pinned)
+        #expect(hit.kinds() == [.clientIDMismatch, .wrongErrorForClientMismatch])
+        let miss = audit([combined(1, authorize(client: "other"), 302, location: "\(opa)?error=invalid_request&state=s1")], configure: pinned)
+        #expect(!miss.kinds().contains(.wrongErrorForClientMismatch))
+    }
+
+    @Test("bad-encoding: a malformed escape in a flip parameter")
+    func badEncoding() {
+        let hit = audit([combined(1, "/oauth/authorize?client_id=G123&redirect_uri=\(enc(opa))&state=ab%zz", 302, location: "\(opa)?code=c&state=ab%25zz")])
+        #expect(hit.kinds() == [.badEncoding])
+        #expect(hit.sessions.first?.state == "ab%zz")
+        let miss = audit([combined(1, "/oauth/authorize?client_id=G123&redirect_uri=\(enc(opa))&state=ab%25zz", 302, location: "\(opa)?code=c&state=ab%25zz")])
+        #expect(miss.findings.isEmpty)
+    }
+
+    @Test("every finding kind has a severity from the SPEC table")
+    func severities() {
+        let expected: [Severity: Int] = [.critical: 4, .high: 9, .medium: 6, .low: 3]
+        var counts: [Severity: Int] = [:]
+        for kind in FindingKind.allCases { counts[kind.severity, default: 0] += 1 }
+        #expect(counts == expected)
+        #expect(FindingKind.allCases.count == 22)
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+@testable import FlipAuditCore
+
+/// Sessions, outcomes and their classification (SPEC §3).
+@Suite("Sessions and outcomes")
+struct SessionTests {
+    @Test("outcome code, with flow, app, environment and variant")
+    func code() {
+        let r = audit([combined(1, authorize(redirect: "https://oauth-redirect-sandbox.googleusercontent.com/a/com.google.Chromecast.dev"), 302,
+                                location: "https://oauth-redirect-sandbox.googleusercontent.com/a/com.google.Chromecast.dev?code=c&state=s1")])
+        let s = r.sessions[0]
+        #expect(s.outcome == .code)
+        #expect(s.target == RedirectTarget(flow: .flip, app: .home, environment: .sandbox, variant: .dev))
+        #expect(s.latencyMs == 0)
+        #expect(!s.latencyAcrossRecords)
+    }
+
+    @Test("outcome error keeps the error and its description")
+    func error() {
+        let r = audit([combined(1, authorize(), 302, location: "\(opa)?error=access_denied&error_description=User+said+no&state=s1")])
+        #expect(r.sessions[0].outcome == .error)
+        #expect(r.sessions[0].error == "access_denied")
+        #expect(r.sessions[0].errorDescription == "User said no")
+    }
+
+    @Test("web flow: /r/PROJECT_ID")
+    func web() {
+        let uri = "https://oauth-redirect.googleusercontent.com/r/proj-1"
+        let r = audit([combined(1, authorize(redirect: uri), 302, location: "\(uri)?code=c&state=s1")])
+        #expect(r.sessions[0].target.flow == .web)
+        #expect(r.unpinnedProjectIDs == ["proj-1"])
+    }
+
+    @Test("a consent POST answered by a 302 to Google is the session's return; latency spans the records")
+    func consent() {
+        let r = audit([
+            combined(1, authorize(), 302, location: login),
+            combined(21, "POST", "/oauth/consent", 302, location: "\(opa)?code=c&state=s1"),
+        ])
+        #expect(r.sessions.count == 1)
+        #expect(r.sessions[0].outcome == .code)
+        #expect(r.sessions[0].latencyMs == 20_000)
+        #expect(r.statistics.latencyPercentiles?.p50 == 20_000)
+    }
+
+    @Test("outcome unobservable: the request's file logs no Location field at all")
+    func unobservable() {
+        let r = audit([combined(1, authorize(), 302, location: nil), combined(2, "GET", "/", 200, location: nil)])
+        #expect(r.sessions[0].outcome == .unobservable)
+        #expect(r.findings.isEmpty)
+        #expect(r.unobservableFiles.count == 1)
+        // A "-" Location counts as logged.
+        let logged = audit([combined(1, authorize(), 302, location: nil), combined(2, "GET", "/", 200, location: "-")])
+        #expect(logged.sessions[0].outcome == .pending)
+    }
+
+    @Test("other OAuth clients are counted, nothing more")
+    func otherOAuth() {
+        let r = audit([combined(1, "/oauth/authorize?client_id=web&redirect_uri=https%3A%2F%2Fapp.example%2Fcb&state=x", 302,
+                                location: "https://app.example/cb?code=c&state=x")])
+        #expect(r.accounting.otherOAuthRecords == 1)
+        #expect(r.accounting.inScopeFlipRecords == 0)
+        #expect(r.sessions.isEmpty)
+        #expect(r.findings.isEmpty)
+    }
+
+    @Test("--endpoint makes a path in scope even with one flip parameter")
+    func endpoint() {
+        let lines = [combined(1, "/flip/start?state=s9", 400, location: "-")]
+        #expect(audit(lines).sessions.isEmpty)
+        let r = audit(lines, configure: { $0.endpoints = ["/flip/start"] })
+        #expect(r.sessions.count == 1)
+        #expect(r.kinds() == [.missingParam])
+    }
+
+    @Test("--session-timeout decides expiry")
+    func timeout() {
+        let lines = [
+            combined(1, authorize(), 302, location: login),
+            combined(1, "POST", "/oauth/consent", 302, location: "\(opa)?code=c&state=s1", minute: 3),
+        ]
+        #expect(audit(lines).sessions.map(\.outcome) == [.code])
+        let short = audit(lines, configure: { $0.sessionTimeoutSeconds = 60 })
+        #expect(short.sessions.map(\.outcome) == [.noReturn])
+        #expect(short.kinds() == [.noReturn, .unknownState])
+    }
+}
