@@ -436,6 +436,11 @@ def samples(outdir):
     r = PROD + "/a/com.google.OPA"
     tail = datetime(2026, 11, 22, 1, 59, 30, tzinfo=timezone.utc).timestamp() * 1000
     texts[0].append(servers[0].line(pend.rec("GET", pend.authorize(state, r), 302, location="https://auth.smartlights.example/login"), tail) + "\n")
+    # One session with terminal escapes and a bidi override in state and error.
+    hostile_state = "x\x1b[2J\u202e" + pend.token(10)
+    hostile = pend.rec("GET", pend.authorize(hostile_state, r), 302, location=pend.ret(
+        r, error="server_error\x1b[31m", error_description="\x1b]8;;https://evil.example\x07click\x1b]8;;\x07", state=hostile_state))
+    texts[2].append(servers[2].line(hostile, tail + 10000) + "\n")
     members = {0: 1, 1: 1, 2: 3}
     for i, s in enumerate(servers):
         with open(os.path.join(outdir, s.name), "wb") as f:

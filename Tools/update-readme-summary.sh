@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Refreshes the real summary shown in README.md ("What it prints").
+set -euo pipefail
+cd "$(dirname "$0")/.."
+swift build -q
+summary=$(.build/debug/flipaudit SampleLogs --no-color 2>/dev/null || true)
+python3 - "$summary" <<'PY'
+import re, sys
+summary = sys.argv[1]
+text = open("README.md").read()
+start = text.index("## What it prints")
+block_start = text.index("```\n", start) + 4
+block_end = text.index("\n```", block_start)
+open("README.md", "w").write(text[:block_start] + summary + text[block_end:])
+PY
