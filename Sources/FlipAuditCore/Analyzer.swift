@@ -35,13 +35,26 @@ public struct AuditResult: Sendable {
 public final class Analyzer {
     private let configuration: AuditConfiguration
     private let warn: (String) -> Void
+    private let progress: ((Progress) -> Void)?
     /// Malformed-line messages printed before they are only counted.
     public static let malformedMessageLimit = 10
 
-    /// `warn` receives one-line messages about bad input (for standard error).
-    public init(configuration: AuditConfiguration, warn: @escaping (String) -> Void = { _ in }) {
+    /// Where the reading is, for a progress line.
+    public struct Progress: Sendable {
+        public var file: String
+        public var fileNumber: Int
+        public var fileCount: Int
+        /// Decoded bytes of this file read so far.
+        public var bytes: UInt64
+    }
+
+    /// `warn` receives one-line messages about bad input (for standard
+    /// error); `progress` is called once per decoded chunk.
+    public init(configuration: AuditConfiguration, warn: @escaping (String) -> Void = { _ in },
+                progress: ((Progress) -> Void)? = nil) {
         self.configuration = configuration
         self.warn = warn
+        self.progress = progress
     }
 
     public func run(_ arguments: [String]) throws(ConfigurationError) -> AuditResult {
@@ -69,7 +82,10 @@ public final class Analyzer {
                     malformedWarnings += 1
                     if malformedWarnings <= limit { warn(message) }
                 })
-            let error = scanner.scan(maxLine: configuration.maxLine)
+            let report = progress.map { p in
+                { (bytes: UInt64) in p(Progress(file: file.displayName, fileNumber: index + 1, fileCount: inputs.count, bytes: bytes)) }
+            }
+            let error = scanner.scan(maxLine: configuration.maxLine, progress: report)
             if let error {
                 let message = "\(file.displayName): \(error)"
                 inputErrors.append(message)

@@ -36,7 +36,7 @@ final class FileScanner: LineSink {
 
     /// Reads the whole input. Returns the read error, if any; every line
     /// decoded before it has been analysed.
-    func scan(maxLine: Int) -> InputError? {
+    func scan(maxLine: Int, progress: ((UInt64) -> Void)? = nil) -> InputError? {
         accounting.files = 1
         let reader: LogFileReader
         do {
@@ -51,6 +51,7 @@ final class FileScanner: LineSink {
         do {
             while let chunk = try reader.nextChunk() {
                 splitter.feed(chunk, to: &sink)
+                progress?(reader.decodedBytes)
             }
             splitter.finish(to: &sink)
         } catch {

@@ -127,8 +127,13 @@ struct FlipAuditCommand: ParsableCommand {
         config.maxLine = maxLine
 
         let stderr = StandardError()
-        let analyzer = Analyzer(configuration: config, warn: { stderr.write("flipaudit: " + TerminalText.escape($0)) })
+        let meter = (quiet || noProgress || isatty(STDERR_FILENO) != 1) ? nil : ProgressLine()
+        let analyzer = Analyzer(
+            configuration: config,
+            warn: { meter?.clear(); stderr.write("flipaudit: " + TerminalText.escape($0)) },
+            progress: meter.map { m in { m.update($0) } })
         let result = try analyzer.run(inputs)
+        meter?.clear()
 
         if let csv {
             do { try CSVReport.write(result, to: csv) } catch {
@@ -182,6 +187,30 @@ struct FlipAuditCommand: ParsableCommand {
 }
 
 extension AuditConfiguration.Bucket: ExpressibleByArgument {}
+
+/// A progress line on standard error (a terminal), redrawn at most five
+/// times a second and erased before any other output.
+final class ProgressLine {
+    private var last = Date.distantPast
+    private var shown = false
+
+    func update(_ p: Analyzer.Progress) {
+        let now = Date()
+        guard now.timeIntervalSince(last) >= 0.2 else { return }
+        last = now
+        let mb = Double(p.bytes) / 1_048_576
+        let name = TerminalText.escape(p.file)
+        let text = "reading \(p.fileNumber)/\(p.fileCount) \(name.count > 50 ? "…" + name.suffix(49) : name[...])  \(Int(mb)) MiB"
+        FileHandle.standardError.write(Data(("\r\u{1B}[K" + text).utf8))
+        shown = true
+    }
+
+    func clear() {
+        guard shown else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        shown = false
+    }
+}
 
 /// Writes one-line messages to standard error.
 struct StandardError: Sendable {
