@@ -25,6 +25,10 @@ public struct AuditConfiguration: Sendable {
     public var bucket: Bucket = .day
     /// Longest line accepted, in bytes.
     public var maxLine: Int = 64 * 1024
+    /// Read on several threads: files side by side, and zlib ahead of the
+    /// parser within each file. Off, everything runs on the calling thread
+    /// (the reference path the tests compare with).
+    public var parallel = true
 
     public init() {}
 

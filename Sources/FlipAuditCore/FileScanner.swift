@@ -36,7 +36,8 @@ final class FileScanner: LineSink {
 
     /// Reads the whole input. Returns the read error, if any; every line
     /// decoded before it has been analysed.
-    func scan(maxLine: Int, progress: ((UInt64) -> Void)? = nil) -> InputError? {
+    /// With `prefetch`, zlib runs on a second thread ahead of the parsing.
+    func scan(maxLine: Int, prefetch: Bool, progress: ((UInt64) -> Void)? = nil) -> InputError? {
         accounting.files = 1
         let reader: LogFileReader
         do {
@@ -48,10 +49,13 @@ final class FileScanner: LineSink {
         var splitter = LineSplitter(maxLine: maxLine)
         var sink = self
         var failure: InputError?
+        let prefetcher = prefetch ? ChunkPrefetcher(reader: reader) : nil
+        var decoded: UInt64 = 0
         do {
-            while let chunk = try reader.nextChunk() {
+            while let chunk = try (prefetcher != nil ? prefetcher!.next() : reader.nextChunk()) {
                 splitter.feed(chunk, to: &sink)
-                progress?(reader.decodedBytes)
+                decoded += UInt64(chunk.count)
+                progress?(decoded)
             }
             splitter.finish(to: &sink)
         } catch {

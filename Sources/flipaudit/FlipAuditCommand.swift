@@ -127,11 +127,13 @@ struct FlipAuditCommand: ParsableCommand {
         config.maxLine = maxLine
 
         let stderr = StandardError()
-        let meter = (quiet || noProgress || isatty(STDERR_FILENO) != 1) ? nil : ProgressLine()
+        let meter: ProgressLine? = (quiet || noProgress || isatty(STDERR_FILENO) != 1) ? nil : ProgressLine()
+        var onProgress: (@Sendable (Analyzer.Progress) -> Void)?
+        if let meter { onProgress = { meter.update($0) } }
         let analyzer = Analyzer(
             configuration: config,
             warn: { meter?.clear(); stderr.write("flipaudit: " + TerminalText.escape($0)) },
-            progress: meter.map { m in { m.update($0) } })
+            progress: onProgress)
         let result = try analyzer.run(inputs)
         meter?.clear()
 
@@ -190,11 +192,13 @@ extension AuditConfiguration.Bucket: ExpressibleByArgument {}
 
 /// A progress line on standard error (a terminal), redrawn at most five
 /// times a second and erased before any other output.
-final class ProgressLine {
+final class ProgressLine: @unchecked Sendable {
+    private let lock = NSLock()
     private var last = Date.distantPast
     private var shown = false
 
     func update(_ p: Analyzer.Progress) {
+        lock.lock(); defer { lock.unlock() }
         let now = Date()
         guard now.timeIntervalSince(last) >= 0.2 else { return }
         last = now
@@ -206,6 +210,7 @@ final class ProgressLine {
     }
 
     func clear() {
+        lock.lock(); defer { lock.unlock() }
         guard shown else { return }
         FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
         shown = false

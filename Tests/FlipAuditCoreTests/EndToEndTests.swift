@@ -89,6 +89,23 @@ struct EndToEndTests {
         #expect(csvFiles(forward) == csvFiles(shuffled))
     }
 
+    @Test("reading in parallel gives exactly the single-threaded results, damaged inputs included")
+    func parallelEqualsSequential() throws {
+        let paths = try samplePaths() + [fixture("truncated.log.gz"), fixture("corrupt-middle.log.gz"), fixture("crlf.log.gz")]
+        var sequential = AuditConfiguration()
+        sequential.parallel = false
+        let one = try Analyzer(configuration: sequential).run(paths)
+        let two = try Analyzer(configuration: AuditConfiguration()).run(paths)
+        #expect(csvFiles(one) == csvFiles(two))
+        #expect(one.accounting == two.accounting)
+        #expect(one.inputErrors == two.inputErrors)
+        #expect(one.inputErrors.count == 2)
+        #expect(try JSONReport.render(one) == JSONReport.render(two))
+        let single = try Analyzer(configuration: AuditConfiguration()).run([paths[0]])
+        let singleSequential = try Analyzer(configuration: sequential).run([paths[0]])
+        #expect(csvFiles(single) == csvFiles(singleSequential))
+    }
+
     @Test("splitting one log across files changes no session, only the sources")
     func splitAcrossFiles() throws {
         let lines = readLines(try samplePaths().first { $0.contains("web1") }!).lines

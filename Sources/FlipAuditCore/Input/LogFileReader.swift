@@ -4,6 +4,12 @@ import Glibc
 import Darwin
 #endif
 
+/// `read(2)`, named apart from `LogFileReader.read(into:)`.
+@inline(__always)
+private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+    read(fd, buffer, count)
+}
+
 /// Reads one input — a file or standard input — and hands out its decoded
 /// bytes in large chunks. Gzip is recognised by its magic bytes (never by the
 /// file name) and every member of a multi-member file is read; anything else
@@ -77,25 +83,51 @@ public final class LogFileReader {
     /// The next chunk of decoded bytes, valid until the next call; `nil` at
     /// a clean end. Throws once the input cannot be read further.
     public func nextChunk() throws(InputError) -> UnsafeRawBufferPointer? {
+        if output == nil { output = .allocate(byteCount: Self.bufferSize, alignment: 16) }
+        let n = try read(into: output!)
+        return n == 0 ? nil : UnsafeRawBufferPointer(rebasing: output![0..<n])
+    }
+
+    /// Decodes the next bytes into `destination`; returns how many, 0 at a
+    /// clean end. Throws once the input cannot be read further (after every
+    /// byte decoded before the damage was returned).
+    public func read(into destination: UnsafeMutableRawBufferPointer) throws(InputError) -> Int {
         if let error = pendingError {
             pendingError = nil
             finished = true
             throw error
         }
-        if finished { return nil }
+        if finished { return 0 }
         if !sniffed { try sniff() }
         switch encoding {
         case .plain:
-            if inStart == inEnd {
-                try refill()
-                if inStart == inEnd { finished = true; return nil }
+            if inStart < inEnd {
+                // Bytes read while sniffing.
+                let n = min(inEnd - inStart, destination.count)
+                destination.baseAddress!.copyMemory(from: input.baseAddress! + inStart, byteCount: n)
+                inStart += n
+                decodedBytes += UInt64(n)
+                return n
             }
-            let chunk = UnsafeRawBufferPointer(rebasing: input[inStart..<inEnd])
-            decodedBytes += UInt64(inEnd - inStart)
-            inStart = inEnd
-            return chunk
+            let n = try readPlain(into: destination)
+            if n == 0 { finished = true }
+            decodedBytes += UInt64(n)
+            return n
         case .gzip:
-            return try nextInflatedChunk()
+            return try inflateNext(into: destination)
+        }
+    }
+
+    /// One `read(2)` straight into the caller's buffer.
+    private func readPlain(into destination: UnsafeMutableRawBufferPointer) throws(InputError) -> Int {
+        while true {
+            let n = systemRead(fd, destination.baseAddress!, destination.count)
+            if n >= 0 {
+                compressedBytes += UInt64(n)
+                return n
+            }
+            if errno == EINTR { continue }
+            throw .unreadable(String(cString: strerror(errno)))
         }
     }
 
@@ -108,7 +140,6 @@ public final class LogFileReader {
         if starts([0x1F, 0x8B]) {
             encoding = .gzip
             inflater = try GzipInflater()
-            output = .allocate(byteCount: Self.bufferSize, alignment: 16)
             memberOpen = true
         } else if starts([0x28, 0xB5, 0x2F, 0xFD]) {
             throw .unsupportedCompression(format: "zstd", tool: "zstd")
@@ -119,15 +150,15 @@ public final class LogFileReader {
         }
     }
 
-    private func nextInflatedChunk() throws(InputError) -> UnsafeRawBufferPointer? {
-        guard let inflater, let output else { return nil }
+    private func inflateNext(into output: UnsafeMutableRawBufferPointer) throws(InputError) -> Int {
+        guard let inflater else { return 0 }
         while true {
             if inStart == inEnd {
                 try refill()
                 if inStart == inEnd {
                     finished = true
                     if memberOpen { throw .truncated(offset: compressedBytes) }
-                    return nil
+                    return 0
                 }
             }
             if !memberOpen {
@@ -163,7 +194,7 @@ public final class LogFileReader {
             }
             if step.produced > 0 {
                 decodedBytes += UInt64(step.produced)
-                return UnsafeRawBufferPointer(rebasing: output[0..<step.produced])
+                return step.produced
             }
             if step.consumed == 0 && step.status == .progress && inStart < inEnd {
                 // zlib wants more input than the buffer holds contiguously.
@@ -204,7 +235,7 @@ public final class LogFileReader {
     /// One `read(2)` into the free end of the buffer.
     private func readMore() throws(InputError) {
         while true {
-            let n = read(fd, input.baseAddress! + inEnd, input.count - inEnd)
+            let n = systemRead(fd, input.baseAddress! + inEnd, input.count - inEnd)
             if n > 0 {
                 inEnd += n
                 compressedBytes += UInt64(n)
