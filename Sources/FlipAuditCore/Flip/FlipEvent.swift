@@ -57,8 +57,12 @@ public enum CodeDigest {
 
     /// The URL with the value of every `code` parameter replaced by its digest.
     public static func redact(_ url: String) -> String {
-        guard url.contains("code") else { return url }
-        guard let q = url.firstIndex(of: "?") else { return url }
+        // Fast exit for the usual URL: no "code" anywhere after a "?".
+        let u = url.utf8
+        guard let qIndex = u.firstIndex(of: .question),
+              u[qIndex...].firstRange(of: "code".utf8) != nil || u[qIndex...].contains(.percent)
+        else { return url }
+        let q = qIndex
         let head = url[..<q]
         var query = url[url.index(after: q)...]
         var fragment = ""

@@ -67,7 +67,7 @@ public struct FlipEventExtractor {
             _ = value(.scope)
             let inScope = isEndpoint
                 || (clientID.map(clientIDs.contains) ?? false)
-                || (redirectURI.map { $0.lowercased().contains("googleusercontent.com") || $0.lowercased().contains("oauth-redirect") } ?? false)
+                || (redirectURI.map(Self.looksGoogle) ?? false)
             if inScope {
                 classification = .inScope
                 request = FlipRequest(path: Bytes.string(path), state: state, clientID: clientID, redirectURI: redirectURI,
@@ -86,6 +86,16 @@ public struct FlipEventExtractor {
         let event = FlipEvent(time: record.time, source: source, clientIP: Bytes.string(record.clientIP),
                               status: record.status, request: request, returned: returned)
         return (classification, event)
+    }
+
+    /// Whether a decoded `redirect_uri` names Google's redirect service
+    /// (SPEC §3's in-scope rule: case-insensitive).
+    static func looksGoogle(_ uri: String) -> Bool {
+        var copy = uri
+        return copy.withUTF8 { raw in
+            let b = UnsafeRawBufferPointer(raw)
+            return Bytes.containsCaseInsensitive(b, "googleusercontent.com") || Bytes.containsCaseInsensitive(b, "oauth-redirect")
+        }
     }
 
     /// The Location as a return, when it has `code` or `error`, or goes to

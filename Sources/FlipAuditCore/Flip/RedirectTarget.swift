@@ -54,16 +54,18 @@ public struct RedirectTarget: Equatable, Sendable {
         case GoogleHosts.sandbox: target.environment = .sandbox
         default: break
         }
-        let segments = url.path.split(separator: "/", omittingEmptySubsequences: false)
-        // "/a/BUNDLE" splits into ["", "a", "BUNDLE"].
-        guard segments.count == 3, segments[0].isEmpty, !segments[2].isEmpty else { return target }
-        if segments[1] == "r" {
+        // "/a/BUNDLE" or "/r/ID", nothing more.
+        let path = url.path
+        let kind = path.utf8.count > 3 ? path.utf8.prefix(3) : path.utf8[...]
+        let name = path.utf8.dropFirst(3)
+        guard !name.isEmpty, !name.contains(.slash) else { return target }
+        if kind.elementsEqual("/r/".utf8) {
             target.flow = .web
             return target
         }
-        guard segments[1] == "a" else { return target }
+        guard kind.elementsEqual("/a/".utf8) else { return target }
         target.flow = .flip
-        let bundle = segments[2]
+        let bundle = Substring(name)
         for (prefix, app) in [("com.google.Chromecast", GoogleApp.home), ("com.google.OPA", .assistant)] where bundle.hasPrefix(prefix) {
             switch bundle.dropFirst(prefix.count) {
             case "": target.app = app; target.variant = .release

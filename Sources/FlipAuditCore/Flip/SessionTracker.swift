@@ -163,7 +163,7 @@ public final class SessionTracker {
                 emit(kind, session: nil, recordSet: &recordFindings, event: event, state: ret.state ?? "", ret: ret, detail: detail())
             }
         }
-        let to = Quote.url(ret.base)
+        var to: String { Quote.url(ret.base) }
         if ret.hasCode && !ret.allowlisted { check(.codeToUnlistedRedirect, "code \(ret.codeDigest!) sent to \(to)") }
         if ret.hasError && !ret.hasCode && !ret.allowlisted { check(.errorToUnlistedRedirect, "error \(Quote.text(ret.error!)) sent to \(to)") }
         if ret.hasCode && ret.hasError { check(.codeAndError, "return carries code \(ret.codeDigest!) and error \(Quote.text(ret.error!))") }

@@ -21,40 +21,48 @@ public struct URLParts: Equatable, Sendable {
         return s + path
     }
 
-    /// Parses `text`, or nil when it is not `scheme://...`.
+    /// Parses `text`, or nil when it is not `scheme://...`. Works on the
+    /// UTF-8 view: URLs are scanned for ASCII delimiters only.
     public init?(_ text: String) {
-        guard let colon = text.firstIndex(of: ":") else { return nil }
-        let scheme = text[..<colon]
-        guard let first = scheme.unicodeScalars.first, first.isASCII, first.properties.isAlphabetic,
-              scheme.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "+" || $0 == "-" || $0 == ".") })
+        let u = text.utf8
+        guard let colon = u.firstIndex(of: .colon), colon != u.startIndex else { return nil }
+        let schemeBytes = u[u.startIndex..<colon]
+        guard let first = schemeBytes.first, (first | 0x20) >= UInt8(ascii: "a"), (first | 0x20) <= UInt8(ascii: "z"),
+              schemeBytes.allSatisfy({ b in
+                  let l = b | 0x20
+                  return (l >= UInt8(ascii: "a") && l <= UInt8(ascii: "z")) || (b >= .zero && b <= .nine) || b == .plus || b == .minus || b == .dot
+              })
         else { return nil }
-        let afterColon = text[text.index(after: colon)...]
-        guard afterColon.hasPrefix("//") else { return nil }
-        let rest = afterColon.dropFirst(2)
-        let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
-        var authority = rest[..<authorityEnd]
-        var remainder = rest[authorityEnd...]
-        self.scheme = String(scheme)
-        if let at = authority.lastIndex(of: "@") {
-            userinfo = String(authority[..<at])
-            authority = authority[authority.index(after: at)...]
+        var i = u.index(after: colon)
+        guard i != u.endIndex, u[i] == .slash else { return nil }
+        i = u.index(after: i)
+        guard i != u.endIndex, u[i] == .slash else { return nil }
+        i = u.index(after: i)
+        let rest = u[i...]
+        let authorityEnd = rest.firstIndex(where: { $0 == .slash || $0 == .question || $0 == .hash }) ?? u.endIndex
+        var authority = u[i..<authorityEnd]
+        scheme = String(Substring(schemeBytes))
+        if let at = authority.lastIndex(of: .at) {
+            userinfo = String(Substring(authority[authority.startIndex..<at]))
+            authority = authority[u.index(after: at)...]
         }
-        // A port is digits after the last colon outside an IPv6 literal.
-        if let c = authority.lastIndex(of: ":"), !authority[c...].contains("]") {
-            port = String(authority[authority.index(after: c)...])
-            host = String(authority[..<c])
+        // A port is what follows the last colon outside an IPv6 literal.
+        if let c = authority.lastIndex(of: .colon), !authority[c...].contains(.closeBracket) {
+            port = String(Substring(authority[u.index(after: c)...]))
+            host = String(Substring(authority[authority.startIndex..<c]))
         } else {
-            host = String(authority)
+            host = String(Substring(authority))
         }
-        if let hashIndex = remainder.firstIndex(of: "#") {
-            fragment = String(remainder[remainder.index(after: hashIndex)...])
-            remainder = remainder[..<hashIndex]
+        var remainder = u[authorityEnd...]
+        if let h = remainder.firstIndex(of: .hash) {
+            fragment = String(Substring(u[u.index(after: h)...]))
+            remainder = u[authorityEnd..<h]
         }
-        if let q = remainder.firstIndex(of: "?") {
-            query = String(remainder[remainder.index(after: q)...])
-            remainder = remainder[..<q]
+        if let q = remainder.firstIndex(of: .question) {
+            query = String(Substring(u[u.index(after: q)..<remainder.endIndex]))
+            remainder = u[authorityEnd..<q]
         }
-        path = String(remainder)
+        path = String(Substring(remainder))
     }
 
     /// Whether the bytes start with `scheme://` (an absolute URL).
