@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""Times flipaudit against baselines in one run, alternating, and reports ratios.
+
+Each round runs every command once, in turn (so machine noise hits them all
+alike); wall time and peak RSS come from /usr/bin/time -v. Reported: median
+wall, MB/s and lines/s of uncompressed input, peak RSS, and the ratio to the C
+baseline (median, and min–max over rounds). A hyperfine pass over the same
+commands follows as a cross-check.
+"""
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+
+def timed(cmd):
+    """(wall seconds, peak RSS KiB) of one run of `cmd` (a shell string)."""
+    with tempfile.NamedTemporaryFile("r") as t:
+        subprocess.run(["/usr/bin/time", "-v", "-o", t.name, "sh", "-c", cmd], check=False,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        text = open(t.name).read()
+    m = re.search(r"Elapsed \(wall clock\) time.*: (?:(\d+):)?(\d+):([\d.]+)", text)
+    h, mnt, s = m.group(1), m.group(2), m.group(3)
+    wall = (int(h) * 3600 if h else 0) + int(mnt) * 60 + float(s)
+    rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", text).group(1))
+    return wall, rss
+
+
+def size_and_lines(paths):
+    out = subprocess.run("gzip -dc " + " ".join(paths) + " | wc -lc", shell=True, capture_output=True, text=True).stdout.split()
+    return int(out[1]), int(out[0])
+
+
+def scenario(name, paths, args):
+    outdir = os.path.join(args.out, "csv-" + name)
+    os.makedirs(outdir, exist_ok=True)
+    files = " ".join(paths)
+    cmds = {
+        "C baseline (zlib + memchr + memmem)": "%s %s" % (args.baseline, files),
+        "C baseline, inflate only": "%s --inflate-only %s" % (args.baseline, files),
+        "gzip -dc > /dev/null": "gzip -dc %s > /dev/null" % files,
+        "flipaudit --csv (full audit)": "%s %s --quiet --csv %s" % (args.flipaudit, files, outdir),
+    }
+    size, lines = size_and_lines(paths)
+    results = {k: [] for k in cmds}
+    for r in range(args.runs):
+        for k, c in cmds.items():
+            results[k].append(timed(c))
+        print("  round %d/%d done" % (r + 1, args.runs), file=sys.stderr)
+    base = [w for w, _ in results["C baseline (zlib + memchr + memmem)"]]
+    print("\n### %s: %s (%.0f MB uncompressed, %.1f M lines)\n" % (name, ", ".join(os.path.basename(p) for p in paths), size / 1e6, lines / 1e6))
+    print("| command | wall (median) | MB/s | M lines/s | peak RSS | ratio to C baseline (median, min–max) |")
+    print("|---|---|---|---|---|---|")
+    for k in cmds:
+        walls = [w for w, _ in results[k]]
+        rss = max(r for _, r in results[k])
+        ratios = [w / b for w, b in zip(walls, base)]
+        med = statistics.median(walls)
+        print("| %s | %.2f s | %.0f | %.2f | %.1f MiB | %.2f (%.2f–%.2f) |" % (
+            k, med, size / 1e6 / med, lines / 1e6 / med, rss / 1024, statistics.median(ratios), min(ratios), max(ratios)))
+    return results
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--baseline", required=True)
+    ap.add_argument("--flipaudit", required=True)
+    ap.add_argument("--one", required=True)
+    ap.add_argument("--two", nargs=2, required=True)
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args()
+    print("machine: %s, %d cores" % (os.uname().machine, os.cpu_count()))
+    scenario("one file", [args.one], args)
+    scenario("two files", list(args.two), args)
+    print("\nhyperfine cross-check (one file):", file=sys.stderr)
+    subprocess.run(["hyperfine", "-w", "1", "-r", "3", "--style", "basic",
+                    "%s %s" % (args.baseline, args.one),
+                    "%s %s --quiet --csv %s" % (args.flipaudit, args.one, os.path.join(args.out, "csv-hf"))], check=False)
+
+
+if __name__ == "__main__":
+    main()
