@@ -88,6 +88,21 @@ public struct FlipEventExtractor {
         return (classification, event)
     }
 
+    /// The host of an absolute URL's bytes (after `://`, before the path,
+    /// port and any userinfo).
+    static func host(of url: UnsafeRawBufferPointer) -> String {
+        guard let colon = Bytes.find(.colon, in: url), colon + 3 <= url.count else { return "" }
+        var start = colon + 3
+        var end = Bytes.find(.slash, in: url, from: start) ?? url.count
+        var authority = Bytes.slice(url, start, end)
+        while let at = Bytes.find(.at, in: authority) {
+            start += at + 1
+            authority = Bytes.slice(url, start, end)
+        }
+        if let c = Bytes.find(.colon, in: authority), Bytes.find(.closeBracket, in: authority) == nil { end = start + c }
+        return Bytes.string(Bytes.slice(url, start, end))
+    }
+
     /// Whether a decoded `redirect_uri` names Google's redirect service
     /// (SPEC §3's in-scope rule: case-insensitive).
     static func looksGoogle(_ uri: String) -> Bool {
@@ -139,7 +154,7 @@ public struct FlipEventExtractor {
         let state = value(.state)
         let error = value(.error)
         let description = value(.errorDescription)
-        let host = URLParts(base)?.host ?? ""
+        let host = Self.host(of: Bytes.slice(url, 0, baseEnd))
         return FlipReturn(base: base, host: host, state: state, codeDigest: codeDigest, error: error,
                           errorDescription: description, allowlisted: allowlisted,
                           duplicateParams: duplicates.sorted { $0.rawValue < $1.rawValue },

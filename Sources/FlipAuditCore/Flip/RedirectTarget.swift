@@ -119,18 +119,21 @@ public struct Allowlist: Sendable {
     /// The project ID of an `/r/ID` URI accepted only because no project is
     /// pinned; nil otherwise.
     public func unpinnedProjectID(_ uri: String) -> String? {
-        guard acceptsAnyProject, !exact.contains(uri) else { return nil }
-        for host in [GoogleHosts.production, GoogleHosts.sandbox] {
-            let prefix = "https://\(host)/r/"
-            guard uri.hasPrefix(prefix) else { continue }
-            let id = uri.dropFirst(prefix.count)
-            let ok = !id.isEmpty && id.unicodeScalars.allSatisfy {
-                $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_")
+        guard acceptsAnyProject else { return nil }
+        let u = uri.utf8
+        for prefix in Self.webPrefixes where u.starts(with: prefix) {
+            let id = u.dropFirst(prefix.count)
+            let ok = !id.isEmpty && id.allSatisfy { b in
+                let l = b | 0x20
+                return (l >= UInt8(ascii: "a") && l <= UInt8(ascii: "z")) || (b >= .zero && b <= .nine) || b == .minus || b == UInt8(ascii: "_")
             }
-            return ok ? String(id) : nil
+            return ok && !exact.contains(uri) ? String(Substring(id)) : nil
         }
         return nil
     }
+
+    /// `https://HOST/r/` for Google's two hosts, as bytes.
+    private static let webPrefixes: [[UInt8]] = [GoogleHosts.production, GoogleHosts.sandbox].map { Array("https://\($0)/r/".utf8) }
 
     /// Names the trick when a non-allowlisted URI imitates an allowlisted
     /// one; nil when it resembles none.
