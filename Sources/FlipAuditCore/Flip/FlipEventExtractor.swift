@@ -54,13 +54,8 @@ public struct FlipEventExtractor {
         if isFlipRequest {
             var duplicates: [FlipParam] = []
             var bad: [FlipParam] = []
-            func value(_ p: FlipParam) -> String? {
-                guard let raw = requestQuery[p] else { return nil }
-                if requestQuery.counts[p.rawValue] > 1 && p.duplicateMatters { duplicates.append(p) }
-                let (text, malformed) = PercentDecoding.decode(raw)
-                if malformed { bad.append(p) }
-                return text
-            }
+            let query = requestQuery
+            let value = { (p: FlipParam) in query.decoded(p, duplicates: &duplicates, bad: &bad) }
             let clientID = value(.clientID)
             let state = value(.state)
             let redirectURI = value(.redirectURI)
@@ -137,20 +132,10 @@ public struct FlipEventExtractor {
         guard shaped || allowlisted else { return nil }
         var duplicates: [FlipParam] = []
         var bad: [FlipParam] = []
-        func value(_ p: FlipParam) -> String? {
-            guard let raw = locationQuery[p] else { return nil }
-            if locationQuery.counts[p.rawValue] > 1 && p.duplicateMatters { duplicates.append(p) }
-            let (text, malformed) = PercentDecoding.decode(raw)
-            if malformed { bad.append(p) }
-            return text
-        }
-        var codeDigest: String?
-        if let raw = locationQuery[.code] {
-            if locationQuery.counts[FlipParam.code.rawValue] > 1 { duplicates.append(.code) }
-            let (text, malformed) = PercentDecoding.decode(raw)
-            if malformed { bad.append(.code) }
-            codeDigest = CodeDigest.of(Array(text.utf8))
-        }
+        let query = locationQuery
+        let value = { (p: FlipParam) in query.decoded(p, duplicates: &duplicates, bad: &bad) }
+        // The code is hashed at once; only its digest is kept.
+        let codeDigest = value(.code).map { CodeDigest.of(Array($0.utf8)) }
         let state = value(.state)
         let error = value(.error)
         let description = value(.errorDescription)

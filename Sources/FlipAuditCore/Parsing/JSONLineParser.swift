@@ -115,15 +115,7 @@ public struct JSONLineParser: RecordParser {
             RequestLine.split(request, into: &record)
         } else if let method = text(.method), let uri = text(.uri) {
             record.method = method
-            if let query = text(.query), !query.isEmpty, !Bytes.equals(query, "-"), Bytes.find(.question, in: uri) == nil {
-                let mark = scratch.mark
-                scratch.append(uri)
-                scratch.append(.question)
-                scratch.append(query)
-                record.target = scratch.view(from: mark)
-            } else {
-                record.target = uri
-            }
+            record.target = RequestLine.target(uri: uri, query: text(.query), scratch: scratch)
         } else {
             return .missingField
         }

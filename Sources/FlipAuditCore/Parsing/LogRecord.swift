@@ -53,6 +53,17 @@ enum RequestLine {
         record.method = Bytes.slice(request, 0, sp1)
         record.target = Bytes.slice(request, rest, sp2)
     }
+
+    /// A target from a path and a separately logged query (`$uri` +
+    /// `$args`): `path?query`, written into `scratch` only when both exist.
+    static func target(uri: UnsafeRawBufferPointer, query: UnsafeRawBufferPointer?, scratch: ScratchBuffer) -> UnsafeRawBufferPointer {
+        guard let query, !query.isEmpty, !Bytes.equals(query, "-"), Bytes.find(.question, in: uri) == nil else { return uri }
+        let mark = scratch.mark
+        scratch.append(uri)
+        scratch.append(.question)
+        scratch.append(query)
+        return scratch.view(from: mark)
+    }
 }
 
 /// A fixed-capacity byte buffer that parsers write unescaped text into. Its

@@ -217,15 +217,7 @@ public struct NginxLogFormatParser: RecordParser {
         guard let time, hasStatus else { return .missingField }
         record.time = time
         if record.target.isEmpty, let uri {
-            if let args, Bytes.find(.question, in: uri) == nil {
-                let mark = scratch.mark
-                scratch.append(uri)
-                scratch.append(.question)
-                scratch.append(args)
-                record.target = scratch.view(from: mark)
-            } else {
-                record.target = uri
-            }
+            record.target = RequestLine.target(uri: uri, query: args, scratch: scratch)
         }
         return nil
     }

@@ -84,6 +84,17 @@ public struct FlipQuery {
         }
     }
 
+    /// The decoded value of `p`'s first occurrence; notes in `duplicates`
+    /// when it repeats (for the parameters where that matters) and in `bad`
+    /// when its encoding is malformed.
+    func decoded(_ p: FlipParam, duplicates: inout [FlipParam], bad: inout [FlipParam]) -> String? {
+        guard let raw = values[p.rawValue] else { return nil }
+        if counts[p.rawValue] > 1 && p.duplicateMatters { duplicates.append(p) }
+        let (text, malformed) = PercentDecoding.decode(raw)
+        if malformed { bad.append(p) }
+        return text
+    }
+
     /// How many of `client_id`, `state`, `redirect_uri` are present.
     var requestParamCount: Int {
         (has(.clientID) ? 1 : 0) + (has(.state) ? 1 : 0) + (has(.redirectURI) ? 1 : 0)
