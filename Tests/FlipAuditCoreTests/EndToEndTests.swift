@@ -133,7 +133,8 @@ struct EndToEndTests {
         }
         let input = object?["input"] as? [String: Any]
         #expect(input?["files"] as? Int == 4)
-        #expect((input?["malformedLines"] as? Int ?? 0) >= 2)
+        #expect((input?["malformed_lines"] as? Int ?? 0) >= 2)
+        #expect(input?["in_scope_flip_records"] as? Int ?? 0 > 100)
     }
 }
 

@@ -23,6 +23,21 @@ public struct InputAccounting: Sendable, Codable, Equatable {
 
     public init() {}
 
+    /// snake_case in the JSON report, like its other keys.
+    enum CodingKeys: String, CodingKey {
+        case files, lines, records
+        case filesWithErrors = "files_with_errors"
+        case compressedBytes = "compressed_bytes"
+        case uncompressedBytes = "uncompressed_bytes"
+        case blankLines = "blank_lines"
+        case malformedLines = "malformed_lines"
+        case malformedByReason = "malformed_by_reason"
+        case malformedExamples = "malformed_examples"
+        case inScopeFlipRecords = "in_scope_flip_records"
+        case otherOAuthRecords = "other_oauth_records"
+        case returnRecords = "return_records"
+    }
+
     mutating func add(_ other: InputAccounting) {
         files += other.files
         filesWithErrors += other.filesWithErrors
@@ -51,4 +66,9 @@ public struct FileSummary: Sendable, Codable, Equatable {
     public var logsLocation: Bool
     /// Why the input could not be read completely, if so.
     public var error: String?
+
+    enum CodingKeys: String, CodingKey {
+        case name, encoding, format, lines, error
+        case logsLocation = "logs_location"
+    }
 }
