@@ -2,7 +2,6 @@ import Crypto
 
 /// An in-scope App Flip request, as kept: decoded parameter values.
 public struct FlipRequest: Sendable {
-    public var path: String
     public var state: String?
     public var clientID: String?
     public var redirectURI: String?
@@ -18,7 +17,8 @@ public struct FlipRequest: Sendable {
 public struct FlipReturn: Sendable {
     /// `scheme://host/path` of the URL, as logged.
     public var base: String
-    public var host: String
+    /// Whether the URL's host is one of Google's two redirect hosts.
+    public var toGoogleHost: Bool
     public var state: String?
     /// `sha256:` + 12 hex digits; the code itself is never kept.
     public var codeDigest: String?
@@ -48,11 +48,13 @@ public enum CodeDigest {
     /// `sha256:` followed by the first 12 hex digits of SHA-256(code).
     public static func of<Bytes: Sequence>(_ code: Bytes) -> String where Bytes.Element == UInt8 {
         let digest = SHA256.hash(data: Array(code))
-        let hex = digest.prefix(6).map { b -> String in
-            let s = String(b, radix: 16)
-            return b < 16 ? "0" + s : s
-        }.joined()
-        return "sha256:" + hex
+        let hexDigits = Array("0123456789abcdef".utf8)
+        var text = Array("sha256:".utf8)
+        for b in digest.prefix(6) {
+            text.append(hexDigits[Int(b >> 4)])
+            text.append(hexDigits[Int(b & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// The URL with the value of every `code` parameter replaced by its digest.

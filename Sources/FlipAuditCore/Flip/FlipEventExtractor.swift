@@ -65,7 +65,7 @@ public struct FlipEventExtractor {
                 || (redirectURI.map(Self.looksGoogle) ?? false)
             if inScope {
                 classification = .inScope
-                request = FlipRequest(path: Bytes.string(path), state: state, clientID: clientID, redirectURI: redirectURI,
+                request = FlipRequest(state: state, clientID: clientID, redirectURI: redirectURI,
                                       duplicateParams: duplicates, badEncodingParams: bad)
             } else {
                 classification = .otherOAuth
@@ -85,8 +85,8 @@ public struct FlipEventExtractor {
 
     /// The host of an absolute URL's bytes (after `://`, before the path,
     /// port and any userinfo).
-    static func host(of url: UnsafeRawBufferPointer) -> String {
-        guard let colon = Bytes.find(.colon, in: url), colon + 3 <= url.count else { return "" }
+    static func host(of url: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        guard let colon = Bytes.find(.colon, in: url), colon + 3 <= url.count else { return Bytes.slice(url, 0, 0) }
         var start = colon + 3
         var end = Bytes.find(.slash, in: url, from: start) ?? url.count
         var authority = Bytes.slice(url, start, end)
@@ -95,7 +95,7 @@ public struct FlipEventExtractor {
             authority = Bytes.slice(url, start, end)
         }
         if let c = Bytes.find(.colon, in: authority), Bytes.find(.closeBracket, in: authority) == nil { end = start + c }
-        return Bytes.string(Bytes.slice(url, start, end))
+        return Bytes.slice(url, start, end)
     }
 
     /// Whether a decoded `redirect_uri` names Google's redirect service
@@ -140,7 +140,8 @@ public struct FlipEventExtractor {
         let error = value(.error)
         let description = value(.errorDescription)
         let host = Self.host(of: Bytes.slice(url, 0, baseEnd))
-        return FlipReturn(base: base, host: host, state: state, codeDigest: codeDigest, error: error,
+        let toGoogleHost = Bytes.equals(host, "oauth-redirect.googleusercontent.com") || Bytes.equals(host, "oauth-redirect-sandbox.googleusercontent.com")
+        return FlipReturn(base: base, toGoogleHost: toGoogleHost, state: state, codeDigest: codeDigest, error: error,
                           errorDescription: description, allowlisted: allowlisted,
                           duplicateParams: duplicates.sorted { $0.rawValue < $1.rawValue },
                           badEncodingParams: bad.sorted { $0.rawValue < $1.rawValue })

@@ -31,9 +31,6 @@ public enum GoogleHosts {
     public static let production = "oauth-redirect.googleusercontent.com"
     public static let sandbox = "oauth-redirect-sandbox.googleusercontent.com"
 
-    static func isGoogleRedirectHost(_ host: String) -> Bool {
-        host == production || host == sandbox
-    }
 }
 
 /// Flow, app, environment and variant of a redirect URI.
@@ -45,17 +42,31 @@ public struct RedirectTarget: Equatable, Sendable {
 
     public static let unknown = RedirectTarget(flow: .other, app: .unknown, environment: .unknown, variant: .none)
 
+    private static let productionPrefix = Array("https://\(GoogleHosts.production)/".utf8)
+    private static let sandboxPrefix = Array("https://\(GoogleHosts.sandbox)/".utf8)
+
     /// Classifies a decoded redirect URI (or a return URL).
     public static func classify(_ uri: String?) -> RedirectTarget {
-        guard let uri, let url = URLParts(uri) else { return .unknown }
+        guard let uri else { return .unknown }
         var target = RedirectTarget.unknown
-        switch url.host {
-        case GoogleHosts.production: target.environment = .production
-        case GoogleHosts.sandbox: target.environment = .sandbox
-        default: break
+        let path: String
+        // Google's own URIs without parsing: the usual case.
+        if uri.utf8.starts(with: productionPrefix), !uri.utf8.contains(.question), !uri.utf8.contains(.hash) {
+            target.environment = .production
+            path = String(Substring(uri.utf8.dropFirst(productionPrefix.count - 1)))
+        } else if uri.utf8.starts(with: sandboxPrefix), !uri.utf8.contains(.question), !uri.utf8.contains(.hash) {
+            target.environment = .sandbox
+            path = String(Substring(uri.utf8.dropFirst(sandboxPrefix.count - 1)))
+        } else {
+            guard let url = URLParts(uri) else { return .unknown }
+            switch url.host {
+            case GoogleHosts.production: target.environment = .production
+            case GoogleHosts.sandbox: target.environment = .sandbox
+            default: break
+            }
+            path = url.path
         }
         // "/a/BUNDLE" or "/r/ID", nothing more.
-        let path = url.path
         let kind = path.utf8.count > 3 ? path.utf8.prefix(3) : path.utf8[...]
         let name = path.utf8.dropFirst(3)
         guard !name.isEmpty, !name.contains(.slash) else { return target }

@@ -139,7 +139,7 @@ public final class SessionTracker {
         } else if let state = ret.state, let s = open[state] {
             session = s
         } else {
-            guard GoogleHosts.isGoogleRedirectHost(ret.host) else { return }  // not a return
+            guard ret.toGoogleHost else { return }  // not a return
             session = nil
             if let state = ret.state {
                 emit(.unknownState, session: nil, recordSet: &recordFindings, event: event, state: state, ret: ret,
@@ -180,7 +180,7 @@ public final class SessionTracker {
             check(.badEncoding, "return has malformed encoding in \(ret.badEncodingParams.map(\.name).joined(separator: ", "))")
         }
         guard let session else { return }
-        if let uri = session.redirectURI, let requested = URLParts(uri), let returned = URLParts(ret.base),
+        if let uri = session.redirectURI, uri != ret.base, let requested = URLParts(uri), let returned = URLParts(ret.base),
            (requested.scheme, requested.userinfo, requested.host, requested.port, requested.path) != (returned.scheme, returned.userinfo, returned.host, returned.port, returned.path) {
             raise(.redirectChanged, session: session, event: event,
                   detail: "request asked for \(Quote.url(requested.base)), return went to \(to)")
