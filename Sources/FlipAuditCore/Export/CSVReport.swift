@@ -7,26 +7,36 @@ public enum CSVReport {
     public static let errorDistributionHeader = ["period", "flow", "app", "environment", "error", "count", "share"]
 
     public static func sessions(_ result: AuditResult) -> String {
-        var out = CSV.row(sessionsHeader)
+        String(decoding: sessionsBytes(result), as: UTF8.self)
+    }
+
+    static func sessionsBytes(_ result: AuditResult) -> [UInt8] {
+        var out: [UInt8] = []
+        CSV.append(row: sessionsHeader, to: &out)
         for s in result.sessions {
-            out += CSV.row([
+            CSV.append(row: [
                 s.state, Timestamp.iso8601(s.firstSeen), Timestamp.iso8601(s.lastSeen),
                 s.target.flow.rawValue, s.target.app.rawValue, s.target.environment.rawValue, s.target.variant.rawValue,
                 s.clientID, s.redirectURI, s.outcome.rawValue, s.error, s.errorDescription,
                 s.latencyMs.map(String.init) ?? "", s.findings.map(\.rawValue).joined(separator: ";"),
                 s.clientIP, result.describe(s.source),
-            ])
+            ], to: &out)
         }
         return out
     }
 
     public static func findings(_ result: AuditResult) -> String {
-        var out = CSV.row(findingsHeader)
+        String(decoding: findingsBytes(result), as: UTF8.self)
+    }
+
+    static func findingsBytes(_ result: AuditResult) -> [UInt8] {
+        var out: [UInt8] = []
+        CSV.append(row: findingsHeader, to: &out)
         for f in result.findings {
-            out += CSV.row([
+            CSV.append(row: [
                 Timestamp.iso8601(f.time), f.severity.rawValue, f.kind.rawValue, f.state, f.clientID,
                 f.redirectURI, f.detail, result.describe(f.source),
-            ])
+            ], to: &out)
         }
         return out
     }
@@ -54,9 +64,9 @@ public enum CSVReport {
     /// file renamed into place so that no reader sees half a file.
     public static func write(_ result: AuditResult, to directory: String) throws {
         let dir = URL(fileURLWithPath: directory, isDirectory: true)
-        for (name, text) in [("sessions.csv", sessions(result)), ("findings.csv", findings(result)),
-                             ("error_distribution.csv", errorDistribution(result))] {
-            try Data(text.utf8).write(to: dir.appendingPathComponent(name), options: .atomic)
+        for (name, bytes) in [("sessions.csv", sessionsBytes(result)), ("findings.csv", findingsBytes(result)),
+                              ("error_distribution.csv", Array(errorDistribution(result).utf8))] {
+            try Data(bytes).write(to: dir.appendingPathComponent(name), options: .atomic)
         }
     }
 }

@@ -30,24 +30,49 @@ public enum TerminalText {
     }
 }
 
-/// RFC 4180 cells with formula-injection protection (SPEC §7).
+/// RFC 4180 cells with formula-injection protection (SPEC §7), built as
+/// UTF-8 bytes.
 public enum CSV {
     /// A cell: prefixed with `'` when it starts with `=`, `+`, `-`, `@`,
     /// tab or carriage return; quoted when it holds `,`, `"`, CR or LF.
     public static func cell(_ value: String) -> String {
-        var v = value
-        if let first = v.unicodeScalars.first, ["=", "+", "-", "@", "\t", "\r"].contains(first) {
-            v = "'" + v
-        }
-        if v.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }) {
-            v = "\"" + v.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-        }
-        return v
+        var out: [UInt8] = []
+        append(value, to: &out)
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// One line: cells joined by commas, ended by `\n`.
     public static func row(_ cells: [String]) -> String {
-        cells.map(cell).joined(separator: ",") + "\n"
+        var out: [UInt8] = []
+        append(row: cells, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends one line to `out`.
+    static func append(row cells: [String], to out: inout [UInt8]) {
+        for (i, c) in cells.enumerated() {
+            if i > 0 { out.append(.comma) }
+            append(c, to: &out)
+        }
+        out.append(.newline)
+    }
+
+    /// Appends one escaped cell to `out`.
+    static func append(_ value: String, to out: inout [UInt8]) {
+        let u = value.utf8
+        let formula = u.first.map { $0 == .equals || $0 == .plus || $0 == .minus || $0 == .at || $0 == .tab || $0 == .carriageReturn } ?? false
+        let quote = u.contains { $0 == .comma || $0 == .quote || $0 == .newline || $0 == .carriageReturn }
+        if quote { out.append(.quote) }
+        if formula { out.append(UInt8(ascii: "'")) }
+        if quote {
+            for b in u {
+                out.append(b)
+                if b == .quote { out.append(.quote) }
+            }
+            out.append(.quote)
+        } else {
+            out.append(contentsOf: u)
+        }
     }
 }
 

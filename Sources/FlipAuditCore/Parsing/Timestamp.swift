@@ -165,7 +165,23 @@ public enum Timestamp {
         let mi = (msOfDay / 60_000) % 60
         let s = (msOfDay / 1000) % 60
         let f = msOfDay % 1000
-        return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(Int(h), 2)):\(pad(Int(mi), 2)):\(pad(Int(s), 2)).\(pad(Int(f), 3))Z"
+        var out = [UInt8]()
+        out.reserveCapacity(24)
+        func put(_ v: Int, _ width: Int) {
+            var divisor = 1
+            for _ in 1..<width { divisor *= 10 }
+            var v = v
+            if v >= divisor * 10 { out.append(contentsOf: String(v).utf8); return }
+            while divisor > 0 {
+                out.append(UInt8(ascii: "0") + UInt8(v / divisor))
+                v %= divisor
+                divisor /= 10
+            }
+        }
+        put(y, 4); out.append(.minus); put(m, 2); out.append(.minus); put(d, 2)
+        out.append(UInt8(ascii: "T")); put(Int(h), 2); out.append(.colon); put(Int(mi), 2); out.append(.colon); put(Int(s), 2)
+        out.append(.dot); put(Int(f), 3); out.append(UInt8(ascii: "Z"))
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// `2026-11-22` or `2026-11-22T10` for the error-distribution periods.

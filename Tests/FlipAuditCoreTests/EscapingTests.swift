@@ -1,0 +1,49 @@
+import Testing
+@testable import FlipAuditCore
+
+@Suite("Escaping for CSV cells and terminals")
+struct EscapingTests {
+    @Test("formula prefixes and RFC 4180 quoting", arguments: [
+        ("plain", "plain"),
+        ("=1+2", "'=1+2"),
+        ("+cmd", "'+cmd"),
+        ("-x", "'-x"),
+        ("@SUM(A1)", "'@SUM(A1)"),
+        ("\tx", "'\tx"),
+        ("a,b", "\"a,b\""),
+        ("say \"hi\"", "\"say \"\"hi\"\"\""),
+        ("=a,b", "\"'=a,b\""),
+        ("line\nbreak", "\"line\nbreak\""),
+        ("\r\n", "\"'\r\n\""),
+        ("", ""),
+        ("état", "état"),
+    ])
+    func cells(value: String, expected: String) {
+        #expect(CSV.cell(value) == expected)
+    }
+
+    @Test("a row joins cells with commas and ends with \\n")
+    func row() {
+        #expect(CSV.row(["a", "b,c", "-1"]) == "a,\"b,c\",'-1\n")
+    }
+
+    @Test("control, escape, bidi and zero-width characters are shown, not interpreted")
+    func terminal() {
+        #expect(TerminalText.escape("ok") == "ok")
+        #expect(TerminalText.escape("a\u{1B}[31mb") == "a\\x1b[31mb")
+        #expect(TerminalText.escape("x\u{202E}y\u{200B}z") == "x\\u{202E}y\\u{200B}z")
+        #expect(TerminalText.escape("bell\u{07}\u{9B}") == "bell\\x07\\x9b")
+        #expect(TerminalText.escape("état ✓") == "état ✓")
+    }
+
+    @Test("codes in URLs are replaced by their digest")
+    func redaction() {
+        let url = "https://x.example/cb?state=s&code=secret123&x=1#f"
+        let redacted = CodeDigest.redact(url)
+        #expect(!redacted.contains("secret123"))
+        #expect(redacted.hasPrefix("https://x.example/cb?state=s&code=sha256:"))
+        #expect(redacted.hasSuffix("&x=1#f"))
+        #expect(CodeDigest.of(Array("secret123".utf8)).count == "sha256:".count + 12)
+        #expect(CodeDigest.redact("https://x.example/cb?state=s") == "https://x.example/cb?state=s")
+    }
+}
