@@ -9,7 +9,8 @@ final class FileScanner: LineSink {
     private var json: JSONLineParser
     private var nginx: NginxLogFormatParser?
     /// The format picked for this file (after auto-detection).
-    private var chosen: String?
+    private enum Chosen: String { case combined, json, nginx }
+    private var chosen: Chosen?
     private var record = LogRecord()
     private let collect: (FlipEvent) -> Void
     private let warn: (String) -> Void
@@ -74,7 +75,7 @@ final class FileScanner: LineSink {
 
     private(set) var encoding = "plain"
 
-    var formatName: String { chosen ?? "empty" }
+    var formatName: String { chosen?.rawValue ?? "empty" }
 
     func line(_ bytes: UnsafeRawBufferPointer, number: Int) {
         accounting.lines += 1
@@ -88,10 +89,10 @@ final class FileScanner: LineSink {
         }
         if chosen == nil { chosen = detect(bytes) }
         let failure: MalformedReason?
-        switch chosen {
-        case "json": failure = json.parse(bytes, into: &record)
-        case "nginx": failure = nginx!.parse(bytes, into: &record)
-        default: failure = combined.parse(bytes, into: &record)
+        switch chosen! {
+        case .json: failure = json.parse(bytes, into: &record)
+        case .nginx: failure = nginx!.parse(bytes, into: &record)
+        case .combined: failure = combined.parse(bytes, into: &record)
         }
         if let failure { malformed(failure, number: number); return }
         accounting.records += 1
@@ -113,14 +114,14 @@ final class FileScanner: LineSink {
     }
 
     /// Picks the format from the first non-empty line (`--format auto`).
-    private func detect(_ line: UnsafeRawBufferPointer) -> String {
+    private func detect(_ line: UnsafeRawBufferPointer) -> Chosen {
         switch format {
-        case .combined: return "combined"
-        case .json: return "json"
-        case .nginx: return "nginx"
+        case .combined: return .combined
+        case .json: return .json
+        case .nginx: return .nginx
         case .auto:
             let first = line.first { $0 != .space && $0 != .tab }
-            return first == .openBrace ? "json" : "combined"
+            return first == .openBrace ? .json : .combined
         }
     }
 
