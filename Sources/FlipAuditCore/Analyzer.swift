@@ -164,7 +164,7 @@ extension Analyzer {
         var malformed = Set<String>()
         // The parsers were validated with the configuration; a log_format
         // error cannot happen here.
-        let scanner = try! FileScanner(
+        var scanner = try! FileScanner(
             file: file, fileIndex: Int32(index), configuration: configuration,
             collect: { events.append($0) },
             warn: { warnings.append($0); malformed.insert($0) })

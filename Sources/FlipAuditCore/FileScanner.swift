@@ -1,6 +1,6 @@
 /// Reads one input end to end: bytes → lines → records → flip events.
 /// It is the `LineSink` of the line splitter; events go to `collect`.
-final class FileScanner: LineSink {
+struct FileScanner: LineSink {
     private let file: InputFile
     private let fileIndex: Int32
     private let format: AuditConfiguration.Format
@@ -38,7 +38,7 @@ final class FileScanner: LineSink {
     /// Reads the whole input. Returns the read error, if any; every line
     /// decoded before it has been analysed.
     /// With `prefetch`, zlib runs on a second thread ahead of the parsing.
-    func scan(maxLine: Int, prefetch: Bool, progress: ((UInt64) -> Void)? = nil) -> InputError? {
+    mutating func scan(maxLine: Int, prefetch: Bool, progress: ((UInt64) -> Void)? = nil) -> InputError? {
         accounting.files = 1
         let reader: LogFileReader
         do {
@@ -48,17 +48,16 @@ final class FileScanner: LineSink {
             return error
         }
         var splitter = LineSplitter(maxLine: maxLine)
-        var sink = self
         var failure: InputError?
         let prefetcher = prefetch ? ChunkPrefetcher(reader: reader) : nil
         var decoded: UInt64 = 0
         do {
             while let chunk = try (prefetcher != nil ? prefetcher!.next() : reader.nextChunk()) {
-                splitter.feed(chunk, to: &sink)
+                splitter.feed(chunk, to: &self)
                 decoded += UInt64(chunk.count)
                 progress?(decoded)
             }
-            splitter.finish(to: &sink)
+            splitter.finish(to: &self)
         } catch {
             failure = error
             if let cut = splitter.discardPartialLine() {
@@ -77,7 +76,7 @@ final class FileScanner: LineSink {
 
     var formatName: String { chosen?.rawValue ?? "empty" }
 
-    func line(_ bytes: UnsafeRawBufferPointer, number: Int) {
+    mutating func line(_ bytes: UnsafeRawBufferPointer, number: Int) {
         accounting.lines += 1
         if bytes.isEmpty || bytes.allSatisfy({ $0 == .space || $0 == .tab }) {
             accounting.blankLines += 1
@@ -108,7 +107,7 @@ final class FileScanner: LineSink {
         if let event { collect(event) }
     }
 
-    func overlongLine(number: Int, length: Int) {
+    mutating func overlongLine(number: Int, length: Int) {
         accounting.lines += 1
         malformed(.overlong, number: number, detail: "\(length) bytes")
     }
@@ -125,7 +124,7 @@ final class FileScanner: LineSink {
         }
     }
 
-    private func malformed(_ reason: MalformedReason, number: Int, detail: String? = nil) {
+    private mutating func malformed(_ reason: MalformedReason, number: Int, detail: String? = nil) {
         accounting.malformedLines += 1
         accounting.malformedByReason[reason.rawValue, default: 0] += 1
         let text = "\(file.displayName):\(number): malformed line (\(reason.rawValue)\(detail.map { ", " + $0 } ?? ""))"
