@@ -60,6 +60,10 @@ public final class Analyzer {
     }
 
     public func run(_ arguments: [String]) throws(ConfigurationError) -> AuditResult {
+        // A log_format that cannot work is refused before any input is read.
+        if case .nginx(let text) = configuration.format {
+            _ = try NginxLogFormatParser(logFormat: text, maxLine: configuration.maxLine)
+        }
         let (inputs, problems) = InputCatalog.resolve(arguments)
         var accounting = InputAccounting()
         var inputErrors: [String] = []
@@ -162,8 +166,8 @@ extension Analyzer {
         var events: [FlipEvent] = []
         var warnings: [String] = []
         var malformed = Set<String>()
-        // The parsers were validated with the configuration; a log_format
-        // error cannot happen here.
+        // `run` has already built the log_format parser once, so this
+        // cannot fail.
         var scanner = try! FileScanner(
             file: file, fileIndex: Int32(index), configuration: configuration,
             collect: { events.append($0) },

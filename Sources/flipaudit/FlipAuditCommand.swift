@@ -78,8 +78,7 @@ struct FlipAuditCommand: ParsableCommand {
     mutating func validate() throws {
         if inputs.isEmpty { throw ValidationError("name at least one log file, directory, or - for standard input") }
         if format == .nginx && logFormat == nil { throw ValidationError("--format nginx needs --log-format '<nginx log_format>'") }
-        if let logFormat, format != .nginx && format != .auto {
-            _ = logFormat
+        if logFormat != nil && format != .nginx && format != .auto {
             throw ValidationError("--log-format goes with --format nginx (or auto), not --format \(format.rawValue)")
         }
         if let text = logFormat {

@@ -163,6 +163,13 @@ struct NginxFormatTests {
         #expect(throws: ParseFailure(reason: .unparsable)) { try parse(&parser, "203.0.113.9 something else").get() }
     }
 
+    @Test("the analyzer refuses an unusable log_format before reading")
+    func analyzerRefuses() {
+        var config = AuditConfiguration()
+        config.format = .nginx("$remote_addr $request")
+        #expect(throws: ConfigurationError.self) { try Analyzer(configuration: config).run([fixture("plain.log")]) }
+    }
+
     @Test("a format without time or status is refused")
     func refused() {
         #expect(throws: ConfigurationError.self) { try NginxLogFormatParser(logFormat: "$remote_addr $request $status", maxLine: 100) }

@@ -8,8 +8,10 @@ public struct JSONLineParser: RecordParser {
         case time, request, method, uri, query, status, location, client
     }
 
-    /// Key → (role, rank). Lower rank wins.
-    private static let keys: [(String, Role, Int)] = [
+    /// Key bytes → (role, rank). Lower rank wins.
+    private static let keys: [([UInt8], Role, Int)] = names.map { (Array($0.0.utf8), $0.1, $0.2) }
+
+    private static let names: [(String, Role, Int)] = [
         ("time", .time, 0), ("timestamp", .time, 1), ("@timestamp", .time, 2),
         ("time_iso8601", .time, 3), ("time_local", .time, 4), ("ts", .time, 5),
         ("request", .request, 0), ("method", .method, 0),
@@ -82,9 +84,8 @@ public struct JSONLineParser: RecordParser {
     private mutating func note(key: UnsafeRawBufferPointer, raw: UnsafeRawBufferPointer, isString: Bool, hasEscapes: Bool) {
         // Quick reject on length: the longest recognised key has 18 bytes.
         guard key.count >= 2, key.count <= 18 else { return }
-        for (name, role, rank) in Self.keys where name.utf8.count == key.count {
-            let same = name.utf8.withContiguousStorageIfAvailable { Bytes.equal(UnsafeRawBufferPointer($0), key) } ?? false
-            if same {
+        for (name, role, rank) in Self.keys where name.count == key.count {
+            if name.withUnsafeBytes({ Bytes.equal($0, key) }) {
                 if rank < found[role.rawValue].rank {
                     found[role.rawValue] = Found(rank: rank, raw: raw, isString: isString, hasEscapes: hasEscapes)
                 }
