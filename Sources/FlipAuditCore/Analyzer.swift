@@ -8,11 +8,12 @@ public struct AuditResult: Sendable {
     public var files: [FileSummary]
     /// Problems that made some input unreadable: `NAME: message`.
     public var inputErrors: [String]
-    /// Sessions ordered by first request (then source).
-    public var sessions: [SessionRecord]
-    /// Findings ordered by time, source, then kind.
-    public var findings: [Finding]
+    /// The first findings of each kind, in row order (the full list is the
+    /// rows handed to the `RowSink`s).
+    public var findingExamples: [FindingKind: [Finding]]
     public var statistics: AuditStatistics
+    /// Sessions closed early because `--max-sessions` were open.
+    public var evictedSessions: Int
     /// Project IDs of `/r/ID` redirects accepted because none is pinned.
     public var unpinnedProjectIDs: [String]
     /// Files whose sessions were `unobservable` (no Location logged).
@@ -28,12 +29,18 @@ public struct AuditResult: Sendable {
     public var hadInputErrors: Bool { !inputErrors.isEmpty }
 
     /// The most severe finding, if any.
-    public var worstSeverity: Severity? { findings.map(\.severity).max() }
+    public var worstSeverity: Severity? { statistics.findingsBySeverity.filter { $0.value > 0 }.keys.max() }
+
+    /// How many findings there were.
+    public var findingCount: Int { statistics.findingsByKind.values.reduce(0, +) }
 }
 
-/// Runs the pipeline: inputs → flip events (per file) → time order →
-/// sessions and findings → statistics. Results do not depend on the order
-/// of the arguments or on how a session's records are split across files.
+/// Runs the pipeline: inputs → flip events (per file, on threads of their
+/// own) → one time-ordered stream → sessions and findings → rows in order
+/// and statistics. Everything streams: memory follows the open sessions,
+/// not the size of the input. Results do not depend on the order of the
+/// arguments, on threads, or on how a session's records are split across
+/// files.
 public final class Analyzer {
     private let configuration: AuditConfiguration
     private let warn: (String) -> Void
@@ -59,7 +66,10 @@ public final class Analyzer {
         self.progress = progress
     }
 
-    public func run(_ arguments: [String]) throws(ConfigurationError) -> AuditResult {
+    /// Audits the inputs named by `arguments`. Rows go to `rows` in their
+    /// final order while the audit runs (a `CSVWriter`, a `RowCollector`);
+    /// the result holds the summary.
+    public func run(_ arguments: [String], rows: [RowSink] = []) throws(ConfigurationError) -> AuditResult {
         // A log_format that cannot work is refused before any input is read.
         if case .nginx(let text) = configuration.format {
             _ = try NginxLogFormatParser(logFormat: text, maxLine: configuration.maxLine)
@@ -73,166 +83,94 @@ public final class Analyzer {
             warn(message)
             accounting.filesWithErrors += 1
         }
-        // Each input is read on its own (in parallel when configured); what
-        // it yields is merged in file order, so nothing depends on timing.
-        let scans = ScanResults(count: inputs.count)
+        for sink in rows { sink.start(inputs: inputs) }
         let configuration = self.configuration
         let progress = self.progress
-        let warn = self.warn
+        let feeds: [EventFeed] = inputs.indices.map { index in
+            let file = inputs[index]
+            let report = progress.map { p in
+                { @Sendable (bytes: UInt64) in p(Progress(file: file.displayName, fileNumber: index + 1, fileCount: inputs.count, bytes: bytes)) }
+            }
+            return configuration.parallel
+                ? ThreadedFeed(file: file, index: index, configuration: configuration, progress: report)
+                : DirectFeed(file: file, index: index, configuration: configuration, progress: report)
+        }
+        let startTimes = inputs.map { InputPipeline.firstRecordTime($0, configuration: configuration) }
+
+        let collector = ResultCollector(bucket: configuration.bucket)
+        let order = RowOrder(sinks: [collector] + rows)
+        let tracker = SessionTracker(configuration: configuration, fileLogsLocation: Array(repeating: false, count: inputs.count), sink: order)
+        var files = [FileSummary?](repeating: nil, count: inputs.count)
+        var latest: Int64?
         var malformedWarnings = 0
         let limit = Self.malformedMessageLimit
-        /// Prints the warnings of finished files, in file order.
-        func flush() {
-            for outcome in scans.takeReady() {
-                for message in outcome.warnings {
-                    if outcome.malformedMessages.contains(message) {
+        let warn = self.warn
+        let merge = TimeOrderedMerge(
+            feeds: feeds, startTimes: startTimes,
+            onBatch: { index, batch in
+                if batch.logsLocation { tracker.markLogsLocation(file: Int32(index)) }
+            },
+            onEnd: { index, scan in
+                accounting.add(scan.accounting)
+                files[index] = scan.summary
+                if scan.logsLocation { tracker.markLogsLocation(file: Int32(index)) }
+                if let t = scan.latestTime { latest = max(latest ?? t, t) }
+                for message in scan.warnings {
+                    if message != scan.error {
                         malformedWarnings += 1
                         if malformedWarnings > limit { continue }
                     }
                     warn(message)
                 }
-            }
+            })
+        while let event = merge.next() {
+            tracker.process(event)
+            order.release(before: tracker.settledBefore)
         }
-        let scanOne = { @Sendable (index: Int) in
-            let file = inputs[index]
-            let report = progress.map { p in
-                { @Sendable (bytes: UInt64) in p(Progress(file: file.displayName, fileNumber: index + 1, fileCount: inputs.count, bytes: bytes)) }
-            }
-            scans.store(index, Self.scan(file, index: index, configuration: configuration, progress: report))
-        }
-        if configuration.parallel && inputs.count > 1 {
-            DispatchQueue.concurrentPerform(iterations: inputs.count, execute: scanOne)
-        } else {
-            for index in inputs.indices {
-                scanOne(index)
-                flush()
-            }
-        }
-        flush()
-        if malformedWarnings > limit {
-            warn("… \(malformedWarnings - limit) more malformed lines (counted in the report)")
-        }
-        var events: [FlipEvent] = []
-        var files: [FileSummary] = []
-        var fileLogsLocation: [Bool] = []
-        var latest: Int64?
-        for outcome in scans.all {
-            accounting.add(outcome.accounting)
-            events.append(contentsOf: outcome.events)
-            fileLogsLocation.append(outcome.logsLocation)
-            if let t = outcome.latestTime { latest = max(latest ?? t, t) }
-            files.append(outcome.summary)
-            if let error = outcome.error { inputErrors.append(error) }
-        }
-
-        events.sort { ($0.time, $0.source) < ($1.time, $1.source) }
-        let collector = ResultCollector(bucket: configuration.bucket)
-        let tracker = SessionTracker(configuration: configuration, fileLogsLocation: fileLogsLocation, sink: collector)
-        for event in events { tracker.process(event) }
         tracker.finish(endTime: latest ?? 0)
+        order.releaseAll()
 
-        let findings = collector.findings.sorted {
-            ($0.time, $0.source, $0.kind.rank, $0.state) < ($1.time, $1.source, $1.kind.rank, $1.state)
+        if accounting.malformedLines > min(malformedWarnings, limit) {
+            warn("… \(accounting.malformedLines - min(malformedWarnings, limit)) more malformed lines (counted in the report)")
         }
-        let sessions = collector.sessions.sorted {
-            ($0.firstSeen, $0.source, $0.state) < ($1.firstSeen, $1.source, $1.state)
+        accounting.outOfOrderRecords = merge.lateEvents
+        if let first = merge.firstLate {
+            warn("\(inputs[Int(first.file)].displayName):\(first.line): \(merge.lateEvents) flip record(s) more than \(TimeOrderedMerge.defaultWindow / 1000) s behind the newest record of their file; audited where they stand")
         }
+        if tracker.evictedSessions > 0 {
+            warn("\(tracker.evictedSessions) session(s) closed early: more than \(configuration.maxSessions) were open at once (--max-sessions)")
+        }
+        // Paths that could not be resolved, then read errors by input.
+        inputErrors += files.indices.compactMap { i in files[i]?.error.map { "\(inputs[i].displayName): \($0)" } }
         return AuditResult(
-            configuration: configuration, inputs: inputs, accounting: accounting, files: files,
-            inputErrors: inputErrors, sessions: sessions, findings: findings, statistics: collector.statistics,
+            configuration: configuration, inputs: inputs, accounting: accounting, files: files.map { $0! },
+            inputErrors: inputErrors, findingExamples: collector.examples, statistics: collector.statistics,
+            evictedSessions: tracker.evictedSessions,
             unpinnedProjectIDs: tracker.unpinnedProjectIDs.sorted(),
             unobservableFiles: tracker.unobservableFiles.sorted().map { inputs[Int($0)].displayName })
     }
 }
 
-extension Analyzer {
-    /// What reading one input produced.
-    struct FileScan: Sendable {
-        var accounting: InputAccounting
-        var events: [FlipEvent]
-        var logsLocation: Bool
-        var latestTime: Int64?
-        var summary: FileSummary
-        /// `NAME: message` when the input could not be read completely.
-        var error: String?
-        /// Messages for standard error, in line order.
-        var warnings: [String]
-        var malformedMessages: Set<String>
-    }
-
-    /// Reads one input end to end.
-    static func scan(_ file: InputFile, index: Int, configuration: AuditConfiguration,
-                     progress: ((UInt64) -> Void)?) -> FileScan {
-        var events: [FlipEvent] = []
-        var warnings: [String] = []
-        var malformed = Set<String>()
-        // `run` has already built the log_format parser once, so this
-        // cannot fail.
-        var scanner = try! FileScanner(
-            file: file, fileIndex: Int32(index), configuration: configuration,
-            collect: { events.append($0) },
-            warn: { warnings.append($0); malformed.insert($0) })
-        let error = scanner.scan(maxLine: configuration.maxLine, prefetch: configuration.parallel, progress: progress)
-        let message = error.map { "\(file.displayName): \($0)" }
-        if let message { warnings.append(message) }
-        return FileScan(
-            accounting: scanner.accounting, events: events, logsLocation: scanner.logsLocation,
-            latestTime: scanner.latestTime,
-            summary: FileSummary(name: file.displayName, encoding: scanner.encoding, format: scanner.formatName,
-                                 lines: scanner.accounting.lines, logsLocation: scanner.logsLocation,
-                                 error: error.map { "\($0)" }),
-            error: message, warnings: warnings, malformedMessages: malformed)
-    }
-}
-
-/// Per-input results filled in by reader threads, handed out in file order.
-final class ScanResults: @unchecked Sendable {
-    private let lock = NSLock()
-    private var results: [Analyzer.FileScan?]
-    private var nextReady = 0
-
-    init(count: Int) { results = Array(repeating: nil, count: count) }
-
-    func store(_ index: Int, _ scan: Analyzer.FileScan) {
-        lock.lock(); defer { lock.unlock() }
-        results[index] = scan
-    }
-
-    /// The results not handed out yet whose predecessors are all done.
-    func takeReady() -> [Analyzer.FileScan] {
-        lock.lock(); defer { lock.unlock() }
-        var ready: [Analyzer.FileScan] = []
-        while nextReady < results.count, let r = results[nextReady] {
-            ready.append(r)
-            nextReady += 1
-        }
-        return ready
-    }
-
-    /// All results, in file order (after every input was read).
-    var all: [Analyzer.FileScan] {
-        lock.lock(); defer { lock.unlock() }
-        return results.map { $0! }
-    }
-}
-
-/// Gathers what the tracker decides: rows, findings and statistics.
-final class ResultCollector: AuditSink {
-    var findings: [Finding] = []
-    var sessions: [SessionRecord] = []
+/// Gathers the summary from the ordered rows: statistics, and the first
+/// findings of each kind as examples.
+final class ResultCollector: RowSink {
+    /// Examples kept per finding kind.
+    static let examplesPerKind = 5
     var statistics: AuditStatistics
+    var examples: [FindingKind: [Finding]] = [:]
 
     init(bucket: AuditConfiguration.Bucket) {
         statistics = AuditStatistics(bucket: bucket)
     }
 
+    func start(inputs: [InputFile]) {}
+
     func finding(_ finding: Finding) {
-        findings.append(finding)
         statistics.add(finding)
+        if (examples[finding.kind]?.count ?? 0) < Self.examplesPerKind { examples[finding.kind, default: []].append(finding) }
     }
 
-    func sessionClosed(_ session: SessionRecord) {
-        sessions.append(session)
+    func session(_ session: SessionRecord) {
         statistics.add(session)
     }
 }

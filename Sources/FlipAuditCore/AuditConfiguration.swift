@@ -29,6 +29,9 @@ public struct AuditConfiguration: Sendable {
     /// parser within each file. Off, everything runs on the calling thread
     /// (the reference path the tests compare with).
     public var parallel = true
+    /// Most sessions held open at once (`--max-sessions`); when a new one
+    /// would pass it, the least recently active is closed early.
+    public var maxSessions = SessionTracker.defaultMaxSessions
 
     public init() {}
 

@@ -1,6 +1,21 @@
-/// Reads one input end to end: bytes → lines → records → flip events.
-/// It is the `LineSink` of the line splitter; events go to `collect`.
+/// The flip events of a run of lines of one input, and how far that
+/// input's clock has got: what the time-ordered merge pulls.
+struct EventBatch: Sendable {
+    var events: [FlipEvent] = []
+    /// Latest record time read so far in this input (nil before any record).
+    var frontier: Int64?
+    /// Whether this input has logged a Location field so far.
+    var logsLocation = false
+}
+
+/// Reads one input: bytes → lines → records → flip events. It is the
+/// `LineSink` of the line splitter; every `batchLines` lines it hands the
+/// events found so far to `emit`, so batches end at the same lines however
+/// the input was read.
 struct FileScanner: LineSink {
+    /// Lines per batch.
+    static let batchLines = 2048
+
     private let file: InputFile
     private let fileIndex: Int32
     private let format: AuditConfiguration.Format
@@ -12,16 +27,21 @@ struct FileScanner: LineSink {
     private enum Chosen: String { case combined, json, nginx }
     private var chosen: Chosen?
     private var record = LogRecord()
-    private let collect: (FlipEvent) -> Void
-    private let warn: (String) -> Void
+    private var batch = EventBatch()
+    private var linesInBatch = 0
+    private let emit: (EventBatch) -> Void
+    /// Messages for standard error: the first malformed lines.
+    private(set) var warnings: [String] = []
 
     private(set) var accounting = InputAccounting()
     private(set) var logsLocation = false
     /// Latest record time seen, if any record was parsed.
     private(set) var latestTime: Int64?
+    /// Time of the first record parsed.
+    private(set) var firstTime: Int64?
 
     init(file: InputFile, fileIndex: Int32, configuration: AuditConfiguration,
-         collect: @escaping (FlipEvent) -> Void, warn: @escaping (String) -> Void) throws(ConfigurationError) {
+         emit: @escaping (EventBatch) -> Void) throws(ConfigurationError) {
         self.file = file
         self.fileIndex = fileIndex
         format = configuration.format
@@ -31,53 +51,45 @@ struct FileScanner: LineSink {
         if case .nginx(let text) = configuration.format {
             nginx = try NginxLogFormatParser(logFormat: text, maxLine: configuration.maxLine)
         }
-        self.collect = collect
-        self.warn = warn
+        self.emit = emit
     }
 
-    /// Reads the whole input. Returns the read error, if any; every line
-    /// decoded before it has been analysed.
-    /// With `prefetch`, zlib runs on a second thread ahead of the parsing.
-    mutating func scan(maxLine: Int, prefetch: Bool, progress: ((UInt64) -> Void)? = nil) -> InputError? {
-        accounting.files = 1
-        let reader: LogFileReader
-        do {
-            reader = try LogFileReader(path: file.path)
-        } catch {
-            accounting.filesWithErrors = 1
-            return error
-        }
-        var splitter = LineSplitter(maxLine: maxLine)
-        var failure: InputError?
-        let prefetcher = prefetch ? ChunkPrefetcher(reader: reader) : nil
-        var decoded: UInt64 = 0
-        do {
-            while let chunk = try (prefetcher != nil ? prefetcher!.next() : reader.nextChunk()) {
-                splitter.feed(chunk, to: &self)
-                decoded += UInt64(chunk.count)
-                progress?(decoded)
-            }
-            splitter.finish(to: &self)
-        } catch {
-            failure = error
-            if let cut = splitter.discardPartialLine() {
-                accounting.lines += 1
-                malformed(.cutOff, number: splitter.lineCount + 1, detail: "\(cut) bytes")
-            }
-            accounting.filesWithErrors = 1
-        }
+    /// Hands out the events gathered since the last batch.
+    mutating func flushBatch() {
+        batch.frontier = latestTime
+        batch.logsLocation = logsLocation
+        emit(batch)
+        batch = EventBatch()
+        batch.events.reserveCapacity(64)
+        linesInBatch = 0
+    }
+
+    /// Counts a line; ends the batch every `batchLines` lines.
+    @inline(__always)
+    private mutating func counted() {
+        accounting.lines += 1
+        linesInBatch += 1
+        if linesInBatch == Self.batchLines { flushBatch() }
+    }
+
+    /// Records what the reader found when the input ends.
+    mutating func finish(reader: LogFileReader) {
         accounting.compressedBytes = reader.compressedBytes
         accounting.uncompressedBytes = reader.decodedBytes
         encoding = reader.encoding.rawValue
-        return failure
     }
 
+    /// Counts the partial last line of an input that was cut off.
+    mutating func cutOff(bytes: Int, number: Int) {
+        malformed(.cutOff, number: number, detail: "\(bytes) bytes")
+        counted()
+    }
     private(set) var encoding = "plain"
 
     var formatName: String { chosen?.rawValue ?? "empty" }
 
     mutating func line(_ bytes: UnsafeRawBufferPointer, number: Int) {
-        accounting.lines += 1
+        defer { counted() }
         if bytes.isEmpty || bytes.allSatisfy({ $0 == .space || $0 == .tab }) {
             accounting.blankLines += 1
             return
@@ -96,6 +108,7 @@ struct FileScanner: LineSink {
         if let failure { malformed(failure, number: number); return }
         accounting.records += 1
         if latestTime.map({ record.time > $0 }) ?? true { latestTime = record.time }
+        if firstTime == nil { firstTime = record.time }
         if case .notLogged = record.location {} else { logsLocation = true }
         let (kind, event) = extractor.extract(record, source: SourceRef(file: fileIndex, line: Int64(number)))
         switch kind {
@@ -104,11 +117,11 @@ struct FileScanner: LineSink {
         case .returnOnly: accounting.returnRecords += 1
         case .unrelated: break
         }
-        if let event { collect(event) }
+        if let event { batch.events.append(event) }
     }
 
     mutating func overlongLine(number: Int, length: Int) {
-        accounting.lines += 1
+        defer { counted() }
         malformed(.overlong, number: number, detail: "\(length) bytes")
     }
 
@@ -127,10 +140,12 @@ struct FileScanner: LineSink {
     private mutating func malformed(_ reason: MalformedReason, number: Int, detail: String? = nil) {
         accounting.malformedLines += 1
         accounting.malformedByReason[reason.rawValue, default: 0] += 1
+        // Only the first few are worded; the rest are counted.
+        guard accounting.malformedLines <= Analyzer.malformedMessageLimit else { return }
         let text = "\(file.displayName):\(number): malformed line (\(reason.rawValue)\(detail.map { ", " + $0 } ?? ""))"
         if accounting.malformedExamples.count < InputAccounting.exampleLimit {
             accounting.malformedExamples.append(text)
         }
-        warn(text)
+        warnings.append(text)
     }
 }

@@ -66,6 +66,9 @@ struct FlipAuditCommand: ParsableCommand {
     @Option(name: .customLong("max-line"), help: ArgumentHelp("Longest line read, in bytes; longer lines are counted as malformed.", valueName: "BYTES"))
     var maxLine: Int = 64 * 1024
 
+    @Option(name: .customLong("max-sessions"), help: ArgumentHelp("Most sessions held open at once; past it the least recently active is closed early (counted in the report).", valueName: "N"))
+    var maxSessions: Int = SessionTracker.defaultMaxSessions
+
     @Flag(name: [.short, .long], help: "Print no summary and no progress (errors still go to standard error).")
     var quiet = false
 
@@ -86,6 +89,7 @@ struct FlipAuditCommand: ParsableCommand {
         }
         if sessionTimeout <= 0 { throw ValidationError("--session-timeout must be a positive number of seconds") }
         if maxLine < 256 { throw ValidationError("--max-line must be at least 256 bytes") }
+        if maxSessions < 1 { throw ValidationError("--max-sessions must be at least 1") }
         if inputs.filter({ $0 == "-" }).count > 1 { throw ValidationError("standard input (-) can be read only once") }
         if let csv { try Self.checkWritableDirectory(csv) }
         if let json, json != "-" {
@@ -133,12 +137,22 @@ struct FlipAuditCommand: ParsableCommand {
             configuration: config,
             warn: { meter?.clear(); stderr.write("flipaudit: " + TerminalText.escape($0)) },
             progress: onProgress)
-        let result = try analyzer.run(inputs)
+        // Output files are written through temporary files; an interrupted
+        // run removes them and leaves no partial output.
+        Interruption.removeTemporaryOutputs(onExit: { meter?.clear() })
+        var writer: CSVWriter?
+        if let csv {
+            do { writer = try CSVWriter(directory: csv) } catch {
+                stderr.write("flipaudit: --csv: \(error)")
+                throw ExitCode(2)
+            }
+        }
+        let result = try analyzer.run(inputs, rows: writer.map { [$0] } ?? [])
         meter?.clear()
 
-        if let csv {
-            do { try CSVReport.write(result, to: csv) } catch {
-                stderr.write("flipaudit: cannot write CSV files to \(csv): \(error.localizedDescription)")
+        if let writer {
+            do { try writer.commit(statistics: result.statistics) } catch {
+                stderr.write("flipaudit: \(error)")
                 throw ExitCode(3)
             }
         }
@@ -147,8 +161,8 @@ struct FlipAuditCommand: ParsableCommand {
             if json == "-" {
                 FileHandle.standardOutput.write(Data(text.utf8))
             } else {
-                do { try Data(text.utf8).write(to: URL(fileURLWithPath: json), options: .atomic) } catch {
-                    stderr.write("flipaudit: cannot write \(json): \(error.localizedDescription)")
+                do { try AtomicFile.write(text, to: json) } catch {
+                    stderr.write("flipaudit: \(error)")
                     throw ExitCode(3)
                 }
             }
@@ -213,6 +227,28 @@ final class ProgressLine: @unchecked Sendable {
         guard shown else { return }
         FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
         shown = false
+    }
+}
+
+/// What SIGINT and SIGTERM do: remove the temporary output files, then
+/// exit with 128 + the signal number, as a shell expects.
+enum Interruption {
+    /// Kept alive for the whole run.
+    nonisolated(unsafe) private static var sources: [DispatchSourceSignal] = []
+
+    static func removeTemporaryOutputs(onExit: @escaping @Sendable () -> Void) {
+        for signalNumber in [SIGINT, SIGTERM] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler {
+                TemporaryOutputs.shared.removeAll()
+                onExit()
+                FileHandle.standardError.write(Data("flipaudit: interrupted; no output written\n".utf8))
+                _exit(128 + signalNumber)
+            }
+            source.resume()
+            sources.append(source)
+        }
     }
 }
 

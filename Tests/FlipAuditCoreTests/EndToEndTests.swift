@@ -30,9 +30,7 @@ func samplePaths() throws -> [String] {
     try FileManager.default.contentsOfDirectory(atPath: sampleLogs).sorted().map { sampleLogs + "/" + $0 }
 }
 
-func csvFiles(_ result: AuditResult) -> [String] {
-    [CSVReport.sessions(result), CSVReport.findings(result), CSVReport.errorDistribution(result)]
-}
+func csvFiles(_ audit: Audit) -> [String] { audit.csv }
 
 @Suite("End to end over SampleLogs")
 struct EndToEndTests {
@@ -47,7 +45,7 @@ struct EndToEndTests {
         #expect(sessions.hasPrefix("state,first_seen,last_seen,flow,app,environment,variant,client_id,redirect_uri,outcome,error,error_description,latency_ms,findings,client_ip,source\n"))
         #expect(findings.hasPrefix("time,severity,kind,state,client_id,redirect_uri,detail,source\n"))
         #expect(errors.hasPrefix("period,flow,app,environment,error,count,share\n"))
-        let result = try Analyzer(configuration: AuditConfiguration()).run([sampleLogs])
+        let result = try Audit.run([sampleLogs], AuditConfiguration())
         #expect(sessions.split(separator: "\n").count == result.sessions.count + 1)
         #expect(result.sessions.count > 100)
         #expect(Set(result.sessions.map(\.outcome)) == Set(Outcome.allCases))
@@ -82,9 +80,9 @@ struct EndToEndTests {
     @Test("the order of the file arguments does not change a byte of the CSV files")
     func argumentOrder() throws {
         let paths = try samplePaths()
-        let forward = try Analyzer(configuration: AuditConfiguration()).run(paths)
-        let backward = try Analyzer(configuration: AuditConfiguration()).run(paths.reversed())
-        let shuffled = try Analyzer(configuration: AuditConfiguration()).run([paths[2], paths[0], paths[3], paths[1]])
+        let forward = try Audit.run(paths, AuditConfiguration())
+        let backward = try Audit.run(paths.reversed(), AuditConfiguration())
+        let shuffled = try Audit.run([paths[2], paths[0], paths[3], paths[1]], AuditConfiguration())
         #expect(csvFiles(forward) == csvFiles(backward))
         #expect(csvFiles(forward) == csvFiles(shuffled))
     }
@@ -94,15 +92,15 @@ struct EndToEndTests {
         let paths = try samplePaths() + [fixture("truncated.log.gz"), fixture("corrupt-middle.log.gz"), fixture("crlf.log.gz")]
         var sequential = AuditConfiguration()
         sequential.parallel = false
-        let one = try Analyzer(configuration: sequential).run(paths)
-        let two = try Analyzer(configuration: AuditConfiguration()).run(paths)
+        let one = try Audit.run(paths, sequential)
+        let two = try Audit.run(paths, AuditConfiguration())
         #expect(csvFiles(one) == csvFiles(two))
         #expect(one.accounting == two.accounting)
         #expect(one.inputErrors == two.inputErrors)
         #expect(one.inputErrors.count == 2)
-        #expect(try JSONReport.render(one) == JSONReport.render(two))
-        let single = try Analyzer(configuration: AuditConfiguration()).run([paths[0]])
-        let singleSequential = try Analyzer(configuration: sequential).run([paths[0]])
+        #expect(try JSONReport.render(one.result) == JSONReport.render(two.result))
+        let single = try Audit.run([paths[0]], AuditConfiguration())
+        let singleSequential = try Audit.run([paths[0]], sequential)
         #expect(csvFiles(single) == csvFiles(singleSequential))
     }
 
@@ -113,7 +111,7 @@ struct EndToEndTests {
         let even = lines.enumerated().filter { $0.offset % 2 == 0 }.map(\.element)
         let odd = lines.enumerated().filter { $0.offset % 2 == 1 }.map(\.element)
         let split = audit(["part-a.log.gz": odd, "part-b.log": even])
-        func strip(_ r: AuditResult) -> [String] {
+        func strip(_ r: Audit) -> [String] {
             r.sessions.map { "\($0.state)|\($0.firstSeen)|\($0.outcome)|\($0.error)|\($0.latencyMs ?? -1)|\($0.findings)" }.sorted()
         }
         #expect(whole.sessions.count > 50)

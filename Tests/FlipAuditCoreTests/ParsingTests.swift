@@ -167,7 +167,7 @@ struct NginxFormatTests {
     func analyzerRefuses() {
         var config = AuditConfiguration()
         config.format = .nginx("$remote_addr $request")
-        #expect(throws: ConfigurationError.self) { try Analyzer(configuration: config).run([fixture("plain.log")]) }
+        #expect(throws: ConfigurationError.self) { try Audit.run([fixture("plain.log")], config) }
     }
 
     @Test("a format without time or status is refused")

@@ -96,21 +96,44 @@ func combined(_ second: Int, _ target: String, _ status: Int, location: String? 
 }
 
 /// Runs the analyzer over files with the given lines.
-func audit(_ files: [String: [String]], configure: (inout AuditConfiguration) -> Void = { _ in }, order: [String]? = nil) -> AuditResult {
+func audit(_ files: [String: [String]], configure: (inout AuditConfiguration) -> Void = { _ in }, order: [String]? = nil) -> Audit {
     let dir = temporaryDirectory()
     var paths: [String] = []
     for name in order ?? files.keys.sorted() { paths.append(writeLog(files[name]!, named: name, in: dir)) }
     var config = AuditConfiguration()
     configure(&config)
-    return try! Analyzer(configuration: config).run(paths)
+    return try! Audit.run(paths, config)
 }
 
 /// Runs the analyzer over one file.
-func audit(_ lines: [String], configure: (inout AuditConfiguration) -> Void = { _ in }) -> AuditResult {
+func audit(_ lines: [String], configure: (inout AuditConfiguration) -> Void = { _ in }) -> Audit {
     audit(["access.log": lines], configure: configure)
 }
 
-extension AuditResult {
+/// An audit as a test sees it: the summary, every row as the `RowSink`s
+/// received them, and the three CSV files as `CSVWriter` wrote them.
+@dynamicMemberLookup
+struct Audit {
+    let result: AuditResult
+    let sessions: [SessionRecord]
+    let findings: [Finding]
+    /// sessions.csv, findings.csv, error_distribution.csv.
+    let csv: [String]
+
+    subscript<T>(dynamicMember path: KeyPath<AuditResult, T>) -> T { result[keyPath: path] }
+
     func kinds() -> Set<FindingKind> { Set(findings.map(\.kind)) }
     func count(_ kind: FindingKind) -> Int { findings.filter { $0.kind == kind }.count }
+
+    static func run(_ paths: [String], _ configuration: AuditConfiguration = AuditConfiguration()) throws -> Audit {
+        let rows = RowCollector()
+        let dir = temporaryDirectory()
+        let writer = try CSVWriter(directory: dir)
+        let result = try Analyzer(configuration: configuration).run(paths, rows: [rows, writer])
+        try writer.commit(statistics: result.statistics)
+        let csv = try ["sessions.csv", "findings.csv", "error_distribution.csv"].map {
+            try String(contentsOfFile: dir + "/" + $0, encoding: .utf8)
+        }
+        return Audit(result: result, sessions: rows.sessions, findings: rows.findings, csv: csv)
+    }
 }

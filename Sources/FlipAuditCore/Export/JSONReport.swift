@@ -18,6 +18,7 @@ public enum JSONReport {
         var latency_ms: Latency?
         var findings: Findings
         var unpinned_project_ids: [String]
+        var evicted_sessions: Int
         var unobservable_files: [String]
     }
 
@@ -64,9 +65,10 @@ public enum JSONReport {
     public static func render(_ result: AuditResult) throws -> String {
         let stats = result.statistics
         let errorTotal = stats.errorTotals.reduce(0) { $0 + $1.count }
-        var examples: [FindingKind: [Example]] = [:]
-        for f in result.findings where (examples[f.kind]?.count ?? 0) < examplesPerKind {
-            examples[f.kind, default: []].append(Example(time: Timestamp.iso8601(f.time), state: f.state, detail: f.detail, source: result.describe(f.source)))
+        let examples = result.findingExamples.mapValues { list in
+            list.prefix(examplesPerKind).map { f in
+                Example(time: Timestamp.iso8601(f.time), state: f.state, detail: f.detail, source: result.describe(f.source))
+            }
         }
         let doc = Document(
             input: result.accounting,
@@ -85,7 +87,7 @@ public enum JSONReport {
             error_totals: stats.errorTotals.map { ErrorTotal(error: $0.error, count: $0.count, share: rounded(Double($0.count) / Double(max(errorTotal, 1)))) },
             latency_ms: stats.latencyPercentiles.map { Latency(count: $0.count, p50: $0.p50, p90: $0.p90, p99: $0.p99) },
             findings: Findings(
-                total: result.findings.count,
+                total: result.findingCount,
                 by_severity: Dictionary(uniqueKeysWithValues: Severity.allCases.map { ($0.rawValue, stats.findingsBySeverity[$0] ?? 0) }),
                 by_kind: FindingKind.allCases.compactMap { kind in
                     guard let count = stats.findingsByKind[kind] else { return nil }
@@ -93,6 +95,7 @@ public enum JSONReport {
                                        count: count, examples: examples[kind] ?? [])
                 }),
             unpinned_project_ids: result.unpinnedProjectIDs,
+            evicted_sessions: result.evictedSessions,
             unobservable_files: result.unobservableFiles)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

@@ -87,10 +87,9 @@ public struct TerminalReport {
             guard let n = stats.findingsBySeverity[s], n > 0 else { return nil }
             return "\(s.rawValue) \(n)"
         }
-        out += "\n" + heading("FINDINGS") + "  \(Self.number(result.findings.count))"
+        out += "\n" + heading("FINDINGS") + "  \(Self.number(result.findingCount))"
         out += bySeverity.isEmpty ? "\n" : "  (" + bySeverity.joined(separator: ", ") + ")\n"
-        var examples: [FindingKind: [Finding]] = [:]
-        for f in result.findings where (examples[f.kind]?.count ?? 0) < examplesPerKind { examples[f.kind, default: []].append(f) }
+        let examples = result.findingExamples.mapValues { $0.prefix(examplesPerKind) }
         for severity in Severity.allCases.reversed() {
             let kinds = FindingKind.allCases.filter { $0.severity == severity && (stats.findingsByKind[$0] ?? 0) > 0 }
             guard !kinds.isEmpty else { continue }
@@ -110,6 +109,12 @@ public struct TerminalReport {
         }
         if !result.unpinnedProjectIDs.isEmpty {
             notes.append("web-linking redirects were accepted for project IDs \(result.unpinnedProjectIDs.map(esc).joined(separator: ", ")) because no --project-id is set; pin yours with --project-id ID so that others are flagged")
+        }
+        if result.evictedSessions > 0 {
+            notes.append("\(Self.number(result.evictedSessions)) sessions were closed early because more than \(Self.number(result.configuration.maxSessions)) were open at once (a flood of distinct states?); their outcomes may read no-return and their returns unknown-state. Raise --max-sessions if this is normal traffic")
+        }
+        if result.accounting.outOfOrderRecords > 0 {
+            notes.append("\(Self.number(result.accounting.outOfOrderRecords)) flip records were more than \(TimeOrderedMerge.defaultWindow / 1000) s behind the newest record of their file and were audited where they stand; pass rotated logs as separate files rather than concatenated out of order")
         }
         if !notes.isEmpty {
             out += "\n" + heading("NOTES") + "\n"

@@ -32,6 +32,9 @@ final class Session {
     var failure: (status: Int, time: Int64, source: SourceRef)?
     var findings = FindingKindSet()
     var isClosed = false
+    /// When the session times out, on the tracker's clock (which a record
+    /// out of time order does not turn back).
+    var expiresAt: Int64 = 0
 
     init(state: String, serial: Int, event: FlipEvent, request: FlipRequest, allowlist: Allowlist, clientIDs: Set<String>) {
         self.state = state

@@ -13,12 +13,21 @@ public final class SessionTracker {
     /// The App Flip error values.
     static let standardErrors: Set<String> = ["cancelled", "unrecoverable", "invalid_request", "access_denied"]
 
+    /// Most sessions held open at once by default (`--max-sessions`).
+    public static let defaultMaxSessions = 100_000
+    /// How long an ended state and a returned code are remembered for
+    /// `state-reuse` and `code-reuse`, at least (milliseconds of log time).
+    public static let minimumRetention: Int64 = 3_600_000
+
     private let allowlist: Allowlist
     private let clientIDs: Set<String>
     private let timeoutMs: Int64
-    /// Whether each input file logs a Location field at all, by file rank.
-    private let fileLogsLocation: [Bool]
+    private let maxSessions: Int
+    /// Whether each input file has logged a Location field, by file rank.
+    private var fileLogsLocation: [Bool]
     private unowned let sink: AuditSink
+    /// Latest event time processed: the tracker's clock.
+    private var clock = Int64.min
 
     /// Open sessions by state (sessions without a state are never joined).
     private var open: [String: Session] = [:]
@@ -28,12 +37,20 @@ public final class SessionTracker {
     /// order, so appending on every touch keeps it sorted. Stale entries
     /// (the session was touched again, or closed) are skipped.
     private var expiries = Deque<(expiry: Int64, session: Session)>()
-    /// States whose session returned or expired: a new request with one of
-    /// them is `state-reuse`.
-    private var endedStates = Set<String>()
-    /// Code digest → the session that first received it.
-    private var codeOwners: [String: (serial: Int, state: String, source: SourceRef)] = [:]
+    /// Open sessions in the order they opened (closed ones are dropped
+    /// from the front): the oldest open `firstSeen` bounds every row still
+    /// to come.
+    private var openOrder = Deque<Session>()
+    /// States whose session returned or expired, for an hour of log time
+    /// (or the session timeout, if longer): a new request with one of them
+    /// is `state-reuse`.
+    private var endedStates: RecentMemory<Void>
+    /// Returned codes (by digest) → the session that first received them,
+    /// remembered as long as ended states.
+    private var codeOwners: RecentMemory<(serial: Int, state: String)>
     private var nextSerial = 0
+    /// Sessions closed early because `maxSessions` were open.
+    public private(set) var evictedSessions = 0
     /// Project IDs accepted only because none is pinned.
     public private(set) var unpinnedProjectIDs = Set<String>()
     /// Files with sessions that could not be judged (no Location logged).
@@ -43,13 +60,35 @@ public final class SessionTracker {
         allowlist = configuration.allowlist
         clientIDs = configuration.clientIDs
         timeoutMs = Int64(configuration.sessionTimeoutSeconds) * 1000
+        maxSessions = max(1, configuration.maxSessions)
+        let retention = max(Self.minimumRetention, timeoutMs)
+        endedStates = RecentMemory(retention: retention)
+        codeOwners = RecentMemory(retention: retention)
         self.fileLogsLocation = fileLogsLocation
         self.sink = sink
     }
 
-    /// Feeds one event; events must come ordered by (time, file, line).
+    /// Notes that input `file` logs a Location field (seen on one of its
+    /// records): its sessions can be judged.
+    public func markLogsLocation(file: Int32) {
+        let i = Int(file)
+        if fileLogsLocation.indices.contains(i) { fileLogsLocation[i] = true }
+    }
+
+    /// No row still to come — session or finding — is keyed before this
+    /// time: every later finding is raised at a later event or at the
+    /// first request of a session still open.
+    public var settledBefore: Int64 {
+        while let first = openOrder.first, first.isClosed { openOrder.removeFirst() }
+        return min(clock, openOrder.first?.firstSeen ?? .max)
+    }
+
+    /// Feeds one event; events should come ordered by (time, file, line).
+    /// One that runs back in time is audited all the same; the clock that
+    /// expires sessions does not run back with it.
     public func process(_ event: FlipEvent) {
-        expire(before: event.time)
+        if event.time > clock { clock = event.time }
+        expire(before: clock)
         var session: Session?
         if let request = event.request {
             session = handleRequest(request, event: event)
@@ -65,11 +104,11 @@ public final class SessionTracker {
     /// record time seen in all the input.
     public func finish(endTime: Int64) {
         expire(before: endTime)
-        let remaining = (Array(open.values) + Array(stateless.values)).sorted { ($0.firstSeen, $0.firstSource) < ($1.firstSeen, $1.firstSource) }
-        for s in remaining { close(s, endTime: endTime) }
+        for s in openOrder where !s.isClosed { close(s, endTime: max(endTime, clock)) }
         open.removeAll()
         stateless.removeAll()
         expiries.removeAll()
+        openOrder.removeAll()
     }
 
     // MARK: Requests
@@ -86,13 +125,15 @@ public final class SessionTracker {
             }
             close(existing, endTime: nil)
             reused = true
-        } else if !state.isEmpty && endedStates.contains(state) {
+        } else if !state.isEmpty && endedStates.contains(Self.key(state), now: clock) {
             reused = true
         }
+        if open.count + stateless.count >= maxSessions { evictOldest() }
         let session = Session(state: state, serial: nextSerial, event: event, request: request,
                               allowlist: allowlist, clientIDs: clientIDs)
         nextSerial += 1
         if state.isEmpty { stateless[session.serial] = session } else { open[state] = session }
+        openOrder.append(session)
         touch(session, event.time)
         if reused {
             raise(.stateReuse, session: session, event: event, detail: "state \(Quote.text(state)) was already used by a session that returned or expired")
@@ -151,7 +192,7 @@ public final class SessionTracker {
             touch(session, event.time)
             if session.returnCount == 1 {
                 session.firstReturn = (event.time, event.source, ret.hasCode, ret.error, ret.errorDescription)
-                if !session.state.isEmpty { endedStates.insert(session.state) }
+                if !session.state.isEmpty { endedStates.insert(Self.key(session.state), (), at: clock) }
             } else {
                 raise(.duplicateReturn, session: session, event: event, detail: "return number \(session.returnCount) for this session")
             }
@@ -196,13 +237,14 @@ public final class SessionTracker {
             }
         }
         if let digest = ret.codeDigest {
-            if let owner = codeOwners[digest] {
+            let key = Self.key(digest)
+            if let owner = codeOwners.value(for: key, now: clock) {
                 if owner.serial != session.serial {
                     raise(.codeReuse, session: session, event: event,
                           detail: "code \(digest) was already returned in session \(Quote.text(owner.state))")
                 }
             } else {
-                codeOwners[digest] = (session.serial, session.state, event.source)
+                codeOwners.insert(key, (session.serial, session.state), at: clock)
             }
         }
     }
@@ -211,7 +253,10 @@ public final class SessionTracker {
 
     private func touch(_ session: Session, _ time: Int64) {
         session.lastSeen = max(session.lastSeen, time)
-        expiries.append((session.lastSeen + timeoutMs, session))
+        // On the clock, so the expiry queue stays in order even when a
+        // record runs back in time.
+        session.expiresAt = max(session.lastSeen, clock) + timeoutMs
+        expiries.append((session.expiresAt, session))
     }
 
     /// Closes the sessions whose timeout ran out before `time`.
@@ -219,18 +264,42 @@ public final class SessionTracker {
         while let first = expiries.first, first.expiry < time {
             expiries.removeFirst()
             let s = first.session
-            guard s.lastSeen + timeoutMs == first.expiry, !s.isClosed else { continue }
+            guard s.expiresAt == first.expiry, !s.isClosed else { continue }
             close(s, endTime: nil)
         }
     }
 
+    /// Closes the least recently active open session to make room
+    /// (`--max-sessions`). Its state is not remembered as ended: it did not
+    /// end, so a later request with it is not `state-reuse`.
+    private func evictOldest() {
+        while let first = expiries.popFirst() {
+            let s = first.session
+            guard s.expiresAt == first.expiry, !s.isClosed else { continue }
+            evictedSessions += 1
+            close(s, endTime: nil, evicted: true)
+            return
+        }
+    }
+
+    /// A 64-bit key for a state or a code digest (FNV-1a): what the reuse
+    /// memories keep instead of the text.
+    static func key(_ text: String) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        return hash
+    }
+
     /// Decides the outcome, raises the closing findings and hands the row
     /// on. `endTime` is set when the input ended with the session open.
-    private func close(_ s: Session, endTime: Int64?) {
+    private func close(_ s: Session, endTime: Int64?, evicted: Bool = false) {
         guard !s.isClosed else { return }
         s.isClosed = true
         if s.state.isEmpty { stateless[s.serial] = nil } else if open[s.state] === s { open[s.state] = nil }
-        if !s.state.isEmpty { endedStates.insert(s.state) }
+        if !s.state.isEmpty && !evicted { endedStates.insert(Self.key(s.state), (), at: clock) }
         let outcome: Outcome
         var error = ""
         var description = ""
@@ -255,7 +324,7 @@ public final class SessionTracker {
         } else if !(fileLogsLocation.indices.contains(Int(s.firstSource.file)) && fileLogsLocation[Int(s.firstSource.file)]) {
             outcome = .unobservable
             unobservableFiles.insert(s.firstSource.file)
-        } else if let endTime, s.lastSeen + timeoutMs >= endTime {
+        } else if let endTime, s.expiresAt >= endTime {
             outcome = .pending
         } else {
             outcome = .noReturn
@@ -289,6 +358,37 @@ public final class SessionTracker {
         guard recordSet.insert(kind) else { return }
         sink.finding(Finding(kind: kind, time: event.time, state: state, clientID: "", redirectURI: ret.base,
                              detail: detail, source: event.source))
+    }
+}
+
+/// Keys remembered for a while of log time: insertion times only grow, so
+/// a queue in insertion order says what to forget first.
+struct RecentMemory<Value> {
+    private var entries: [UInt64: (time: Int64, value: Value)] = [:]
+    private var order = Deque<(time: Int64, key: UInt64)>()
+    let retention: Int64
+
+    init(retention: Int64) { self.retention = retention }
+
+    /// Remembers `key` from `time` on (again, if it was known).
+    mutating func insert(_ key: UInt64, _ value: Value, at time: Int64) {
+        forget(before: time)
+        entries[key] = (time, value)
+        order.append((time, key))
+    }
+
+    func contains(_ key: UInt64, now: Int64) -> Bool { value(for: key, now: now) != nil }
+
+    func value(for key: UInt64, now: Int64) -> Value? {
+        guard let entry = entries[key], now - entry.time <= retention else { return nil }
+        return entry.value
+    }
+
+    private mutating func forget(before now: Int64) {
+        while let first = order.first, now - first.time > retention {
+            order.removeFirst()
+            if entries[first.key]?.time == first.time { entries[first.key] = nil }
+        }
     }
 }
 

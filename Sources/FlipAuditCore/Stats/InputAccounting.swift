@@ -20,6 +20,9 @@ public struct InputAccounting: Sendable, Codable, Equatable {
     public var otherOAuthRecords = 0
     /// Records that are not requests but carry a return-shaped Location.
     public var returnRecords = 0
+    /// Flip records that came more than the reorder window behind the
+    /// newest record of their file, audited where they stand.
+    public var outOfOrderRecords = 0
 
     public init() {}
 
@@ -36,6 +39,7 @@ public struct InputAccounting: Sendable, Codable, Equatable {
         case inScopeFlipRecords = "in_scope_flip_records"
         case otherOAuthRecords = "other_oauth_records"
         case returnRecords = "return_records"
+        case outOfOrderRecords = "out_of_order_records"
     }
 
     mutating func add(_ other: InputAccounting) {

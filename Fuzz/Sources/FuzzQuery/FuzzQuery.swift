@@ -1,0 +1,65 @@
+import FlipAuditCore
+import FuzzDriver
+
+/// Treats the input as a URL or query value and runs it through percent
+/// decoding, URL splitting, the allowlist and look-alike checks, timestamp
+/// parsing, code redaction and both escapers, checking what must hold.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzQuery(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
+    guard let start else { return 0 }
+    let raw = UnsafeRawBufferPointer(start: start, count: count)
+    let text = String(decoding: raw, as: UTF8.self)
+
+    for plus in [true, false] {
+        let (decoded, malformed) = PercentDecoding.decode(raw, plusIsSpace: plus)
+        // Without `%` (and `+` when it means a space) decoding is the identity.
+        if !raw.contains(0x25) && !(plus && raw.contains(0x2B)) {
+            invariant(decoded == text, "decoding changed plain text \(text.debugDescription)")
+            // Text that is not valid UTF-8 (or holds NUL) is flagged, never dropped.
+            if !malformed { invariant(!text.contains("\u{0}"), "bad bytes not flagged in \(text.debugDescription)") }
+        }
+        // (Invalid UTF-8 is repaired when the String is made, so only valid input compares.)
+        invariant(!Array(text.utf8).elementsEqual(raw) || PercentDecoding.decode(text, plusIsSpace: plus).text == decoded, "String and byte decoding disagree on \(text.debugDescription)")
+    }
+
+    let allowlist = Allowlist(projectIDs: ["my-project"])
+    if allowlist.contains(text) {
+        // Exact match only: an allowlisted URI is one of Google's two hosts.
+        let parts = URLParts(text)
+        invariant(parts?.scheme == "https" && [GoogleHosts.production, GoogleHosts.sandbox].contains(parts?.host ?? ""),
+                  "allowlisted URI off Google's hosts: \(text.debugDescription)")
+    }
+    _ = allowlist.lookAlike(text)
+    _ = allowlist.unpinnedProjectID(text)
+    _ = Timestamp.parseAny(raw)
+    _ = Timestamp.parseCommonLog(raw)
+    _ = Timestamp.parseISO8601(raw)
+
+    let redacted = CodeDigest.redact(text)
+    // Every plain `code=VALUE` (12+ letters and digits) must be gone.
+    if let q = text.firstIndex(of: "?") {
+        for pair in text[text.index(after: q)...].split(separator: "&") where pair.hasPrefix("code=") {
+            let value = pair.dropFirst(5)
+            if value.count >= 12, value.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }), text.components(separatedBy: String(value)).count == 2 {
+                invariant(!redacted.contains(String(value)), "redaction kept code \(value) of \(text.debugDescription)")
+            }
+        }
+    }
+
+    let shown = TerminalText.escape(text)
+    invariant(!shown.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || (0x2066...0x2069).contains($0.value) },
+              "terminal text keeps a control character: \(shown.debugDescription)")
+    let cell = CSV.cell(text)
+    if let first = cell.first { invariant(!"=+-@\t\r".contains(first), "CSV cell starts a formula: \(cell.debugDescription)") }
+    if cell.hasPrefix("\"") {
+        invariant(cell.hasSuffix("\"") && cell.count >= 2, "quoted CSV cell not closed: \(cell.debugDescription)")
+    } else {
+        invariant(!cell.contains(",") && !cell.contains("\"") && !cell.contains("\n"), "CSV cell needed quotes: \(cell.debugDescription)")
+    }
+    return 0
+}
+
+@_cdecl("FuzzQuery_main")
+func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    runFuzzer(argc, argv, fuzzQuery)
+}

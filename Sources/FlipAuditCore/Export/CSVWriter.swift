@@ -1,0 +1,215 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `close(2)`, named apart from the methods called `close`.
+private func closeDescriptor(_ fd: Int32) -> Int32 { close(fd) }
+
+/// `write(2)`, named apart from the methods called `write`.
+private func writeDescriptor(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int { write(fd, bytes, count) }
+
+/// Why an output file could not be written.
+public struct OutputError: Error, CustomStringConvertible {
+    public var path: String
+    public var reason: String
+    public var description: String { "cannot write \(path): \(reason)" }
+
+    /// The error `errno` names, for `path`.
+    static func system(_ path: String) -> OutputError {
+        OutputError(path: path, reason: String(cString: strerror(errno)))
+    }
+}
+
+/// Writes `sessions.csv` and `findings.csv` row by row while the audit
+/// runs, and `error_distribution.csv` at its end. Each goes to a temporary
+/// file in the same folder, renamed into place by `commit` only when all
+/// three are complete: a reader never sees half a file, and an interrupted
+/// run leaves no output (see `TemporaryOutputs`).
+public final class CSVWriter: RowSink {
+    /// One output: its final path, its temporary path, its descriptor and
+    /// the bytes not yet written.
+    private final class Output {
+        let path: String
+        let temporary: String
+        var fd: Int32
+        var buffer: [UInt8] = []
+
+        init(directory: String, name: String) throws(OutputError) {
+            path = directory + "/" + name
+            temporary = directory + "/." + name + ".\(getpid()).tmp"
+            fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            if fd < 0 { throw .system(temporary) }
+            TemporaryOutputs.shared.add(temporary)
+            buffer.reserveCapacity(Self.flushSize + 4096)
+        }
+
+        static let flushSize = 1 << 20
+
+        func flushIfFull() throws(OutputError) {
+            if buffer.count >= Self.flushSize { try flush() }
+        }
+
+        func flush() throws(OutputError) {
+            var done = 0
+            while done < buffer.count {
+                let n = buffer.withUnsafeBytes { writeDescriptor(fd, $0.baseAddress! + done, $0.count - done) }
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw .system(path)
+                }
+                done += n
+            }
+            buffer.removeAll(keepingCapacity: true)
+        }
+
+        func close() throws(OutputError) {
+            try flush()
+            if closeDescriptor(fd) != 0 { fd = -1; throw .system(path) }
+            fd = -1
+        }
+
+        func discard() {
+            if fd >= 0 { _ = closeDescriptor(fd); fd = -1 }
+            unlink(temporary)
+            TemporaryOutputs.shared.remove(temporary)
+        }
+    }
+
+    private let sessions: Output
+    private let findings: Output
+    private let distribution: Output
+    private var names: [String] = []
+    /// The first write error; reported by `commit`.
+    private var failure: OutputError?
+
+    /// Creates the temporary files in `directory` (which must exist): a
+    /// folder that cannot be written fails here, before any input is read.
+    public init(directory: String) throws(OutputError) {
+        sessions = try Output(directory: directory, name: "sessions.csv")
+        do {
+            findings = try Output(directory: directory, name: "findings.csv")
+        } catch {
+            sessions.discard()
+            throw error
+        }
+        do {
+            distribution = try Output(directory: directory, name: "error_distribution.csv")
+        } catch {
+            sessions.discard()
+            findings.discard()
+            throw error
+        }
+        CSV.append(row: CSVReport.sessionsHeader, to: &sessions.buffer)
+        CSV.append(row: CSVReport.findingsHeader, to: &findings.buffer)
+    }
+
+    deinit {
+        // Not committed: leave nothing behind.
+        for output in [sessions, findings, distribution] where output.fd >= 0 { output.discard() }
+    }
+
+    public func start(inputs: [InputFile]) { names = inputs.map(\.displayName) }
+
+    private func describe(_ source: SourceRef) -> String {
+        let name = names.indices.contains(Int(source.file)) ? names[Int(source.file)] : "?"
+        return "\(name):\(source.line)"
+    }
+
+    public func session(_ row: SessionRecord) {
+        CSVReport.append(session: row, source: describe(row.source), to: &sessions.buffer)
+        keep { () throws(OutputError) in try sessions.flushIfFull() }
+    }
+
+    public func finding(_ row: Finding) {
+        CSVReport.append(finding: row, source: describe(row.source), to: &findings.buffer)
+        keep { () throws(OutputError) in try findings.flushIfFull() }
+    }
+
+    private func keep(_ body: () throws(OutputError) -> Void) {
+        guard failure == nil else { return }
+        do { try body() } catch { failure = error }
+    }
+
+    /// Writes `error_distribution.csv`, completes the three files and
+    /// renames them into place.
+    public func commit(statistics: AuditStatistics) throws(OutputError) {
+        if let failure { discard(); throw failure }
+        distribution.buffer = Array(CSVReport.errorDistribution(statistics).utf8)
+        do throws(OutputError) {
+            for output in [sessions, findings, distribution] { try output.close() }
+            for output in [sessions, findings, distribution] {
+                if rename(output.temporary, output.path) != 0 { throw OutputError.system(output.path) }
+                TemporaryOutputs.shared.remove(output.temporary)
+            }
+        } catch {
+            discard()
+            throw error
+        }
+    }
+
+    /// Removes the temporary files (an error, or an interrupted run).
+    public func discard() {
+        for output in [sessions, findings, distribution] { output.discard() }
+    }
+}
+
+/// Temporary output files not yet renamed into place: removed when the run
+/// is interrupted (SIGINT, SIGTERM), so no partial output is left behind.
+public final class TemporaryOutputs: @unchecked Sendable {
+    public static let shared = TemporaryOutputs()
+    private var lock = pthread_mutex_t()
+    private var paths: Set<String> = []
+
+    private init() { pthread_mutex_init(&lock, nil) }
+
+    func add(_ path: String) {
+        pthread_mutex_lock(&lock); defer { pthread_mutex_unlock(&lock) }
+        paths.insert(path)
+    }
+
+    func remove(_ path: String) {
+        pthread_mutex_lock(&lock); defer { pthread_mutex_unlock(&lock) }
+        paths.remove(path)
+    }
+
+    /// Deletes every registered file.
+    public func removeAll() {
+        pthread_mutex_lock(&lock); defer { pthread_mutex_unlock(&lock) }
+        for path in paths { unlink(path) }
+        paths.removeAll()
+    }
+}
+
+/// Writes a whole file through a temporary file renamed into place.
+public enum AtomicFile {
+    public static func write(_ text: String, to path: String) throws(OutputError) {
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { String(path[..<$0]) } ?? "."
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        let temporary = (directory.isEmpty ? "" : directory + "/") + "." + name + ".\(getpid()).tmp"
+        TemporaryOutputs.shared.add(temporary)
+        defer { TemporaryOutputs.shared.remove(temporary) }
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        if fd < 0 { throw .system(temporary) }
+        let bytes = Array(text.utf8)
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { writeDescriptor(fd, $0.baseAddress! + done, $0.count - done) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                let error = OutputError.system(path)
+                _ = closeDescriptor(fd)
+                unlink(temporary)
+                throw error
+            }
+            done += n
+        }
+        if closeDescriptor(fd) != 0 || rename(temporary, path) != 0 {
+            let error = OutputError.system(path)
+            unlink(temporary)
+            throw error
+        }
+    }
+}

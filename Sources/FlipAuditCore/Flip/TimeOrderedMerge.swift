@@ -1,0 +1,90 @@
+import HeapModule
+
+/// Merges the flip events of every input into one stream ordered by (time,
+/// file, line), holding only what the order still needs: an input is read
+/// no further than needed, and an event leaves as soon as no input can
+/// still produce an earlier one.
+///
+/// Logs are nearly in time order but not quite (several workers, request
+/// start times): within an input, records up to `window` older than the
+/// newest one read are put back in order. An event older than that arrives
+/// after later ones have left; it is audited where it arrives and counted
+/// in `lateEvents`. Which input is read next depends only on the data, so
+/// the stream is the same however the inputs are read (threads or not).
+final class TimeOrderedMerge {
+    /// How far records of one input may run back in time and still be put
+    /// in order (milliseconds).
+    static let defaultWindow: Int64 = 300_000
+
+    private struct Pending: Comparable {
+        var event: FlipEvent
+        static func < (a: Self, b: Self) -> Bool { (a.event.time, a.event.source) < (b.event.time, b.event.source) }
+        static func == (a: Self, b: Self) -> Bool { a.event.time == b.event.time && a.event.source == b.event.source }
+    }
+
+    private let feeds: [EventFeed]
+    private let window: Int64
+    private var heap = Heap<Pending>()
+    /// Latest record time read from each input so far; an input not opened
+    /// yet starts at the time of its first record (or the dawn of time).
+    private var frontier: [Int64]
+    private var active: [Bool]
+    private var activeCount: Int
+    /// Time of the last event handed out.
+    private var clock = Int64.min
+    private let onBatch: (Int, EventBatch) -> Void
+    private let onEnd: (Int, FileScan) -> Void
+
+    /// Events that arrived after later ones had left.
+    private(set) var lateEvents = 0
+    /// The first of them.
+    private(set) var firstLate: SourceRef?
+
+    /// `startTimes` are the inputs' first record times, where known.
+    /// `onBatch` sees every batch as it is pulled, `onEnd` each input's end.
+    init(feeds: [EventFeed], startTimes: [Int64?], window: Int64 = defaultWindow,
+         onBatch: @escaping (Int, EventBatch) -> Void, onEnd: @escaping (Int, FileScan) -> Void) {
+        self.feeds = feeds
+        self.window = window
+        frontier = startTimes.map { $0 ?? .min }
+        active = Array(repeating: true, count: feeds.count)
+        activeCount = feeds.count
+        self.onBatch = onBatch
+        self.onEnd = onEnd
+    }
+
+    /// The next event in time order, or nil when every input is done.
+    func next() -> FlipEvent? {
+        while true {
+            // No input can still produce an event older than this.
+            var settled = Int64.max
+            var behind = -1
+            for i in feeds.indices where active[i] {
+                let bound = frontier[i] == .min ? .min : frontier[i] - window
+                if bound < settled { settled = bound }
+                if behind < 0 || frontier[i] < frontier[behind] { behind = i }
+            }
+            if let first = heap.min, activeCount == 0 || first.event.time < settled {
+                let event = heap.removeMin().event
+                if event.time < clock {
+                    lateEvents += 1
+                    if firstLate == nil { firstLate = event.source }
+                } else {
+                    clock = event.time
+                }
+                return event
+            }
+            guard behind >= 0 else { return nil }
+            switch feeds[behind].next() {
+            case .batch(let batch):
+                for event in batch.events { heap.insert(Pending(event: event)) }
+                if let f = batch.frontier, f > frontier[behind] { frontier[behind] = f }
+                onBatch(behind, batch)
+            case .end(let scan):
+                active[behind] = false
+                activeCount -= 1
+                onEnd(behind, scan)
+            }
+        }
+    }
+}

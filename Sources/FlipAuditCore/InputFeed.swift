@@ -1,0 +1,200 @@
+import Foundation
+
+/// What one input produced once it is read to its end.
+struct FileScan: Sendable {
+    var accounting: InputAccounting
+    var logsLocation: Bool
+    var latestTime: Int64?
+    var summary: FileSummary
+    /// `NAME: message` when the input could not be read completely.
+    var error: String?
+    /// Messages for standard error, in line order (the first malformed
+    /// lines, then the read error).
+    var warnings: [String]
+}
+
+/// What the merge gets when it pulls an input.
+enum FeedItem: Sendable {
+    case batch(EventBatch)
+    case end(FileScan)
+}
+
+/// One input's pipeline — reader, line splitter, scanner — driven one
+/// decoded chunk at a time. Batches come out through the scanner's `emit`.
+final class InputPipeline {
+    private let file: InputFile
+    private var scanner: FileScanner
+    private var splitter: LineSplitter
+    private var reader: LogFileReader?
+    private var prefetcher: ChunkPrefetcher?
+    private var failure: InputError?
+    private var warnings: [String] = []
+    private var decoded: UInt64 = 0
+    private let progress: ((UInt64) -> Void)?
+    private var done = false
+
+    /// Opens `file`; with `prefetch`, zlib runs on a thread of its own ahead
+    /// of the parsing.
+    init(file: InputFile, index: Int, configuration: AuditConfiguration, prefetch: Bool,
+         progress: ((UInt64) -> Void)?, emit: @escaping (EventBatch) -> Void) {
+        self.file = file
+        self.progress = progress
+        splitter = LineSplitter(maxLine: configuration.maxLine)
+        // `Analyzer.run` has built the log_format parser once, so this
+        // cannot fail.
+        scanner = try! FileScanner(file: file, fileIndex: Int32(index), configuration: configuration, emit: emit)
+        do {
+            let reader = try LogFileReader(path: file.path)
+            self.reader = reader
+            if prefetch { prefetcher = ChunkPrefetcher(reader: reader) }
+        } catch {
+            failure = error
+            done = true
+        }
+    }
+
+    /// Reads and scans one chunk. False once the input is done (read to its
+    /// end or stopped by an error); every line before an error is scanned.
+    func step() -> Bool {
+        guard !done, let reader else { return false }
+        do {
+            if let chunk = try (prefetcher != nil ? prefetcher!.next() : reader.nextChunk()) {
+                splitter.feed(chunk, to: &scanner)
+                decoded += UInt64(chunk.count)
+                progress?(decoded)
+                return true
+            }
+            splitter.finish(to: &scanner)
+        } catch {
+            failure = error
+            if let cut = splitter.discardPartialLine() {
+                scanner.cutOff(bytes: cut, number: splitter.lineCount + 1)
+            }
+        }
+        done = true
+        return false
+    }
+
+    /// Flushes the last batch and sums up the input; call after `step()`
+    /// returned false.
+    func finish() -> FileScan {
+        scanner.flushBatch()
+        if let reader { scanner.finish(reader: reader) }
+        var accounting = scanner.accounting
+        accounting.files = 1
+        if failure != nil { accounting.filesWithErrors = 1 }
+        let message = failure.map { "\(file.displayName): \($0)" }
+        return FileScan(
+            accounting: accounting, logsLocation: scanner.logsLocation, latestTime: scanner.latestTime,
+            summary: FileSummary(name: file.displayName, encoding: scanner.encoding, format: scanner.formatName,
+                                 lines: accounting.lines, logsLocation: scanner.logsLocation,
+                                 error: failure.map { "\($0)" }),
+            error: message, warnings: scanner.warnings + (message.map { [$0] } ?? []))
+    }
+
+    /// Time of the first record of `file`, from its first chunk (nil for
+    /// standard input, which cannot be read twice, and for inputs without
+    /// a record there). The merge uses it to leave an input closed until
+    /// the audit reaches its time.
+    static func firstRecordTime(_ file: InputFile, configuration: AuditConfiguration) -> Int64? {
+        guard file.path != nil else { return nil }
+        let pipeline = InputPipeline(file: file, index: 0, configuration: configuration, prefetch: false,
+                                     progress: nil, emit: { _ in })
+        _ = pipeline.step()
+        return pipeline.scanner.firstTime
+    }
+}
+
+/// Where the merge pulls one input's batches from, in line order.
+protocol EventFeed: AnyObject {
+    func next() -> FeedItem
+}
+
+/// Reads its input on the caller's thread, a chunk whenever a batch is
+/// wanted.
+final class DirectFeed: EventFeed {
+    private var pending: [EventBatch] = []
+    private var pipeline: InputPipeline!
+
+    init(file: InputFile, index: Int, configuration: AuditConfiguration, progress: ((UInt64) -> Void)?) {
+        pipeline = InputPipeline(file: file, index: index, configuration: configuration, prefetch: false,
+                                 progress: progress, emit: { [unowned self] in self.pending.append($0) })
+    }
+
+    func next() -> FeedItem {
+        while pending.isEmpty && endScan == nil {
+            if !pipeline.step() { endScan = pipeline.finish() }
+        }
+        if !pending.isEmpty { return .batch(pending.removeFirst()) }
+        return .end(endScan!)
+    }
+
+    /// The input's summary once it is read; its last batch may still wait.
+    private var endScan: FileScan?
+}
+
+/// Reads its input on a thread of its own (plus zlib's prefetch thread),
+/// at most `depth` batches ahead of the merge, started on the first pull.
+final class ThreadedFeed: EventFeed, @unchecked Sendable {
+    private let queue: BlockingQueue<FeedItem>
+    private let start: () -> Void
+    private var started = false
+
+    init(file: InputFile, index: Int, configuration: AuditConfiguration, depth: Int = 16,
+         progress: (@Sendable (UInt64) -> Void)?) {
+        let queue = BlockingQueue<FeedItem>(capacity: depth)
+        self.queue = queue
+        start = {
+            let thread = Thread {
+                let pipeline = InputPipeline(file: file, index: index, configuration: configuration, prefetch: true,
+                                             progress: progress, emit: { queue.put(.batch($0)) })
+                while pipeline.step() {}
+                queue.put(.end(pipeline.finish()))
+            }
+            thread.stackSize = 4 << 20
+            thread.name = "flipaudit-scan"
+            thread.start()
+        }
+    }
+
+    func next() -> FeedItem {
+        if !started {
+            started = true
+            start()
+        }
+        return queue.take()
+    }
+}
+
+/// A first-in first-out queue between one producer thread and one consumer
+/// that blocks the producer when `capacity` items wait.
+final class BlockingQueue<Element>: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var items: [Element] = []
+    private var head = 0
+    private let capacity: Int
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    func put(_ item: Element) {
+        condition.lock()
+        while items.count - head >= capacity { condition.wait() }
+        items.append(item)
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    func take() -> Element {
+        condition.lock()
+        while items.count == head { condition.wait() }
+        let item = items[head]
+        head += 1
+        if head > 64 && head * 2 > items.count {
+            items.removeFirst(head)
+            head = 0
+        }
+        condition.broadcast()
+        condition.unlock()
+        return item
+    }
+}
