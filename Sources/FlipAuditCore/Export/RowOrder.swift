@@ -20,21 +20,28 @@ final class RowOrder: AuditSink {
     /// Rows held for ordering at most, per kind of row.
     static let limit = 50_000
 
-    private struct PendingSession: Comparable {
-        var row: SessionRecord
+    /// A row waiting in a heap: its time and source inline (they decide
+    /// nearly every comparison), the row itself boxed.
+    private struct Pending<Row>: Comparable {
+        var time: Int64
+        var source: SourceRef
+        var box: Box<Row>
+        /// The rest of the key, for rows with the same time and source.
+        let tail: (Row) -> (Int, String)
         static func < (a: Self, b: Self) -> Bool {
-            (a.row.firstSeen, a.row.source, a.row.state) < (b.row.firstSeen, b.row.source, b.row.state)
+            if (a.time, a.source) != (b.time, b.source) { return (a.time, a.source) < (b.time, b.source) }
+            return a.tail(a.box.row) < b.tail(b.box.row)
         }
         static func == (a: Self, b: Self) -> Bool { !(a < b) && !(b < a) }
     }
 
-    private struct PendingFinding: Comparable {
-        var row: Finding
-        static func < (a: Self, b: Self) -> Bool {
-            (a.row.time, a.row.source, a.row.kind.rank, a.row.state) < (b.row.time, b.row.source, b.row.kind.rank, b.row.state)
-        }
-        static func == (a: Self, b: Self) -> Bool { !(a < b) && !(b < a) }
+    private final class Box<Row> {
+        let row: Row
+        init(_ row: Row) { self.row = row }
     }
+
+    private typealias PendingSession = Pending<SessionRecord>
+    private typealias PendingFinding = Pending<Finding>
 
     private var sessions = Heap<PendingSession>()
     private var findings = Heap<PendingFinding>()
@@ -43,23 +50,23 @@ final class RowOrder: AuditSink {
     init(sinks: [RowSink]) { self.sinks = sinks }
 
     func sessionClosed(_ session: SessionRecord) {
-        sessions.insert(PendingSession(row: session))
-        if sessions.count > Self.limit { let row = sessions.removeMin().row; for s in sinks { s.session(row) } }
+        sessions.insert(PendingSession(time: session.firstSeen, source: session.source, box: Box(session), tail: { (0, $0.state) }))
+        if sessions.count > Self.limit { let row = sessions.removeMin().box.row; for s in sinks { s.session(row) } }
     }
 
     func finding(_ finding: Finding) {
-        findings.insert(PendingFinding(row: finding))
-        if findings.count > Self.limit { let row = findings.removeMin().row; for s in sinks { s.finding(row) } }
+        findings.insert(PendingFinding(time: finding.time, source: finding.source, box: Box(finding), tail: { ($0.kind.rank, $0.state) }))
+        if findings.count > Self.limit { let row = findings.removeMin().box.row; for s in sinks { s.finding(row) } }
     }
 
     /// Hands on every row keyed before `time`.
     func release(before time: Int64) {
-        while let first = sessions.min, first.row.firstSeen < time {
-            let row = sessions.removeMin().row
+        while let first = sessions.min?.time, first < time {
+            let row = sessions.removeMin().box.row
             for s in sinks { s.session(row) }
         }
-        while let first = findings.min, first.row.time < time {
-            let row = findings.removeMin().row
+        while let first = findings.min?.time, first < time {
+            let row = findings.removeMin().box.row
             for s in sinks { s.finding(row) }
         }
     }

@@ -33,14 +33,25 @@ public struct FlipReturn: Sendable {
 }
 
 /// What a flip-relevant record contributes to the audit: a request, a
-/// return, or both (the 302 on the request's own record).
-public struct FlipEvent: Sendable {
-    public var time: Int64
-    public var source: SourceRef
-    public var clientIP: String
-    public var status: Int
-    public var request: FlipRequest?
-    public var returned: FlipReturn?
+/// return, or both (the 302 on the request's own record). A class: events
+/// travel through queues and heaps, and a reference moves cheaper than
+/// every String inside.
+public final class FlipEvent: Sendable {
+    public let time: Int64
+    public let source: SourceRef
+    public let clientIP: String
+    public let status: Int
+    public let request: FlipRequest?
+    public let returned: FlipReturn?
+
+    public init(time: Int64, source: SourceRef, clientIP: String, status: Int, request: FlipRequest?, returned: FlipReturn?) {
+        self.time = time
+        self.source = source
+        self.clientIP = clientIP
+        self.status = status
+        self.request = request
+        self.returned = returned
+    }
 }
 
 /// Hashes authorization codes so they never reach output in clear.

@@ -36,7 +36,7 @@ final class Session {
     /// out of time order does not turn back).
     var expiresAt: Int64 = 0
 
-    init(state: String, serial: Int, event: FlipEvent, request: FlipRequest, allowlist: Allowlist, clientIDs: Set<String>) {
+    init(state: String, serial: Int, event: FlipEvent, request: FlipRequest, redirect: RedirectFacts, clientIDs: Set<String>) {
         self.state = state
         self.serial = serial
         firstSeen = event.time
@@ -44,8 +44,8 @@ final class Session {
         firstSource = event.source
         clientID = request.clientID
         redirectURI = request.redirectURI
-        target = RedirectTarget.classify(request.redirectURI)
-        redirectAllowlisted = request.redirectURI.map(allowlist.contains) ?? false
+        target = redirect.target
+        redirectAllowlisted = redirect.allowlisted
         clientMismatch = !clientIDs.isEmpty && request.clientID != nil && !clientIDs.contains(request.clientID!)
         clientIP = event.clientIP
     }
@@ -69,4 +69,27 @@ public struct SessionRecord: Sendable {
     public var findings: [FindingKind]
     public var clientIP: String
     public var source: SourceRef
+}
+
+/// What the audit needs to know of a request's `redirect_uri`; the same few
+/// URIs come back in nearly every request, so `SessionTracker` caches it.
+struct RedirectFacts {
+    var target: RedirectTarget
+    var allowlisted: Bool
+    /// The project ID of an `/r/ID` accepted only because none is pinned.
+    var unpinnedProjectID: String?
+
+    static let none = RedirectFacts(target: .unknown, allowlisted: false, unpinnedProjectID: nil)
+
+    init(target: RedirectTarget, allowlisted: Bool, unpinnedProjectID: String?) {
+        self.target = target
+        self.allowlisted = allowlisted
+        self.unpinnedProjectID = unpinnedProjectID
+    }
+
+    init(_ uri: String, allowlist: Allowlist) {
+        target = RedirectTarget.classify(uri)
+        allowlisted = allowlist.contains(uri)
+        unpinnedProjectID = allowlist.unpinnedProjectID(uri)
+    }
 }

@@ -49,6 +49,8 @@ public final class SessionTracker {
     /// remembered as long as ended states.
     private var codeOwners: RecentMemory<(serial: Int, state: String)>
     private var nextSerial = 0
+    /// Facts about recently seen redirect URIs (bounded: cleared when full).
+    private var redirectFacts: [String: RedirectFacts] = [:]
     /// Sessions closed early because `maxSessions` were open.
     public private(set) var evictedSessions = 0
     /// Project IDs accepted only because none is pinned.
@@ -130,7 +132,7 @@ public final class SessionTracker {
         }
         if open.count + stateless.count >= maxSessions { evictOldest() }
         let session = Session(state: state, serial: nextSerial, event: event, request: request,
-                              allowlist: allowlist, clientIDs: clientIDs)
+                              redirect: facts(request.redirectURI), clientIDs: clientIDs)
         nextSerial += 1
         if state.isEmpty { stateless[session.serial] = session } else { open[state] = session }
         openOrder.append(session)
@@ -149,8 +151,9 @@ public final class SessionTracker {
             raise(.missingParam, session: session, event: event, detail: "request lacks \(missing.joined(separator: ", "))")
         }
         if let uri = request.redirectURI {
-            if let id = allowlist.unpinnedProjectID(uri) { unpinnedProjectIDs.insert(id) }
-            if !allowlist.contains(uri) {
+            let facts = facts(uri)
+            if let id = facts.unpinnedProjectID { unpinnedProjectIDs.insert(id) }
+            if !facts.allowlisted {
                 let trick = allowlist.lookAlike(uri).map { "look-alike (\($0)): " } ?? ""
                 raise(.redirectNotAllowlisted, session: session, event: event, detail: "\(trick)redirect_uri \(Quote.url(uri)) is not allowlisted")
             }
@@ -164,6 +167,16 @@ public final class SessionTracker {
         if !request.badEncodingParams.isEmpty {
             raise(.badEncoding, session: session, event: event, detail: "request has malformed encoding in \(request.badEncodingParams.map(\.name).joined(separator: ", "))")
         }
+    }
+
+    /// Classification and allowlist verdict of a redirect URI, cached.
+    private func facts(_ uri: String?) -> RedirectFacts {
+        guard let uri else { return .none }
+        if let known = redirectFacts[uri] { return known }
+        let facts = RedirectFacts(uri, allowlist: allowlist)
+        if redirectFacts.count >= 1024 { redirectFacts.removeAll(keepingCapacity: true) }
+        redirectFacts[uri] = facts
+        return facts
     }
 
     // MARK: Returns

@@ -16,10 +16,13 @@ final class TimeOrderedMerge {
     /// in order (milliseconds).
     static let defaultWindow: Int64 = 300_000
 
+    /// An event waiting in the heap, its key inline.
     private struct Pending: Comparable {
+        var time: Int64
+        var source: SourceRef
         var event: FlipEvent
-        static func < (a: Self, b: Self) -> Bool { (a.event.time, a.event.source) < (b.event.time, b.event.source) }
-        static func == (a: Self, b: Self) -> Bool { a.event.time == b.event.time && a.event.source == b.event.source }
+        static func < (a: Self, b: Self) -> Bool { (a.time, a.source) < (b.time, b.source) }
+        static func == (a: Self, b: Self) -> Bool { a.time == b.time && a.source == b.source }
     }
 
     private let feeds: [EventFeed]
@@ -64,7 +67,7 @@ final class TimeOrderedMerge {
                 if bound < settled { settled = bound }
                 if behind < 0 || frontier[i] < frontier[behind] { behind = i }
             }
-            if let first = heap.min, activeCount == 0 || first.event.time < settled {
+            if let first = heap.min?.time, activeCount == 0 || first < settled {
                 let event = heap.removeMin().event
                 if event.time < clock {
                     lateEvents += 1
@@ -77,7 +80,7 @@ final class TimeOrderedMerge {
             guard behind >= 0 else { return nil }
             switch feeds[behind].next() {
             case .batch(let batch):
-                for event in batch.events { heap.insert(Pending(event: event)) }
+                for event in batch.events { heap.insert(Pending(time: event.time, source: event.source, event: event)) }
                 if let f = batch.frontier, f > frontier[behind] { frontier[behind] = f }
                 onBatch(behind, batch)
             case .end(let scan):
