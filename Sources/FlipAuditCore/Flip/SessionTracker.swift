@@ -312,7 +312,9 @@ public final class SessionTracker {
         guard !s.isClosed else { return }
         s.isClosed = true
         if s.state.isEmpty { stateless[s.serial] = nil } else if open[s.state] === s { open[s.state] = nil }
-        if !s.state.isEmpty && !evicted { endedStates.insert(Self.key(s.state), (), at: clock) }
+        // Remembered from the session's last activity, not from the event
+        // that happened to close it.
+        if !s.state.isEmpty && !evicted { endedStates.insert(Self.key(s.state), (), at: s.lastSeen) }
         let outcome: Outcome
         var error = ""
         var description = ""
@@ -383,9 +385,12 @@ struct RecentMemory<Value> {
 
     init(retention: Int64) { self.retention = retention }
 
-    /// Remembers `key` from `time` on (again, if it was known).
+    /// Remembers `key` from `time` on (again, if it was known from an
+    /// earlier time). Times may run back a little; the forgetting queue
+    /// then keeps an entry somewhat longer, never shorter.
     mutating func insert(_ key: UInt64, _ value: Value, at time: Int64) {
         forget(before: time)
+        if let known = entries[key], known.time >= time { return }
         entries[key] = (time, value)
         order.append((time, key))
     }

@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+@testable import FlipAuditCore
+
+/// A combined line at `seconds` after 08:00:00 UTC (hours allowed).
+func line(at seconds: Int, _ target: String, _ status: Int, location: String = "-") -> String {
+    let time = String(format: "22/Nov/2026:%02d:%02d:%02d +0000", 8 + seconds / 3600, seconds / 60 % 60, seconds % 60)
+    return "203.0.113.9 - - [\(time)] \"GET \(target) HTTP/1.1\" \(status) 0 \"-\" \"GoogleApp/1.0\" \"\(location)\""
+}
+
+@Suite("Streaming: time order, reuse memory")
+struct StreamingTests {
+    @Test("records a little out of order within a file are put back in time order")
+    func smallDisorder() {
+        let result = audit([
+            line(at: 30, authorize(state: "late-logged"), 200),
+            line(at: 10, authorize(state: "early"), 200),   // logged 20 s after a later request
+            line(at: 40, "/consent", 302, location: "\(opa)?code=c1&state=early"),
+            line(at: 45, "/consent", 302, location: "\(opa)?code=c2&state=late-logged"),
+        ])
+        #expect(result.accounting.outOfOrderRecords == 0)
+        #expect(result.sessions.map(\.state) == ["early", "late-logged"])
+        #expect(result.sessions.map(\.outcome) == [.code, .code])
+        #expect(result.findings.isEmpty)
+    }
+
+    @Test("a record far behind its file is audited where it stands, counted, and does not expire its neighbours")
+    func farBehind() {
+        // Enough later traffic that "now" has left the merge before "old"
+        // (20 minutes back: past the reorder window) is read.
+        let filler = Array(repeating: line(at: 1600, "/static/app.js", 200), count: FileScanner.batchLines + 10)
+        let result = audit([line(at: 1200, authorize(state: "now"), 200)] + filler + [
+            line(at: 0, authorize(state: "old"), 200),
+            line(at: 5, "/consent", 302, location: "\(opa)?code=c1&state=old"),
+            line(at: 1610, "/consent", 302, location: "\(opa)?code=c2&state=now"),
+        ])
+        #expect(result.accounting.outOfOrderRecords == 2)
+        let outcomes = Dictionary(uniqueKeysWithValues: result.sessions.map { ($0.state, $0.outcome) })
+        #expect(outcomes == ["old": .code, "now": .code])
+        #expect(result.count(.unknownState) == 0)
+        #expect(result.count(.noReturn) == 0)
+    }
+
+    @Test("a rotated log split into time-disjoint files gives the same rows as one file")
+    func rotated() {
+        var lines: [String] = []
+        for i in 0..<40 {
+            lines.append(line(at: i * 90, authorize(state: "r\(i)"), 200))
+            lines.append(line(at: i * 90 + 3, "/consent", 302, location: "\(opa)?code=k\(i)&state=r\(i)"))
+        }
+        let whole = audit(["all.log": lines])
+        let split = audit(["access.log.2.gz": Array(lines[0..<30]), "access.log.1.gz": Array(lines[30..<60]), "access.log": Array(lines[60...])])
+        #expect(whole.sessions.map(\.state) == split.sessions.map(\.state))
+        #expect(whole.sessions.count == 40)
+        #expect(split.accounting.outOfOrderRecords == 0)
+    }
+
+    @Test("a state or a code comes back within the hour: reuse; hours later: forgotten (bounded memory)",
+          arguments: [(1800, true), (3 * 3600, false)])
+    func reuseHorizon(_ gap: Int, _ flagged: Bool) {
+        let result = audit([
+            line(at: 0, authorize(state: "s1"), 302, location: "\(opa)?code=same&state=s1"),
+            line(at: gap, authorize(state: "s1"), 302, location: "\(opa)?code=other&state=s1"),
+            line(at: gap + 10, authorize(state: "s2"), 302, location: "\(opa)?code=same&state=s2"),
+        ])
+        #expect(result.count(.stateReuse) == (flagged ? 1 : 0))
+        #expect(result.count(.codeReuse) == (flagged ? 1 : 0))
+        #expect(result.sessions.count == 3)
+    }
+
+    @Test("a long session timeout lengthens the reuse memory with it")
+    func reuseFollowsTimeout() {
+        let result = audit([
+            line(at: 0, authorize(state: "s1"), 302, location: "\(opa)?code=c1&state=s1"),
+            line(at: 3 * 3600, authorize(state: "s1"), 302, location: "\(opa)?code=c2&state=s1"),
+        ]) { $0.sessionTimeoutSeconds = 4 * 3600 }
+        #expect(result.count(.stateReuse) == 1)
+    }
+}
