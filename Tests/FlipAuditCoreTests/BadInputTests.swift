@@ -218,3 +218,23 @@ struct SessionFloodTests {
         #expect(roomy.sessions.first { $0.state == "flood0" }?.outcome == .code)
     }
 }
+
+/// Inputs the fuzzers found, kept as regression tests.
+@Suite("Fuzzer findings")
+struct FuzzRegressionTests {
+    @Test("a misaligned line that puts a quoted URL with a code where the client address goes: the code stays out",
+          arguments: ["combined", "json", "nginx"])
+    func codeInClientField(_ format: String) throws {
+        let path = fixture("fuzz/records-code-in-client-field.log")
+        let nginx = #"$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" "$sent_http_location""#
+        let audit = try Audit.run([path], {
+            var c = AuditConfiguration()
+            c.format = format == "nginx" ? .nginx(nginx) : format == "json" ? .json : .combined
+            return c
+        }())
+        let code = "vjQfOvS2HQKN728Qdo97LGUi"
+        #expect(!audit.csv.contains { $0.contains(code) })
+        #expect(!audit.sessions.contains { $0.clientIP.contains(" ") })
+        #expect(!TerminalReport(color: false).render(audit.result).contains(code))
+    }
+}

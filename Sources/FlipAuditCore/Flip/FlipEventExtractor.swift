@@ -78,9 +78,22 @@ public struct FlipEventExtractor {
             if returned != nil && classification == .unrelated { classification = .returnOnly }
         }
         guard request != nil || returned != nil else { return (classification, nil) }
-        let event = FlipEvent(time: record.time, source: source, clientIP: Bytes.string(record.clientIP),
+        let event = FlipEvent(time: record.time, source: source, clientIP: Self.clientAddress(record.clientIP),
                               status: record.status, request: request, returned: returned)
         return (classification, event)
+    }
+
+    /// The client field as kept: an address or host name (letters, digits,
+    /// `.:-_[]%`, at most 255 bytes). Anything else — a misaligned line can
+    /// put a quoted URL, code and all, where the address should be — is
+    /// kept as `?`, never copied into the outputs.
+    static func clientAddress(_ bytes: UnsafeRawBufferPointer) -> String {
+        guard bytes.count <= 255, bytes.allSatisfy({ b in
+            (b >= .zero && b <= .nine) || (b | 0x20 >= UInt8(ascii: "a") && b | 0x20 <= UInt8(ascii: "z"))
+                || b == .dot || b == .colon || b == .minus || b == .underscore || b == .percent
+                || b == .openBracket || b == .closeBracket
+        }) else { return "?" }
+        return Bytes.string(bytes)
     }
 
     /// The host of an absolute URL's bytes (after `://`, before the path,

@@ -25,4 +25,5 @@ extension UInt8 {
     static let zero = UInt8(ascii: "0")
     static let nine = UInt8(ascii: "9")
     static let dollar = UInt8(ascii: "$")
+    static let underscore = UInt8(ascii: "_")
 }
