@@ -22,6 +22,17 @@ struct EscapingTests {
         #expect(CSV.cell(value) == expected)
     }
 
+    /// From a FuzzQuery run: a combining mark after `"` or `=` makes one
+    /// Character of the two; the cell must still be judged by its bytes.
+    @Test("a combining mark after a quote or a formula sign changes nothing", arguments: [
+        ("=\u{035C}cmd", "'=\u{035C}cmd"),
+        ("\"\u{035C}a,b", "\"\"\"\u{035C}a,b\""),
+        ("\u{035C}al\u{FFFD}'\"'!`A0", "\"\u{035C}al\u{FFFD}'\"\"'!`A0\""),
+    ])
+    func combiningMarks(value: String, expected: String) {
+        #expect(Array(CSV.cell(value).utf8) == Array(expected.utf8))
+    }
+
     @Test("a row joins cells with commas and ends with \\n")
     func row() {
         #expect(CSV.row(["a", "b,c", "-1"]) == "a,\"b,c\",'-1\n")

@@ -49,12 +49,22 @@ public func fuzzQuery(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let shown = TerminalText.escape(text)
     invariant(!shown.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || (0x2066...0x2069).contains($0.value) },
               "terminal text keeps a control character: \(shown.debugDescription)")
-    let cell = CSV.cell(text)
-    if let first = cell.first { invariant(!"=+-@\t\r".contains(first), "CSV cell starts a formula: \(cell.debugDescription)") }
-    if cell.hasPrefix("\"") {
-        invariant(cell.hasSuffix("\"") && cell.count >= 2, "quoted CSV cell not closed: \(cell.debugDescription)")
+    // Bytes, not Characters: a combining mark after `"` or `=` makes one
+    // Character of the two, and a spreadsheet looks at the first byte.
+    let cell = Array(CSV.cell(text).utf8)
+    if let first = cell.first { invariant(!Array("=+-@\t\r".utf8).contains(first), "CSV cell starts a formula: \(cell)") }
+    let quote = UInt8(ascii: "\"")
+    if cell.first == quote {
+        invariant(cell.count >= 2 && cell.last == quote, "quoted CSV cell not closed: \(cell)")
+        // Inside, every quote is doubled.
+        var inner = cell.dropFirst().dropLast()[...]
+        while let i = inner.firstIndex(of: quote) {
+            invariant(inner.index(after: i) < inner.endIndex && inner[inner.index(after: i)] == quote, "lone quote inside a CSV cell: \(cell)")
+            inner = inner[(i + 2)...]
+        }
     } else {
-        invariant(!cell.contains(",") && !cell.contains("\"") && !cell.contains("\n"), "CSV cell needed quotes: \(cell.debugDescription)")
+        invariant(!cell.contains(UInt8(ascii: ",")) && !cell.contains(quote) && !cell.contains(0x0A) && !cell.contains(0x0D),
+                  "CSV cell needed quotes: \(cell)")
     }
     return 0
 }

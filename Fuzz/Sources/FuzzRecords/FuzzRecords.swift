@@ -24,7 +24,9 @@ final class CheckingSink: AuditSink {
             invariant(!shown.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || (0x202A...0x202E).contains($0.value) },
                       "terminal text keeps a control character: \(shown.debugDescription)")
             let csv = CSV.cell(cell)
-            invariant(!["=", "+", "-", "@", "\t", "\r"].contains(csv.first.map(String.init) ?? ""), "CSV cell starts a formula: \(csv.debugDescription)")
+            if let first = csv.utf8.first {
+                invariant(!Array("=+-@\t\r".utf8).contains(first), "CSV cell starts a formula: \(csv.debugDescription)")
+            }
         }
         // (Error texts may quote anything an attacker wrote, "code=" too, so
         // only the URL-like cells are checked.)

@@ -414,7 +414,8 @@ struct RecentMemory<Value> {
 enum Quote {
     /// `"value"`, shortened to 80 characters.
     static func text(_ s: String) -> String {
-        let short = s.count > 80 ? String(s.prefix(77)) + "..." : s
+        // Most values are short: count bytes before counting characters.
+        let short = s.utf8.count > 80 && s.count > 80 ? String(s.prefix(77)) + "..." : s
         return "\"" + short + "\""
     }
 
