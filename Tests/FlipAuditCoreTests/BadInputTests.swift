@@ -237,4 +237,35 @@ struct FuzzRegressionTests {
         #expect(!audit.sessions.contains { $0.clientIP.contains(" ") })
         #expect(!TerminalReport(color: false).render(audit.result).contains(code))
     }
+
+    @Test("a code in a URL's fragment, after a second `?`, or with an escaped name is redacted, and so are tokens", arguments: [
+        ("https://x.example/cb#code=SECRETFRAG1&state=s", "SECRETFRAG1"),
+        ("https://x.example/cb?next=/a?code=SECRETQ2&x=1", "SECRETQ2"),
+        ("https://x.example/cb?c%6fde=SECRET3", "SECRET3"),
+        ("https://x.example/cb#access_token=TOKEN4&token_type=bearer", "TOKEN4"),
+        ("https://x.example/cb;code=SEMI5", "SEMI5"),
+        ("https://x.example/cb?code=WITH?MARK6&state=s", "MARK6"),
+    ])
+    func redactionEverywhere(_ url: String, _ secret: String) {
+        let redacted = CodeDigest.redact(url)
+        #expect(!redacted.contains(secret), "\(redacted)")
+        #expect(redacted.contains("sha256:"))
+    }
+
+    @Test("the fuzzers' code-leak inputs leak nothing")
+    func fuzzLeaks() throws {
+        let query = try Data(contentsOf: URL(fileURLWithPath: fixture("fuzz/query-code-in-fragment.txt")))
+        #expect(!CodeDigest.redact(String(decoding: query, as: UTF8.self)).contains("Ax6ltlS6yNtE2"))
+        let nginx = #"$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" "$sent_http_location""#
+        for format in [AuditConfiguration.Format.combined, .json, .nginx(nginx)] {
+            var c = AuditConfiguration()
+            c.format = format
+            let audit = try Audit.run([fixture("fuzz/records-code-after-second-question-mark.log")], c)
+            #expect(!audit.csv.contains { $0.contains("RbpreBHnjdWVw3WCWEE4S") })
+            #expect(!TerminalReport(color: false).render(audit.result).contains("RbpreBHnjdWVw3WCWEE4S"))
+            // The line the fuzzer built is not valid UTF-8: the pipeline
+            // counts it as malformed before any parser sees it.
+            #expect(audit.accounting.malformedByReason["invalid UTF-8"] == 1)
+        }
+    }
 }

@@ -76,7 +76,11 @@ public func fuzzRecords(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
             let end = data[lineStart...].firstIndex(of: 0x0A) ?? data.count
             let line = UnsafeRawBufferPointer(rebasing: data[lineStart..<end])
             number += 1
-            sink.codes += rawCodes(in: String(decoding: line, as: UTF8.self))
+            let text = String(decoding: line, as: UTF8.self)
+            // As the pipeline does: a line with NUL or invalid UTF-8 is
+            // counted as malformed before any parser sees it.
+            guard !line.contains(0), text.utf8.elementsEqual(line) else { lineStart = end + 1; continue }
+            sink.codes += rawCodes(in: text)
             let failure: MalformedReason?
             switch which {
             case 0: failure = combined.parse(line, into: &record)

@@ -68,27 +68,49 @@ public enum CodeDigest {
         return String(decoding: text, as: UTF8.self)
     }
 
-    /// The URL with the value of every `code` parameter replaced by its digest.
+    /// Parameter names whose values are secrets: the code, and the tokens
+    /// an implicit or hybrid response would carry.
+    static let secretNames: Set<String> = ["code", "access_token", "id_token", "refresh_token"]
+
+    /// The URL with the value of every secret parameter (`code`, tokens)
+    /// replaced by its digest — in the query and in the fragment, and after
+    /// any `?`, `&`, `#` or `;`, however the URL is shaped: a lenient server
+    /// may read a parameter where a strict parser sees none.
     public static func redact(_ url: String) -> String {
-        // Fast exit for the usual URL: no "code" anywhere after a "?".
-        let u = url.utf8
-        guard let qIndex = u.firstIndex(of: .question),
-              u[qIndex...].firstRange(of: "code".utf8) != nil || u[qIndex...].contains(.percent)
+        let bytes = Array(url.utf8)
+        guard let first = bytes.firstIndex(where: isSeparator) else { return url }
+        // Fast exit for the usual URL: no secret name and no escape after it.
+        let tail = bytes[first...]
+        guard tail.contains(.percent) || tail.firstRange(of: "code".utf8) != nil || tail.firstRange(of: "token".utf8) != nil
         else { return url }
-        let q = qIndex
-        let head = url[..<q]
-        var query = url[url.index(after: q)...]
-        var fragment = ""
-        if let h = query.firstIndex(of: "#") {
-            fragment = String(query[h...])
-            query = query[..<h]
+        var out = Array(bytes[..<first])
+        out.reserveCapacity(bytes.count + 16)
+        var i = first
+        while i < bytes.count {
+            out.append(bytes[i])  // the separator
+            i += 1
+            var end = i
+            while end < bytes.count && !isSeparator(bytes[end]) { end += 1 }
+            if let eq = bytes[i..<end].firstIndex(of: .equals),
+               secretNames.contains(PercentDecoding.decode(String(decoding: bytes[i..<eq], as: UTF8.self)).text) {
+                // The value runs to the next `&` or `#` (a `?` or `;` may be
+                // part of it).
+                var valueEnd = eq + 1
+                while valueEnd < bytes.count && bytes[valueEnd] != .ampersand && bytes[valueEnd] != .hash { valueEnd += 1 }
+                out += bytes[i...eq]
+                let value = PercentDecoding.decode(String(decoding: bytes[(eq + 1)..<valueEnd], as: UTF8.self), plusIsSpace: true).text
+                out += Array(of(Array(value.utf8)).utf8)
+                end = valueEnd
+            } else {
+                out += bytes[i..<end]
+            }
+            i = end
         }
-        let pairs = query.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
-            guard let eq = pair.firstIndex(of: "=") else { return String(pair) }
-            let key = PercentDecoding.decode(String(pair[..<eq])).text
-            guard key == "code" else { return String(pair) }
-            return key + "=" + of(Array(PercentDecoding.decode(String(pair[pair.index(after: eq)...]), plusIsSpace: true).text.utf8))
-        }
-        return head + "?" + pairs.joined(separator: "&") + fragment
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Where a URL's parameters may start.
+    private static func isSeparator(_ b: UInt8) -> Bool {
+        b == .question || b == .ampersand || b == .hash || b == UInt8(ascii: ";")
     }
 }
