@@ -3,6 +3,7 @@
 #   bash Fuzz/run.sh                       # every target, 60 s each
 #   bash Fuzz/run.sh FuzzRecords 600       # one target, 10 minutes
 #   SECONDS_EACH=600 bash Fuzz/run.sh      # every target, 10 minutes each
+#   FUZZ_SEED=1 ...                        # a fixed random seed (CI), 0 = new each run
 # The committed seeds are in Fuzz/Corpus/<target>; what the fuzzer adds goes
 # to Fuzz/.work (ignored). A crash or broken invariant stops the run with
 # exit 1 and leaves the input in Fuzz/crashes/: turn it into a regression
@@ -30,6 +31,6 @@ for t in "${targets[@]}"; do
   work=".work/$t"
   mkdir -p "$work"
   echo "fuzz: $t for ${seconds}s"
-  "$bin/$t" "$work" "Corpus/$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+  "$bin/$t" "$work" "Corpus/$t" -max_total_time="$seconds" -seed="${FUZZ_SEED:-0}" -timeout=10 -rss_limit_mb=2048 \
     -max_len=8192 -print_final_stats=1 -artifact_prefix="crashes/$t-" 2>&1 | tail -n 12
 done
