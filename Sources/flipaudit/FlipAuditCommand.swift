@@ -128,6 +128,7 @@ struct FlipAuditCommand: ParsableCommand {
         config.sessionTimeoutSeconds = sessionTimeout
         config.bucket = bucket
         config.maxLine = maxLine
+        config.maxSessions = maxSessions
 
         let stderr = StandardError()
         let meter: ProgressLine? = (quiet || noProgress || isatty(STDERR_FILENO) != 1) ? nil : ProgressLine()

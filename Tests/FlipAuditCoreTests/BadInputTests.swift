@@ -213,6 +213,12 @@ struct SessionFloodTests {
         #expect(result.count(.unknownState) == 1)
         // Evicted sessions did not end: a new request with their state is not a replay.
         #expect(result.count(.stateReuse) == 0)
+        // The same through the command line, as the JSON report counts it.
+        let dir = temporaryDirectory()
+        let run = try runCLI([writeLog(lines, named: "flood.log", in: dir), "--max-sessions", "10", "--json", "-"])
+        let report = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]
+        #expect(report?["evicted_sessions"] as? Int == 40)
+        #expect(run.stderr.contains("40 session(s) closed early: more than 10 were open at once (--max-sessions)"))
         let roomy = audit(lines) { $0.maxSessions = 100 }
         #expect(roomy.evictedSessions == 0)
         #expect(roomy.sessions.first { $0.state == "flood0" }?.outcome == .code)

@@ -15,6 +15,10 @@ final class TimeOrderedMerge {
     /// How far records of one input may run back in time and still be put
     /// in order (milliseconds).
     static let defaultWindow: Int64 = 300_000
+    /// Events held for ordering at most: past it the earliest goes out
+    /// even before it is settled (a flood of flip records inside the
+    /// window would otherwise hold them all).
+    static let maxPending = 50_000
 
     /// An event waiting in the heap, its key inline.
     private struct Pending: Comparable {
@@ -67,7 +71,7 @@ final class TimeOrderedMerge {
                 if bound < settled { settled = bound }
                 if behind < 0 || frontier[i] < frontier[behind] { behind = i }
             }
-            if let first = heap.min?.time, activeCount == 0 || first < settled {
+            if let first = heap.min?.time, activeCount == 0 || first < settled || heap.count > Self.maxPending {
                 let event = heap.removeMin().event
                 if event.time < clock {
                     lateEvents += 1
