@@ -114,16 +114,22 @@ protocol EventFeed: AnyObject {
 /// wanted.
 final class DirectFeed: EventFeed {
     private var pending: [EventBatch] = []
-    private var pipeline: InputPipeline!
+    /// Opened on the first pull, so that inputs not reached yet hold no
+    /// descriptor and no buffer.
+    private var pipeline: InputPipeline?
+    private let open: (DirectFeed) -> InputPipeline
 
     init(file: InputFile, index: Int, configuration: AuditConfiguration, progress: ((UInt64) -> Void)?) {
-        pipeline = InputPipeline(file: file, index: index, configuration: configuration, prefetch: false,
-                                 progress: progress, emit: { [unowned self] in self.pending.append($0) })
+        open = { feed in
+            InputPipeline(file: file, index: index, configuration: configuration, prefetch: false,
+                          progress: progress, emit: { [unowned feed] in feed.pending.append($0) })
+        }
     }
 
     func next() -> FeedItem {
+        if pipeline == nil { pipeline = open(self) }
         while pending.isEmpty && endScan == nil {
-            if !pipeline.step() { endScan = pipeline.finish() }
+            if !pipeline!.step() { endScan = pipeline!.finish() }
         }
         if !pending.isEmpty { return .batch(pending.removeFirst()) }
         return .end(endScan!)

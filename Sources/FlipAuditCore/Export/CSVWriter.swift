@@ -7,8 +7,19 @@ import Darwin
 /// `close(2)`, named apart from the methods called `close`.
 private func closeDescriptor(_ fd: Int32) -> Int32 { close(fd) }
 
-/// `write(2)`, named apart from the methods called `write`.
-private func writeDescriptor(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int { write(fd, bytes, count) }
+/// Writes all of `bytes` to `fd` (retrying short writes and EINTR);
+/// `path` names the file in the error.
+private func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(OutputError) {
+    var done = 0
+    while done < bytes.count {
+        let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + done, $0.count - done) }
+        if n < 0 {
+            if errno == EINTR { continue }
+            throw .system(path)
+        }
+        done += n
+    }
+}
 
 /// Why an output file could not be written.
 public struct OutputError: Error, CustomStringConvertible {
@@ -52,15 +63,7 @@ public final class CSVWriter: RowSink {
         }
 
         func flush() throws(OutputError) {
-            var done = 0
-            while done < buffer.count {
-                let n = buffer.withUnsafeBytes { writeDescriptor(fd, $0.baseAddress! + done, $0.count - done) }
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw .system(path)
-                }
-                done += n
-            }
+            try writeAll(fd, buffer, path: path)
             buffer.removeAll(keepingCapacity: true)
         }
 
@@ -193,18 +196,12 @@ public enum AtomicFile {
         defer { TemporaryOutputs.shared.remove(temporary) }
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         if fd < 0 { throw .system(temporary) }
-        let bytes = Array(text.utf8)
-        var done = 0
-        while done < bytes.count {
-            let n = bytes.withUnsafeBytes { writeDescriptor(fd, $0.baseAddress! + done, $0.count - done) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                let error = OutputError.system(path)
-                _ = closeDescriptor(fd)
-                unlink(temporary)
-                throw error
-            }
-            done += n
+        do {
+            try writeAll(fd, Array(text.utf8), path: path)
+        } catch {
+            _ = closeDescriptor(fd)
+            unlink(temporary)
+            throw error
         }
         if closeDescriptor(fd) != 0 || rename(temporary, path) != 0 {
             let error = OutputError.system(path)

@@ -77,12 +77,15 @@ public enum CodeDigest {
     /// any `?`, `&`, `#` or `;`, however the URL is shaped: a lenient server
     /// may read a parameter where a strict parser sees none.
     public static func redact(_ url: String) -> String {
-        let bytes = Array(url.utf8)
-        guard let first = bytes.firstIndex(where: isSeparator) else { return url }
-        // Fast exit for the usual URL: no secret name and no escape after it.
-        let tail = bytes[first...]
+        // Fast exit for the usual URL, without copying it: no secret name
+        // and no escape after the first separator.
+        let view = url.utf8
+        guard let firstIndex = view.firstIndex(where: isSeparator) else { return url }
+        let tail = view[firstIndex...]
         guard tail.contains(.percent) || tail.firstRange(of: "code".utf8) != nil || tail.firstRange(of: "token".utf8) != nil
         else { return url }
+        let bytes = Array(view)
+        let first = view.distance(from: view.startIndex, to: firstIndex)
         var out = Array(bytes[..<first])
         out.reserveCapacity(bytes.count + 16)
         var i = first

@@ -19,6 +19,8 @@ final class Session {
     let firstSource: SourceRef
     let clientID: String?
     let redirectURI: String?
+    /// `redirectURI` as it may be shown: codes redacted; empty when absent.
+    let redirectShown: String
     let target: RedirectTarget
     let redirectAllowlisted: Bool
     /// `client_id` present and not a configured Google client ID.
@@ -44,6 +46,7 @@ final class Session {
         firstSource = event.source
         clientID = request.clientID
         redirectURI = request.redirectURI
+        redirectShown = redirect.shown
         target = redirect.target
         redirectAllowlisted = redirect.allowlisted
         clientMismatch = !clientIDs.isEmpty && request.clientID != nil && !clientIDs.contains(request.clientID!)
@@ -76,20 +79,24 @@ public struct SessionRecord: Sendable {
 struct RedirectFacts {
     var target: RedirectTarget
     var allowlisted: Bool
+    /// The URI as it may be shown: codes redacted.
+    var shown: String
     /// The project ID of an `/r/ID` accepted only because none is pinned.
     var unpinnedProjectID: String?
 
-    static let none = RedirectFacts(target: .unknown, allowlisted: false, unpinnedProjectID: nil)
+    static let none = RedirectFacts(target: .unknown, allowlisted: false, shown: "", unpinnedProjectID: nil)
 
-    init(target: RedirectTarget, allowlisted: Bool, unpinnedProjectID: String?) {
+    init(target: RedirectTarget, allowlisted: Bool, shown: String, unpinnedProjectID: String?) {
         self.target = target
         self.allowlisted = allowlisted
+        self.shown = shown
         self.unpinnedProjectID = unpinnedProjectID
     }
 
     init(_ uri: String, allowlist: Allowlist) {
         target = RedirectTarget.classify(uri)
         allowlisted = allowlist.contains(uri)
+        shown = CodeDigest.redact(uri)
         unpinnedProjectID = allowlist.unpinnedProjectID(uri)
     }
 }

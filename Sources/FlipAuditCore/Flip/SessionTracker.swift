@@ -333,7 +333,7 @@ public final class SessionTracker {
                 outcome = .failed
                 if s.redirectAllowlisted {
                     raise(.missingErrorReturn, session: s, time: f.time, source: f.source,
-                          detail: "answered \(f.status) without returning an error to \(Quote.url(s.redirectURI ?? ""))")
+                          detail: "answered \(f.status) without returning an error to \(Quote.text(s.redirectShown))")
                 }
             }
         } else if !(fileLogsLocation.indices.contains(Int(s.firstSource.file)) && fileLogsLocation[Int(s.firstSource.file)]) {
@@ -348,7 +348,7 @@ public final class SessionTracker {
         }
         sink.sessionClosed(SessionRecord(
             state: s.state, firstSeen: s.firstSeen, lastSeen: s.lastSeen, target: s.target,
-            clientID: s.clientID ?? "", redirectURI: s.redirectURI.map(CodeDigest.redact) ?? "",
+            clientID: s.clientID ?? "", redirectURI: s.redirectShown,
             outcome: outcome, error: error, errorDescription: description,
             latencyMs: latency, latencyAcrossRecords: across, findings: s.findings.kinds,
             clientIP: s.clientIP, source: s.firstSource))
@@ -364,7 +364,7 @@ public final class SessionTracker {
     private func raise(_ kind: FindingKind, session: Session, time: Int64, source: SourceRef, detail: @autoclosure () -> String) {
         guard session.findings.insert(kind) else { return }
         sink.finding(Finding(kind: kind, time: time, state: session.state, clientID: session.clientID ?? "",
-                             redirectURI: session.redirectURI.map(CodeDigest.redact) ?? "", detail: detail(), source: source))
+                             redirectURI: session.redirectShown, detail: detail(), source: source))
     }
 
     /// Raises `kind` for a return outside any session, once per record.
