@@ -94,7 +94,8 @@ struct FileScanner: LineSink {
             accounting.blankLines += 1
             return
         }
-        if !Bytes.isPlainASCII(bytes) {
+        let check = Bytes.LineCheck(bytes)
+        if check.highOrNUL {
             if Bytes.find(0, in: bytes) != nil { malformed(.nulByte, number: number); return }
             if !Bytes.isValidText(bytes) { malformed(.invalidUTF8, number: number); return }
         }
@@ -103,7 +104,7 @@ struct FileScanner: LineSink {
         switch chosen! {
         case .json: failure = json.parse(bytes, into: &record)
         case .nginx: failure = nginx!.parse(bytes, into: &record)
-        case .combined: failure = combined.parse(bytes, into: &record)
+        case .combined: failure = combined.parse(bytes, into: &record, escapes: check.backslash)
         }
         if let failure { malformed(failure, number: number); return }
         accounting.records += 1

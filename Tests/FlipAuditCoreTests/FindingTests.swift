@@ -275,3 +275,19 @@ struct FindingTests {
         #expect(FindingKind.allCases.count == 22)
     }
 }
+
+/// The rank tables (written out as switches, for speed) must follow the
+/// declaration order that reports and CSV cells rely on.
+@Suite("Ranks")
+struct RankTests {
+    @Test("finding kinds, severities and outcomes rank in declaration order")
+    func ranksFollowDeclarationOrder() {
+        #expect(FindingKind.allCases.map(\.rank) == Array(0..<FindingKind.allCases.count))
+        #expect(Severity.allCases.map(\.rank) == Array(0..<Severity.allCases.count))
+        #expect(Outcome.allCases.map(\.rank) == Array(0..<Outcome.allCases.count))
+        var set = FindingKindSet()
+        set.insert(.badEncoding)
+        set.insert(.stateMismatch)
+        #expect(set.kinds == [.stateMismatch, .badEncoding])
+    }
+}

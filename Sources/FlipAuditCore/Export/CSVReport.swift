@@ -6,23 +6,65 @@ public enum CSVReport {
     public static let findingsHeader = ["time", "severity", "kind", "state", "client_id", "redirect_uri", "detail", "source"]
     public static let errorDistributionHeader = ["period", "flow", "app", "environment", "error", "count", "share"]
 
-    /// Appends one `sessions.csv` row; `source` is its `FILE:LINE`.
-    static func append(session s: SessionRecord, source: String, to out: inout [UInt8]) {
-        CSV.append(row: [
-            s.state, Timestamp.iso8601(s.firstSeen), Timestamp.iso8601(s.lastSeen),
-            s.target.flow.rawValue, s.target.app.rawValue, s.target.environment.rawValue, s.target.variant.rawValue,
-            s.clientID, s.redirectURI, s.outcome.rawValue, s.error, s.errorDescription,
-            s.latencyMs.map(String.init) ?? "", s.findings.map(\.rawValue).joined(separator: ";"),
-            s.clientIP, source,
-        ], to: &out)
+    /// Appends one `sessions.csv` row; `source` is its `FILE:` cell prefix
+    /// (see `sourcePrefix`), the line number is appended to it.
+    static func append(session s: SessionRecord, source: [UInt8], to out: inout [UInt8]) {
+        CSV.append(s.state, to: &out)
+        out.append(.comma)
+        Timestamp.appendISO8601(s.firstSeen, to: &out)
+        out.append(.comma)
+        Timestamp.appendISO8601(s.lastSeen, to: &out)
+        func cell(_ value: String) {
+            out.append(.comma)
+            CSV.append(value, to: &out)
+        }
+        cell(s.target.flow.rawValue); cell(s.target.app.rawValue); cell(s.target.environment.rawValue)
+        cell(s.target.variant.rawValue); cell(s.clientID); cell(s.redirectURI); cell(s.outcome.rawValue)
+        cell(s.error); cell(s.errorDescription)
+        out.append(.comma)
+        if let latency = s.latencyMs { CSV.append(decimal: latency, to: &out) }
+        out.append(.comma)
+        for (i, kind) in s.findings.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ";")) }
+            out.append(contentsOf: kind.rawValue.utf8)
+        }
+        out.append(.comma)
+        CSV.append(s.clientIP, to: &out)
+        out.append(.comma)
+        appendSource(s.source, prefix: source, to: &out)
+        out.append(.newline)
     }
 
-    /// Appends one `findings.csv` row; `source` is its `FILE:LINE`.
-    static func append(finding f: Finding, source: String, to out: inout [UInt8]) {
-        CSV.append(row: [
-            Timestamp.iso8601(f.time), f.severity.rawValue, f.kind.rawValue, f.state, f.clientID,
-            f.redirectURI, f.detail, source,
-        ], to: &out)
+    /// Appends one `findings.csv` row; `source` as for sessions.
+    static func append(finding f: Finding, source: [UInt8], to out: inout [UInt8]) {
+        Timestamp.appendISO8601(f.time, to: &out)
+        func cell(_ value: String) {
+            out.append(.comma)
+            CSV.append(value, to: &out)
+        }
+        cell(f.severity.rawValue); cell(f.kind.rawValue); cell(f.state); cell(f.clientID); cell(f.redirectURI); cell(f.detail)
+        out.append(.comma)
+        appendSource(f.source, prefix: source, to: &out)
+        out.append(.newline)
+    }
+
+    /// The `FILE:` part of the source cells of one input, ready to append:
+    /// the line number follows it. Quoted names (a `,` in the file name)
+    /// are kept unclosed here and closed by `appendSource`.
+    static func sourcePrefix(displayName: String) -> [UInt8] {
+        var cell: [UInt8] = []
+        CSV.append(displayName + ":0", to: &cell)
+        // Drop the placeholder digit (and a closing quote after it).
+        if cell.last == .quote { cell.removeLast() }
+        cell.removeLast()
+        return cell
+    }
+
+    /// Appends `FILE:LINE` from a prefix made by `sourcePrefix`.
+    private static func appendSource(_ source: SourceRef, prefix: [UInt8], to out: inout [UInt8]) {
+        out.append(contentsOf: prefix)
+        CSV.append(decimal: source.line, to: &out)
+        if prefix.first == .quote { out.append(.quote) }
     }
 
     public static func errorDistribution(_ statistics: AuditStatistics) -> String {

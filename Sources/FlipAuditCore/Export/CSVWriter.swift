@@ -83,7 +83,8 @@ public final class CSVWriter: RowSink {
     private let sessions: Output
     private let findings: Output
     private let distribution: Output
-    private var names: [String] = []
+    /// Per input, its escaped `FILE:` for the source cells.
+    private var sourcePrefixes: [[UInt8]] = []
     /// The first write error; reported by `commit`.
     private var failure: OutputError?
 
@@ -113,20 +114,19 @@ public final class CSVWriter: RowSink {
         for output in [sessions, findings, distribution] where output.fd >= 0 { output.discard() }
     }
 
-    public func start(inputs: [InputFile]) { names = inputs.map(\.displayName) }
+    public func start(inputs: [InputFile]) { sourcePrefixes = inputs.map { CSVReport.sourcePrefix(displayName: $0.displayName) } }
 
-    private func describe(_ source: SourceRef) -> String {
-        let name = names.indices.contains(Int(source.file)) ? names[Int(source.file)] : "?"
-        return "\(name):\(source.line)"
+    private func prefix(_ source: SourceRef) -> [UInt8] {
+        sourcePrefixes.indices.contains(Int(source.file)) ? sourcePrefixes[Int(source.file)] : Array("?:".utf8)
     }
 
     public func session(_ row: SessionRecord) {
-        CSVReport.append(session: row, source: describe(row.source), to: &sessions.buffer)
+        CSVReport.append(session: row, source: prefix(row.source), to: &sessions.buffer)
         keep { () throws(OutputError) in try sessions.flushIfFull() }
     }
 
     public func finding(_ row: Finding) {
-        CSVReport.append(finding: row, source: describe(row.source), to: &findings.buffer)
+        CSVReport.append(finding: row, source: prefix(row.source), to: &findings.buffer)
         keep { () throws(OutputError) in try findings.flushIfFull() }
     }
 

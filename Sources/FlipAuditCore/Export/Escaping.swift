@@ -58,10 +58,26 @@ public enum CSV {
     }
 
     /// Appends one escaped cell to `out`.
+    @inline(__always)
     static func append(_ value: String, to out: inout [UInt8]) {
-        let u = value.utf8
-        let formula = u.first.map { $0 == .equals || $0 == .plus || $0 == .minus || $0 == .at || $0 == .tab || $0 == .carriageReturn } ?? false
-        let quote = u.contains { $0 == .comma || $0 == .quote || $0 == .newline || $0 == .carriageReturn }
+        if value.utf8.withContiguousStorageIfAvailable({ append(bytes: UnsafeRawBufferPointer($0), to: &out) }) != nil { return }
+        var copy = value
+        copy.withUTF8 { append(bytes: UnsafeRawBufferPointer($0), to: &out) }
+    }
+
+    /// Appends one escaped cell given as UTF-8 bytes.
+    static func append(bytes u: UnsafeRawBufferPointer, to out: inout [UInt8]) {
+        guard let first = u.first else { return }
+        let formula = first == .equals || first == .plus || first == .minus || first == .at || first == .tab || first == .carriageReturn
+        var quote = false
+        for b in u where b == .comma || b == .quote || b == .newline || b == .carriageReturn {
+            quote = true
+            break
+        }
+        if !quote && !formula {
+            out.append(contentsOf: u)
+            return
+        }
         if quote { out.append(.quote) }
         if formula { out.append(UInt8(ascii: "'")) }
         if quote {
@@ -72,6 +88,24 @@ public enum CSV {
             out.append(.quote)
         } else {
             out.append(contentsOf: u)
+        }
+    }
+
+    /// Appends a non-negative decimal number (no escaping needed).
+    static func append(decimal value: Int64, to out: inout [UInt8]) {
+        if value < 0 { out.append(.minus) }
+        var v = value.magnitude
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var n = 0
+        withUnsafeMutableBytes(of: &digits) { d in
+            repeat {
+                d[n] = .zero + UInt8(v % 10)
+                v /= 10
+                n += 1
+            } while v > 0
+            while n > 0 { n -= 1; out.append(d[n]) }
         }
     }
 }

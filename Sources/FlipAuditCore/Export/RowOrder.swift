@@ -20,17 +20,26 @@ final class RowOrder: AuditSink {
     /// Rows held for ordering at most, per kind of row.
     static let limit = 50_000
 
-    /// A row waiting in a heap: its time and source inline (they decide
-    /// nearly every comparison), the row itself boxed.
-    private struct Pending<Row>: Comparable {
+    /// A row waiting in a heap: the key fields that decide nearly every
+    /// comparison inline (time, source, finding kind rank), the row boxed.
+    private struct Pending<Row: OrderedRow>: Comparable {
         var time: Int64
         var source: SourceRef
+        var rank: Int
         var box: Box<Row>
-        /// The rest of the key, for rows with the same time and source.
-        let tail: (Row) -> (Int, String)
+
+        init(_ row: Row) {
+            time = row.orderTime
+            source = row.source
+            rank = row.orderRank
+            box = Box(row)
+        }
+
         static func < (a: Self, b: Self) -> Bool {
-            if (a.time, a.source) != (b.time, b.source) { return (a.time, a.source) < (b.time, b.source) }
-            return a.tail(a.box.row) < b.tail(b.box.row)
+            if a.time != b.time { return a.time < b.time }
+            if a.source != b.source { return a.source < b.source }
+            if a.rank != b.rank { return a.rank < b.rank }
+            return a.box.row.state < b.box.row.state
         }
         static func == (a: Self, b: Self) -> Bool { !(a < b) && !(b < a) }
     }
@@ -50,12 +59,12 @@ final class RowOrder: AuditSink {
     init(sinks: [RowSink]) { self.sinks = sinks }
 
     func sessionClosed(_ session: SessionRecord) {
-        sessions.insert(PendingSession(time: session.firstSeen, source: session.source, box: Box(session), tail: { (0, $0.state) }))
+        sessions.insert(PendingSession(session))
         if sessions.count > Self.limit { let row = sessions.removeMin().box.row; for s in sinks { s.session(row) } }
     }
 
     func finding(_ finding: Finding) {
-        findings.insert(PendingFinding(time: finding.time, source: finding.source, box: Box(finding), tail: { ($0.kind.rank, $0.state) }))
+        findings.insert(PendingFinding(finding))
         if findings.count > Self.limit { let row = findings.removeMin().box.row; for s in sinks { s.finding(row) } }
     }
 
@@ -86,4 +95,22 @@ public final class RowCollector: RowSink {
     public func start(inputs: [InputFile]) { self.inputs = inputs }
     public func session(_ row: SessionRecord) { sessions.append(row) }
     public func finding(_ row: Finding) { findings.append(row) }
+}
+
+/// What orders a row: time, source, then (findings) kind, then state.
+private protocol OrderedRow {
+    var orderTime: Int64 { get }
+    var source: SourceRef { get }
+    var orderRank: Int { get }
+    var state: String { get }
+}
+
+extension SessionRecord: OrderedRow {
+    var orderTime: Int64 { firstSeen }
+    var orderRank: Int { 0 }
+}
+
+extension Finding: OrderedRow {
+    var orderTime: Int64 { time }
+    var orderRank: Int { kind.rank }
 }

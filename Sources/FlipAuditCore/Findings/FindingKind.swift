@@ -3,7 +3,15 @@ public enum Severity: String, CaseIterable, Sendable, Comparable, Codable {
     case info, low, medium, high, critical
 
     public static func < (a: Self, b: Self) -> Bool { a.rank < b.rank }
-    var rank: Int { Self.allCases.firstIndex(of: self)! }
+    var rank: Int {
+        switch self {
+        case .info: return 0
+        case .low: return 1
+        case .medium: return 2
+        case .high: return 3
+        case .critical: return 4
+        }
+    }
 }
 
 /// Every finding kind of SPEC §4, in the order of its table.
@@ -46,7 +54,32 @@ public enum FindingKind: String, CaseIterable, Sendable, Codable {
     }
 
     /// Position in the table; used to order kinds in reports and cells.
-    var rank: Int { Self.allCases.firstIndex(of: self)! }
+    var rank: Int {
+        switch self {
+        case .stateMismatch: return 0
+        case .codeToUnlistedRedirect: return 1
+        case .codeDespiteClientMismatch: return 2
+        case .codeReuse: return 3
+        case .redirectChanged: return 4
+        case .errorToUnlistedRedirect: return 5
+        case .missingErrorReturn: return 6
+        case .stateReuse: return 7
+        case .duplicateReturn: return 8
+        case .codeAndError: return 9
+        case .emptyReturn: return 10
+        case .codeWithoutState: return 11
+        case .duplicateParam: return 12
+        case .redirectNotAllowlisted: return 13
+        case .clientIDMismatch: return 14
+        case .nonstandardError: return 15
+        case .unknownState: return 16
+        case .noReturn: return 17
+        case .missingParam: return 18
+        case .wrongErrorForClientMismatch: return 19
+        case .errorWithoutState: return 20
+        case .badEncoding: return 21
+        }
+    }
 
     /// One line a reader acts on: what the finding means.
     public var meaning: String {
@@ -90,7 +123,7 @@ public struct FindingKindSet: Sendable, Equatable {
         return !had
     }
     /// The kinds in table order.
-    public var kinds: [FindingKind] { FindingKind.allCases.filter(contains) }
+    public var kinds: [FindingKind] { bits == 0 ? [] : FindingKind.allCases.filter(contains) }
 }
 
 /// Where a record came from: the rank of its file among the sorted inputs,

@@ -1,35 +1,58 @@
 import Crypto
 
-/// An in-scope App Flip request, as kept: decoded parameter values.
-public struct FlipRequest: Sendable {
-    public var state: String?
-    public var clientID: String?
-    public var redirectURI: String?
+/// An in-scope App Flip request, as kept: decoded parameter values. A
+/// class, like `FlipEvent`: handed around by reference, not copied String
+/// by String.
+public final class FlipRequest: Sendable {
+    public let state: String?
+    public let clientID: String?
+    public let redirectURI: String?
     /// Flip parameters that occur more than once (those of `duplicate-param`).
-    public var duplicateParams: [FlipParam]
+    public let duplicateParams: [FlipParam]
     /// Flip parameters whose percent-encoding is malformed.
-    public var badEncodingParams: [FlipParam]
+    public let badEncodingParams: [FlipParam]
+
+    public init(state: String?, clientID: String?, redirectURI: String?, duplicateParams: [FlipParam], badEncodingParams: [FlipParam]) {
+        self.state = state
+        self.clientID = clientID
+        self.redirectURI = redirectURI
+        self.duplicateParams = duplicateParams
+        self.badEncodingParams = badEncodingParams
+    }
 }
 
 /// A Location URL shaped like a return to Google: it carries `code` and/or
 /// `error`, or goes to an allowlisted URI with neither. Whether it *is* a
 /// return is decided by `SessionTracker` (SPEC §3).
-public struct FlipReturn: Sendable {
+public final class FlipReturn: Sendable {
     /// `scheme://host/path` of the URL, as logged.
-    public var base: String
+    public let base: String
     /// Whether the URL's host is one of Google's two redirect hosts.
-    public var toGoogleHost: Bool
-    public var state: String?
+    public let toGoogleHost: Bool
+    public let state: String?
     /// `sha256:` + 12 hex digits; the code itself is never kept.
-    public var codeDigest: String?
-    public var error: String?
-    public var errorDescription: String?
-    public var allowlisted: Bool
-    public var duplicateParams: [FlipParam]
-    public var badEncodingParams: [FlipParam]
+    public let codeDigest: String?
+    public let error: String?
+    public let errorDescription: String?
+    public let allowlisted: Bool
+    public let duplicateParams: [FlipParam]
+    public let badEncodingParams: [FlipParam]
 
     public var hasCode: Bool { codeDigest != nil }
     public var hasError: Bool { error != nil }
+
+    public init(base: String, toGoogleHost: Bool, state: String?, codeDigest: String?, error: String?,
+                errorDescription: String?, allowlisted: Bool, duplicateParams: [FlipParam], badEncodingParams: [FlipParam]) {
+        self.base = base
+        self.toGoogleHost = toGoogleHost
+        self.state = state
+        self.codeDigest = codeDigest
+        self.error = error
+        self.errorDescription = errorDescription
+        self.allowlisted = allowlisted
+        self.duplicateParams = duplicateParams
+        self.badEncodingParams = badEncodingParams
+    }
 }
 
 /// What a flip-relevant record contributes to the audit: a request, a
@@ -58,14 +81,30 @@ public final class FlipEvent: Sendable {
 public enum CodeDigest {
     /// `sha256:` followed by the first 12 hex digits of SHA-256(code).
     public static func of<Bytes: Sequence>(_ code: Bytes) -> String where Bytes.Element == UInt8 {
-        let digest = SHA256.hash(data: Array(code))
-        let hexDigits = Array("0123456789abcdef".utf8)
-        var text = Array("sha256:".utf8)
-        for b in digest.prefix(6) {
-            text.append(hexDigits[Int(b >> 4)])
-            text.append(hexDigits[Int(b & 0x0F)])
+        Array(code).withUnsafeBytes { of(bytes: $0) }
+    }
+
+    /// The digest of code bytes, written straight into the String.
+    public static func of(bytes code: UnsafeRawBufferPointer) -> String {
+        var hasher = SHA256()
+        hasher.update(bufferPointer: code)
+        let digest = hasher.finalize()
+        return String(unsafeUninitializedCapacity: 19) { out in
+            let prefix: StaticString = "sha256:"
+            for i in 0..<7 { out[i] = prefix.utf8Start[i] }
+            var i = 7
+            for b in digest.prefix(6) {
+                out[i] = hexDigit(b >> 4)
+                out[i + 1] = hexDigit(b & 0x0F)
+                i += 2
+            }
+            return 19
         }
-        return String(decoding: text, as: UTF8.self)
+    }
+
+    @inline(__always)
+    private static func hexDigit(_ v: UInt8) -> UInt8 {
+        v < 10 ? UInt8(ascii: "0") + v : UInt8(ascii: "a") + v - 10
     }
 
     /// Parameter names whose values are secrets: the code, and the tokens

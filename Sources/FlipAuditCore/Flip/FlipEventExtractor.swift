@@ -14,16 +14,19 @@ public struct FlipEventExtractor {
         case returnOnly
     }
 
-    private let clientIDs: Set<String>
+    private let clientIDs: [[UInt8]]
     private let endpoints: [[UInt8]]
     private let allowlist: Allowlist
     /// Whether any allowlisted URI is off Google's hosts (`--allow-redirect`).
     private let hasCustomAllowlist: Bool
     private var requestQuery = FlipQuery()
     private var locationQuery = FlipQuery()
+    /// Where parameter values are decoded to be judged before any String.
+    private let scratch: ScratchBuffer
 
     public init(configuration: AuditConfiguration) {
-        clientIDs = configuration.clientIDs
+        clientIDs = configuration.clientIDs.map { Array($0.utf8) }
+        scratch = ScratchBuffer(capacity: configuration.maxLine + 16)
         endpoints = configuration.endpoints.map { Array($0.utf8) }
         allowlist = configuration.allowlist
         hasCustomAllowlist = !configuration.allowRedirects.isEmpty
@@ -56,14 +59,11 @@ public struct FlipEventExtractor {
             var bad: [FlipParam] = []
             let query = requestQuery
             let value = { (p: FlipParam) in query.decoded(p, duplicates: &duplicates, bad: &bad) }
-            let clientID = value(.clientID)
-            let state = value(.state)
-            let redirectURI = value(.redirectURI)
-            _ = value(.scope)
-            let inScope = isEndpoint
-                || (clientID.map(clientIDs.contains) ?? false)
-                || (redirectURI.map(Self.looksGoogle) ?? false)
-            if inScope {
+            if isEndpoint || isConfiguredClient(query) || redirectLooksGoogle(query) {
+                let clientID = value(.clientID)
+                let state = value(.state)
+                let redirectURI = value(.redirectURI)
+                _ = value(.scope)
                 classification = .inScope
                 request = FlipRequest(state: state, clientID: clientID, redirectURI: redirectURI,
                                       duplicateParams: duplicates, badEncodingParams: bad)
@@ -111,14 +111,31 @@ public struct FlipEventExtractor {
         return Bytes.slice(url, start, end)
     }
 
-    /// Whether a decoded `redirect_uri` names Google's redirect service
-    /// (SPEC §3's in-scope rule: case-insensitive).
+    /// Whether the request's decoded `client_id` is a configured one.
+    private func isConfiguredClient(_ query: FlipQuery) -> Bool {
+        guard !clientIDs.isEmpty else { return false }
+        scratch.reset()
+        guard let (id, _) = query.decodedBytes(.clientID, scratch: scratch) else { return false }
+        return clientIDs.contains { c in c.withUnsafeBytes { Bytes.equal($0, id) } }
+    }
+
+    /// Whether the request's decoded `redirect_uri` names Google's redirect
+    /// service (SPEC §3's in-scope rule: case-insensitive).
+    private func redirectLooksGoogle(_ query: FlipQuery) -> Bool {
+        scratch.reset()
+        guard let (uri, _) = query.decodedBytes(.redirectURI, scratch: scratch) else { return false }
+        return Self.looksGoogle(uri)
+    }
+
+    /// Whether decoded `redirect_uri` bytes name Google's redirect service.
+    static func looksGoogle(_ uri: UnsafeRawBufferPointer) -> Bool {
+        Bytes.containsCaseInsensitive(uri, "googleusercontent.com") || Bytes.containsCaseInsensitive(uri, "oauth-redirect")
+    }
+
+    /// Whether a decoded `redirect_uri` names Google's redirect service.
     static func looksGoogle(_ uri: String) -> Bool {
         var copy = uri
-        return copy.withUTF8 { raw in
-            let b = UnsafeRawBufferPointer(raw)
-            return Bytes.containsCaseInsensitive(b, "googleusercontent.com") || Bytes.containsCaseInsensitive(b, "oauth-redirect")
-        }
+        return copy.withUTF8 { looksGoogle(UnsafeRawBufferPointer($0)) }
     }
 
     /// The Location as a return, when it has `code` or `error`, or goes to
@@ -148,7 +165,7 @@ public struct FlipEventExtractor {
         let query = locationQuery
         let value = { (p: FlipParam) in query.decoded(p, duplicates: &duplicates, bad: &bad) }
         // The code is hashed at once; only its digest is kept.
-        let codeDigest = value(.code).map { CodeDigest.of(Array($0.utf8)) }
+        let codeDigest = query.codeDigest(duplicates: &duplicates, bad: &bad)
         let state = value(.state)
         let error = value(.error)
         let description = value(.errorDescription)

@@ -5,13 +5,26 @@ public enum Outcome: String, CaseIterable, Sendable, Codable, Comparable {
     case pending, unobservable
 
     public static func < (a: Self, b: Self) -> Bool { a.rank < b.rank }
-    var rank: Int { Self.allCases.firstIndex(of: self)! }
+    var rank: Int {
+        switch self {
+        case .code: return 0
+        case .error: return 1
+        case .empty: return 2
+        case .failed: return 3
+        case .rejected: return 4
+        case .noReturn: return 5
+        case .pending: return 6
+        case .unobservable: return 7
+        }
+    }
 }
 
 /// One App Flip session while it is open: everything seen with its `state`.
 final class Session {
     /// The exact `state` value; empty for a request that had none.
-    let state: String
+    var state: String { key.text }
+    /// The state with its hash, as the tracker's tables know it.
+    let key: StateKey
     /// Distinguishes sessions that share a state (after `state-reuse`).
     let serial: Int
     let firstSeen: Int64
@@ -38,8 +51,8 @@ final class Session {
     /// out of time order does not turn back).
     var expiresAt: Int64 = 0
 
-    init(state: String, serial: Int, event: FlipEvent, request: FlipRequest, redirect: RedirectFacts, clientIDs: Set<String>) {
-        self.state = state
+    init(state: StateKey, serial: Int, event: FlipEvent, request: FlipRequest, redirect: RedirectFacts, clientIDs: Set<String>) {
+        key = state
         self.serial = serial
         firstSeen = event.time
         lastSeen = event.time
@@ -83,6 +96,8 @@ struct RedirectFacts {
     var shown: String
     /// The project ID of an `/r/ID` accepted only because none is pinned.
     var unpinnedProjectID: String?
+    /// For a URI that is not allowlisted: the trick, when it imitates one.
+    var lookAlike: String?
 
     static let none = RedirectFacts(target: .unknown, allowlisted: false, shown: "", unpinnedProjectID: nil)
 
@@ -98,5 +113,6 @@ struct RedirectFacts {
         allowlisted = allowlist.contains(uri)
         shown = CodeDigest.redact(uri)
         unpinnedProjectID = allowlist.unpinnedProjectID(uri)
+        lookAlike = allowlisted ? nil : allowlist.lookAlike(uri)
     }
 }

@@ -30,7 +30,7 @@ public final class SessionTracker {
     private var clock = Int64.min
 
     /// Open sessions by state (sessions without a state are never joined).
-    private var open: [String: Session] = [:]
+    private var open: [StateKey: Session] = [:]
     /// Open sessions with an empty state, kept only until they expire.
     private var stateless: [Int: Session] = [:]
     /// (expiry, session) in non-decreasing expiry order: events come in time
@@ -118,43 +118,44 @@ public final class SessionTracker {
     private func handleRequest(_ request: FlipRequest, event: FlipEvent) -> Session {
         let state = request.state ?? ""
         var reused = false
-        if !state.isEmpty, let existing = open[state] {
+        let stateKey = StateKey(state)
+        if !state.isEmpty, let existing = open[stateKey] {
             if existing.returnCount == 0 {
                 existing.requestCount += 1
                 touch(existing, event.time)
-                requestFindings(request, session: existing, event: event)
+                requestFindings(request, facts: facts(request.redirectURI), session: existing, event: event)
                 return existing
             }
             close(existing, endTime: nil)
             reused = true
-        } else if !state.isEmpty && endedStates.contains(Self.key(state), now: clock) {
+        } else if !state.isEmpty && endedStates.contains(stateKey.hash, now: clock) {
             reused = true
         }
         if open.count + stateless.count >= maxSessions { evictOldest() }
-        let session = Session(state: state, serial: nextSerial, event: event, request: request,
-                              redirect: facts(request.redirectURI), clientIDs: clientIDs)
+        let redirect = facts(request.redirectURI)
+        let session = Session(state: stateKey, serial: nextSerial, event: event, request: request,
+                              redirect: redirect, clientIDs: clientIDs)
         nextSerial += 1
-        if state.isEmpty { stateless[session.serial] = session } else { open[state] = session }
+        if state.isEmpty { stateless[session.serial] = session } else { open[stateKey] = session }
         openOrder.append(session)
         touch(session, event.time)
         if reused {
             raise(.stateReuse, session: session, event: event, detail: "state \(Quote.text(state)) was already used by a session that returned or expired")
         }
-        requestFindings(request, session: session, event: event)
+        requestFindings(request, facts: redirect, session: session, event: event)
         return session
     }
 
-    private func requestFindings(_ request: FlipRequest, session: Session, event: FlipEvent) {
+    private func requestFindings(_ request: FlipRequest, facts: RedirectFacts, session: Session, event: FlipEvent) {
         let missing = [(FlipParam.clientID, request.clientID), (.state, request.state), (.redirectURI, request.redirectURI)]
             .filter { $0.1 == nil }.map { $0.0.name }
         if !missing.isEmpty {
             raise(.missingParam, session: session, event: event, detail: "request lacks \(missing.joined(separator: ", "))")
         }
         if let uri = request.redirectURI {
-            let facts = facts(uri)
             if let id = facts.unpinnedProjectID { unpinnedProjectIDs.insert(id) }
             if !facts.allowlisted {
-                let trick = allowlist.lookAlike(uri).map { "look-alike (\($0)): " } ?? ""
+                let trick = facts.lookAlike.map { "look-alike (\($0)): " } ?? ""
                 raise(.redirectNotAllowlisted, session: session, event: event, detail: "\(trick)redirect_uri \(Quote.url(uri)) is not allowlisted")
             }
         }
@@ -190,7 +191,7 @@ public final class SessionTracker {
                 raise(.stateMismatch, session: requestSession, event: event,
                       detail: "request state \(Quote.text(requestSession.state)) came back as \(Quote.text(returnedState))")
             }
-        } else if let state = ret.state, let s = open[state] {
+        } else if let state = ret.state, let s = open[StateKey(state)] {
             session = s
         } else {
             guard ret.toGoogleHost else { return }  // not a return
@@ -205,7 +206,7 @@ public final class SessionTracker {
             touch(session, event.time)
             if session.returnCount == 1 {
                 session.firstReturn = (event.time, event.source, ret.hasCode, ret.error, ret.errorDescription)
-                if !session.state.isEmpty { endedStates.insert(Self.key(session.state), (), at: clock) }
+                if !session.state.isEmpty { endedStates.insert(session.key.hash, (), at: clock) }
             } else {
                 raise(.duplicateReturn, session: session, event: event, detail: "return number \(session.returnCount) for this session")
             }
@@ -311,10 +312,10 @@ public final class SessionTracker {
     private func close(_ s: Session, endTime: Int64?, evicted: Bool = false) {
         guard !s.isClosed else { return }
         s.isClosed = true
-        if s.state.isEmpty { stateless[s.serial] = nil } else if open[s.state] === s { open[s.state] = nil }
+        if s.state.isEmpty { stateless[s.serial] = nil } else if open[s.key] === s { open[s.key] = nil }
         // Remembered from the session's last activity, not from the event
         // that happened to close it.
-        if !s.state.isEmpty && !evicted { endedStates.insert(Self.key(s.state), (), at: s.lastSeen) }
+        if !s.state.isEmpty && !evicted { endedStates.insert(s.key.hash, (), at: s.lastSeen) }
         let outcome: Outcome
         var error = ""
         var description = ""
@@ -374,6 +375,22 @@ public final class SessionTracker {
         sink.finding(Finding(kind: kind, time: event.time, state: state, clientID: "", redirectURI: ret.base,
                              detail: detail, source: event.source))
     }
+}
+
+/// A state as a dictionary key: its 64-bit FNV-1a hash is computed once
+/// and is all that is hashed; equality still compares the text, so two
+/// states that collide (FNV is easy to collide on purpose) stay apart.
+struct StateKey: Hashable {
+    let hash: UInt64
+    let text: String
+
+    init(_ text: String) {
+        self.text = text
+        hash = SessionTracker.key(text)
+    }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(hash) }
+    static func == (a: Self, b: Self) -> Bool { a.hash == b.hash && a.text == b.text }
 }
 
 /// Keys remembered for a while of log time: insertion times only grow, so

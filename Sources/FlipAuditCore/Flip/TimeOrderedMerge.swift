@@ -1,3 +1,4 @@
+import DequeModule
 import HeapModule
 
 /// Merges the flip events of every input into one stream ordered by (time,
@@ -31,7 +32,13 @@ final class TimeOrderedMerge {
 
     private let feeds: [EventFeed]
     private let window: Int64
+    /// Per input, its events that came in time order: the common case,
+    /// kept in arrival order without heap work.
+    private var inOrder: [Deque<FlipEvent>]
+    /// Events that came earlier than the last one queued from their input.
     private var heap = Heap<Pending>()
+    /// Events waiting, in the queues and the heap.
+    private var pending = 0
     /// Latest record time read from each input so far; an input not opened
     /// yet starts at the time of its first record (or the dawn of time).
     private var frontier: [Int64]
@@ -54,6 +61,7 @@ final class TimeOrderedMerge {
         self.feeds = feeds
         self.window = window
         frontier = startTimes.map { $0 ?? .min }
+        inOrder = Array(repeating: Deque(), count: feeds.count)
         active = Array(repeating: true, count: feeds.count)
         activeCount = feeds.count
         self.onBatch = onBatch
@@ -71,8 +79,9 @@ final class TimeOrderedMerge {
                 if bound < settled { settled = bound }
                 if behind < 0 || frontier[i] < frontier[behind] { behind = i }
             }
-            if let first = heap.min?.time, activeCount == 0 || first < settled || heap.count > Self.maxPending {
-                let event = heap.removeMin().event
+            if pending > 0, let (from, first) = earliest(), activeCount == 0 || first < settled || pending > Self.maxPending {
+                let event = from < 0 ? heap.removeMin().event : inOrder[from].removeFirst()
+                pending -= 1
                 if event.time < clock {
                     lateEvents += 1
                     if firstLate == nil { firstLate = event.source }
@@ -84,7 +93,14 @@ final class TimeOrderedMerge {
             guard behind >= 0 else { return nil }
             switch feeds[behind].next() {
             case .batch(let batch):
-                for event in batch.events { heap.insert(Pending(time: event.time, source: event.source, event: event)) }
+                for event in batch.events {
+                    if let last = inOrder[behind].last, last.time > event.time {
+                        heap.insert(Pending(time: event.time, source: event.source, event: event))
+                    } else {
+                        inOrder[behind].append(event)
+                    }
+                }
+                pending += batch.events.count
                 if let f = batch.frontier, f > frontier[behind] { frontier[behind] = f }
                 onBatch(behind, batch)
             case .end(let scan):
@@ -93,5 +109,17 @@ final class TimeOrderedMerge {
                 onEnd(behind, scan)
             }
         }
+    }
+
+    /// Where the earliest waiting event is — an input's queue, or the heap
+    /// (-1) — and its time.
+    private func earliest() -> (Int, Int64)? {
+        var best: (from: Int, time: Int64, source: SourceRef)?
+        if let h = heap.min { best = (-1, h.time, h.source) }
+        for i in inOrder.indices {
+            guard let e = inOrder[i].first else { continue }
+            if best == nil || (e.time, e.source) < (best!.time, best!.source) { best = (i, e.time, e.source) }
+        }
+        return best.map { ($0.from, $0.time) }
     }
 }

@@ -101,6 +101,47 @@ enum Bytes {
         return true
     }
 
+    /// What one pass over a line tells before it is parsed: whether it has
+    /// bytes ≥ 0x80 (so may not be valid UTF-8), NUL bytes, or backslashes
+    /// (so quoted fields may need unescaping). Eight bytes at a time.
+    struct LineCheck {
+        var highOrNUL = false
+        var backslash = false
+
+        init(_ buffer: UnsafeRawBufferPointer) {
+            guard let base = buffer.baseAddress else { return }
+            let count = buffer.count
+            let high: UInt64 = 0x8080_8080_8080_8080
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let backslashes: UInt64 = 0x5C5C_5C5C_5C5C_5C5C
+            var bad: UInt64 = 0
+            var back: UInt64 = 0
+            @inline(__always) func add(_ w: UInt64) {
+                // High bit set, or a zero byte (borrow into the high bit).
+                bad |= w | ((w &- ones) & ~w)
+                let x = w ^ backslashes
+                back |= (x &- ones) & ~x
+            }
+            if count >= 8 {
+                var i = 0
+                while i + 8 <= count {
+                    add(base.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+                    i += 8
+                }
+                // The last bytes: one word ending at the end (overlapping).
+                if i < count { add(base.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)) }
+            } else {
+                for i in 0..<count {
+                    let b = base.load(fromByteOffset: i, as: UInt8.self)
+                    if b == 0 || b >= 0x80 { highOrNUL = true }
+                    if b == .backslash { backslash = true }
+                }
+            }
+            highOrNUL = highOrNUL || bad & high != 0
+            backslash = backslash || back & high != 0
+        }
+    }
+
     /// Whether the bytes are valid UTF-8 without NUL.
     static func isValidText(_ buffer: UnsafeRawBufferPointer) -> Bool {
         if isPlainASCII(buffer) { return true }

@@ -12,12 +12,21 @@ public struct CombinedLogParser: RecordParser {
     private var lastTimeText = [UInt8](repeating: 0, count: 32)
     private var lastTimeCount = 0
     private var lastTime: Int64 = 0
+    /// Whether the line being parsed may hold backslash escapes.
+    private var escapes = true
 
     public init(maxLine: Int) {
         scratch = ScratchBuffer(capacity: maxLine + 16)
     }
 
     public mutating func parse(_ line: UnsafeRawBufferPointer, into record: inout LogRecord) -> MalformedReason? {
+        parse(line, into: &record, escapes: true)
+    }
+
+    /// Parses `line`; `escapes` false promises that the line has no
+    /// backslash (see `LineCheck`), so quoted fields need no unescaping.
+    public mutating func parse(_ line: UnsafeRawBufferPointer, into record: inout LogRecord, escapes: Bool) -> MalformedReason? {
+        self.escapes = escapes
         scratch.reset()
         record = LogRecord()
         // client address
@@ -86,6 +95,10 @@ public struct CombinedLogParser: RecordParser {
     /// closing quote.
     private mutating func quoted(_ line: UnsafeRawBufferPointer, from at: Int) -> (UnsafeRawBufferPointer, Int)? {
         let start = at + 1
+        if !escapes {
+            guard let q = Bytes.find(.quote, in: line, from: start) else { return nil }
+            return (Bytes.slice(line, start, q), q + 1)
+        }
         var i = start
         var escaped = false
         while true {

@@ -45,13 +45,18 @@ public enum FlipParam: Int, CaseIterable, Sendable {
 /// often, all as byte views into the line. Other parameters are skipped.
 public struct FlipQuery {
     /// The raw (still encoded) value of each parameter's first occurrence.
-    var values = [UnsafeRawBufferPointer?](repeating: nil, count: FlipParam.allCases.count)
+    var values: [7 of UnsafeRawBufferPointer?] = .init(repeating: nil)
     /// How many times each parameter occurs.
-    var counts = [UInt8](repeating: 0, count: FlipParam.allCases.count)
+    var counts: [7 of UInt8] = .init(repeating: 0)
+    /// Whether any slot is set (most queries have no flip parameter).
+    private var dirty = false
 
-    /// Clears the slots for the next query, keeping the storage.
+    /// Clears the slots for the next query.
     mutating func reset() {
-        for i in 0..<values.count { values[i] = nil; counts[i] = 0 }
+        guard dirty else { return }
+        values = .init(repeating: nil)
+        counts = .init(repeating: 0)
+        dirty = false
     }
 
     subscript(_ p: FlipParam) -> UnsafeRawBufferPointer? { values[p.rawValue] }
@@ -76,6 +81,7 @@ public struct FlipQuery {
                     param = decoded.text.utf8.withContiguousStorageIfAvailable { FlipParam.match(UnsafeRawBufferPointer($0)) } ?? nil
                 }
                 if let p = param {
+                    dirty = true
                     if counts[p.rawValue] == 0 { values[p.rawValue] = value }
                     counts[p.rawValue] &+= counts[p.rawValue] == UInt8.max ? 0 : 1
                 }
@@ -93,6 +99,27 @@ public struct FlipQuery {
         let (text, malformed) = PercentDecoding.decode(raw)
         if malformed { bad.append(p) }
         return text
+    }
+
+    /// The digest of the decoded `code` (see `decoded`); the code itself
+    /// never becomes a String.
+    func codeDigest(duplicates: inout [FlipParam], bad: inout [FlipParam]) -> String? {
+        guard let raw = values[FlipParam.code.rawValue] else { return nil }
+        if Bytes.find(.percent, in: raw) != nil || Bytes.find(.plus, in: raw) != nil {
+            return decoded(.code, duplicates: &duplicates, bad: &bad).map { CodeDigest.of(Array($0.utf8)) }
+        }
+        if counts[FlipParam.code.rawValue] > 1 { duplicates.append(.code) }
+        // Lines are valid UTF-8 before they get here; checked all the same.
+        if !Bytes.isValidText(raw) { bad.append(.code) }
+        return CodeDigest.of(bytes: raw)
+    }
+
+    /// The decoded bytes of `p`'s first occurrence, in `scratch` when they
+    /// needed decoding (valid until `scratch` is used again), and whether
+    /// the encoding is malformed. For deciding on bytes before any String.
+    func decodedBytes(_ p: FlipParam, scratch: ScratchBuffer) -> (bytes: UnsafeRawBufferPointer, malformed: Bool)? {
+        guard let raw = values[p.rawValue] else { return nil }
+        return PercentDecoding.decode(raw, into: scratch)
     }
 
     /// How many of `client_id`, `state`, `redirect_uri` are present.
@@ -134,6 +161,33 @@ public enum PercentDecoding {
         }
         let valid = out.withUnsafeBytes { Bytes.isValidText($0) }
         return (String(decoding: out, as: UTF8.self), malformed || !valid)
+    }
+
+    /// Decodes `raw` into `scratch` unless it has nothing to decode; returns
+    /// a view of the decoded bytes — of `raw` itself or of `scratch`, valid
+    /// until `scratch` is reset — and whether a `%` was not followed by two
+    /// hex digits. Unlike `decode(_:)` invalid UTF-8 is left as it is.
+    static func decode(_ raw: UnsafeRawBufferPointer, into scratch: ScratchBuffer) -> (bytes: UnsafeRawBufferPointer, malformed: Bool) {
+        if Bytes.find(.percent, in: raw) == nil && Bytes.find(.plus, in: raw) == nil { return (raw, false) }
+        let mark = scratch.mark
+        var malformed = false
+        var i = 0
+        while i < raw.count {
+            let b = raw[i]
+            if b == .percent {
+                if i + 2 < raw.count, let hi = Hex.value(raw[i + 1]), let lo = Hex.value(raw[i + 2]) {
+                    scratch.append(hi << 4 | lo)
+                    i += 3
+                    continue
+                }
+                malformed = true
+                scratch.append(b)
+            } else {
+                scratch.append(b == .plus ? .space : b)
+            }
+            i += 1
+        }
+        return (scratch.view(from: mark), malformed)
     }
 
     /// Decodes a `String` (used for the look-alike check on double encoding).

@@ -159,29 +159,34 @@ public enum Timestamp {
 
     /// `2026-11-22T10:00:01.000Z`.
     public static func iso8601(_ ms: Int64) -> String {
-        let (days, msOfDay) = divFloor(ms, 86_400_000)
-        let (y, m, d) = civil(fromDays: Int(days))
-        let h = msOfDay / 3_600_000
-        let mi = (msOfDay / 60_000) % 60
-        let s = (msOfDay / 1000) % 60
-        let f = msOfDay % 1000
         var out = [UInt8]()
         out.reserveCapacity(24)
-        func put(_ v: Int, _ width: Int) {
-            var divisor = 1
-            for _ in 1..<width { divisor *= 10 }
-            var v = v
-            if v >= divisor * 10 { out.append(contentsOf: String(v).utf8); return }
-            while divisor > 0 {
-                out.append(UInt8(ascii: "0") + UInt8(v / divisor))
-                v %= divisor
-                divisor /= 10
-            }
-        }
-        put(y, 4); out.append(.minus); put(m, 2); out.append(.minus); put(d, 2)
-        out.append(UInt8(ascii: "T")); put(Int(h), 2); out.append(.colon); put(Int(mi), 2); out.append(.colon); put(Int(s), 2)
-        out.append(.dot); put(Int(f), 3); out.append(UInt8(ascii: "Z"))
+        appendISO8601(ms, to: &out)
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends `2026-11-22T10:00:01.000Z` to `out` as bytes (CSV rows are
+    /// built without an intermediate String).
+    static func appendISO8601(_ ms: Int64, to out: inout [UInt8]) {
+        let (days, msOfDay) = divFloor(ms, 86_400_000)
+        let (y, m, d) = civil(fromDays: Int(days))
+        guard y >= 0 && y <= 9999 else {
+            out.append(contentsOf: String(y).utf8)
+            out.append(contentsOf: iso8601(msOfDay).utf8.dropFirst(4))
+            return
+        }
+        let h = Int(msOfDay / 3_600_000)
+        let mi = Int((msOfDay / 60_000) % 60)
+        let s = Int((msOfDay / 1000) % 60)
+        let f = Int(msOfDay % 1000)
+        // Written into 24 bytes on the stack, appended at once.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { b in
+            func two(_ at: Int, _ v: Int) { b[at] = .zero + UInt8(v / 10); b[at + 1] = .zero + UInt8(v % 10) }
+            two(0, y / 100); two(2, y % 100); b[4] = .minus; two(5, m); b[7] = .minus; two(8, d)
+            b[10] = UInt8(ascii: "T"); two(11, h); b[13] = .colon; two(14, mi); b[16] = .colon; two(17, s)
+            b[19] = .dot; b[20] = .zero + UInt8(f / 100); two(21, f % 100); b[23] = UInt8(ascii: "Z")
+            out.append(contentsOf: UnsafeBufferPointer(b))
+        }
     }
 
     /// `2026-11-22` or `2026-11-22T10` for the error-distribution periods.
