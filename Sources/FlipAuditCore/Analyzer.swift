@@ -92,7 +92,8 @@ public final class Analyzer {
                 { @Sendable (bytes: UInt64) in p(Progress(file: file.displayName, fileNumber: index + 1, fileCount: inputs.count, bytes: bytes)) }
             }
             return configuration.parallel
-                ? ThreadedFeed(file: file, index: index, configuration: configuration, progress: report)
+                ? ThreadedFeed(file: file, index: index, configuration: configuration,
+                               prefetchDepth: inputs.count == 1 ? 32 : 8, progress: report)
                 : DirectFeed(file: file, index: index, configuration: configuration, progress: report)
         }
         let startTimes = inputs.map { InputPipeline.firstRecordTime($0, configuration: configuration) }

@@ -33,9 +33,10 @@ final class InputPipeline {
     private let progress: ((UInt64) -> Void)?
     private var done = false
 
-    /// Opens `file`; with `prefetch`, zlib runs on a thread of its own ahead
+    /// Opens `file`; with a `prefetchDepth`, zlib runs on a thread of its own
+    /// that many chunks ahead
     /// of the parsing.
-    init(file: InputFile, index: Int, configuration: AuditConfiguration, prefetch: Bool,
+    init(file: InputFile, index: Int, configuration: AuditConfiguration, prefetchDepth: Int = 0,
          progress: ((UInt64) -> Void)?, emit: @escaping (EventBatch) -> Void) {
         self.file = file
         self.progress = progress
@@ -46,7 +47,7 @@ final class InputPipeline {
         do {
             let reader = try LogFileReader(path: file.path)
             self.reader = reader
-            if prefetch { prefetcher = ChunkPrefetcher(reader: reader) }
+            if prefetchDepth > 0 { prefetcher = ChunkPrefetcher(reader: reader, depth: prefetchDepth) }
         } catch {
             failure = error
             done = true
@@ -98,7 +99,7 @@ final class InputPipeline {
     /// the audit reaches its time.
     static func firstRecordTime(_ file: InputFile, configuration: AuditConfiguration) -> Int64? {
         guard file.path != nil else { return nil }
-        let pipeline = InputPipeline(file: file, index: 0, configuration: configuration, prefetch: false,
+        let pipeline = InputPipeline(file: file, index: 0, configuration: configuration,
                                      progress: nil, emit: { _ in })
         _ = pipeline.step()
         return pipeline.scanner.firstTime
@@ -121,7 +122,7 @@ final class DirectFeed: EventFeed {
 
     init(file: InputFile, index: Int, configuration: AuditConfiguration, progress: ((UInt64) -> Void)?) {
         open = { feed in
-            InputPipeline(file: file, index: index, configuration: configuration, prefetch: false,
+            InputPipeline(file: file, index: index, configuration: configuration,
                           progress: progress, emit: { [unowned feed] in feed.pending.append($0) })
         }
     }
@@ -146,13 +147,13 @@ final class ThreadedFeed: EventFeed, @unchecked Sendable {
     private let start: () -> Void
     private var started = false
 
-    init(file: InputFile, index: Int, configuration: AuditConfiguration, depth: Int = 16,
+    init(file: InputFile, index: Int, configuration: AuditConfiguration, depth: Int = 16, prefetchDepth: Int = 32,
          progress: (@Sendable (UInt64) -> Void)?) {
         let queue = BlockingQueue<FeedItem>(capacity: depth)
         self.queue = queue
         start = {
             let thread = Thread {
-                let pipeline = InputPipeline(file: file, index: index, configuration: configuration, prefetch: true,
+                let pipeline = InputPipeline(file: file, index: index, configuration: configuration, prefetchDepth: prefetchDepth,
                                              progress: progress, emit: { queue.put(.batch($0)) })
                 while pipeline.step() {}
                 queue.put(.end(pipeline.finish()))

@@ -23,6 +23,14 @@ public struct FlipEventExtractor {
     private var locationQuery = FlipQuery()
     /// Where parameter values are decoded to be judged before any String.
     private let scratch: ScratchBuffer
+    /// Recent raw `redirect_uri` values: decoded text, whether it is
+    /// malformed, whether it names Google.
+    private var redirectURIs = RecentValues<(text: String, malformed: Bool, google: Bool)>()
+    /// Recent raw `client_id` values: decoded text, malformed, configured.
+    private var clientIDValues = RecentValues<(text: String, malformed: Bool, configured: Bool)>()
+    /// Recent return URL bases (`scheme://host/path`): the text, whether it
+    /// is allowlisted, whether its host is one of Google's.
+    private var returnBases = RecentValues<(text: String, allowlisted: Bool, toGoogleHost: Bool)>()
 
     public init(configuration: AuditConfiguration) {
         clientIDs = configuration.clientIDs.map { Array($0.utf8) }
@@ -58,14 +66,35 @@ public struct FlipEventExtractor {
             var duplicates: [FlipParam] = []
             var bad: [FlipParam] = []
             let query = requestQuery
-            let value = { (p: FlipParam) in query.decoded(p, duplicates: &duplicates, bad: &bad) }
-            if isEndpoint || isConfiguredClient(query) || redirectLooksGoogle(query) {
-                let clientID = value(.clientID)
-                let state = value(.state)
-                let redirectURI = value(.redirectURI)
-                _ = value(.scope)
+            let redirect = query[.redirectURI].map { raw in
+                redirectURIs.value(for: raw) {
+                    let (text, malformed) = PercentDecoding.decode(raw)
+                    return (text, malformed, Self.looksGoogle(text))
+                }
+            }
+            let client = query[.clientID].map { raw in
+                clientIDValues.value(for: raw) {
+                    let (text, malformed) = PercentDecoding.decode(raw)
+                    return (text, malformed, clientIDs.contains { Array(text.utf8) == $0 })
+                }
+            }
+            if isEndpoint || (client?.configured ?? false) || (redirect?.google ?? false) {
+                // Decoded in parameter order, as the notes of repeats and
+                // bad encodings list them.
+                func note(_ p: FlipParam, malformed: Bool) {
+                    if query.counts[p.rawValue] > 1 && p.duplicateMatters { duplicates.append(p) }
+                    if malformed { bad.append(p) }
+                }
+                if let client { note(.clientID, malformed: client.malformed) }
+                let state = query.decoded(.state, duplicates: &duplicates, bad: &bad)
+                if let redirect { note(.redirectURI, malformed: redirect.malformed) }
+                if let raw = query[.scope] {
+                    scratch.reset()
+                    let scope = PercentDecoding.decode(raw, into: scratch)
+                    note(.scope, malformed: scope.malformed || !Bytes.isValidText(scope.bytes))
+                }
                 classification = .inScope
-                request = FlipRequest(state: state, clientID: clientID, redirectURI: redirectURI,
+                request = FlipRequest(state: state, clientID: client?.text, redirectURI: redirect?.text,
                                       duplicateParams: duplicates, badEncodingParams: bad)
             } else {
                 classification = .otherOAuth
@@ -111,22 +140,6 @@ public struct FlipEventExtractor {
         return Bytes.slice(url, start, end)
     }
 
-    /// Whether the request's decoded `client_id` is a configured one.
-    private func isConfiguredClient(_ query: FlipQuery) -> Bool {
-        guard !clientIDs.isEmpty else { return false }
-        scratch.reset()
-        guard let (id, _) = query.decodedBytes(.clientID, scratch: scratch) else { return false }
-        return clientIDs.contains { c in c.withUnsafeBytes { Bytes.equal($0, id) } }
-    }
-
-    /// Whether the request's decoded `redirect_uri` names Google's redirect
-    /// service (SPEC §3's in-scope rule: case-insensitive).
-    private func redirectLooksGoogle(_ query: FlipQuery) -> Bool {
-        scratch.reset()
-        guard let (uri, _) = query.decodedBytes(.redirectURI, scratch: scratch) else { return false }
-        return Self.looksGoogle(uri)
-    }
-
     /// Whether decoded `redirect_uri` bytes name Google's redirect service.
     static func looksGoogle(_ uri: UnsafeRawBufferPointer) -> Bool {
         Bytes.containsCaseInsensitive(uri, "googleusercontent.com") || Bytes.containsCaseInsensitive(uri, "oauth-redirect")
@@ -157,8 +170,14 @@ public struct FlipEventExtractor {
             // for the usual redirect to a login page.
             guard hasCustomAllowlist || Bytes.containsCaseInsensitive(Bytes.slice(url, 0, baseEnd), "oauth-redirect") else { return nil }
         }
-        let base = Bytes.string(Bytes.slice(url, 0, baseEnd))
-        let allowlisted = allowlist.contains(base)
+        let baseBytes = Bytes.slice(url, 0, baseEnd)
+        let allowlist = self.allowlist
+        let (base, allowlisted, toGoogleHost) = returnBases.value(for: baseBytes) {
+            let text = Bytes.string(baseBytes)
+            let host = Self.host(of: baseBytes)
+            return (text, allowlist.contains(text),
+                    Bytes.equals(host, "oauth-redirect.googleusercontent.com") || Bytes.equals(host, "oauth-redirect-sandbox.googleusercontent.com"))
+        }
         guard shaped || allowlisted else { return nil }
         var duplicates: [FlipParam] = []
         var bad: [FlipParam] = []
@@ -169,8 +188,6 @@ public struct FlipEventExtractor {
         let state = value(.state)
         let error = value(.error)
         let description = value(.errorDescription)
-        let host = Self.host(of: Bytes.slice(url, 0, baseEnd))
-        let toGoogleHost = Bytes.equals(host, "oauth-redirect.googleusercontent.com") || Bytes.equals(host, "oauth-redirect-sandbox.googleusercontent.com")
         return FlipReturn(base: base, toGoogleHost: toGoogleHost, state: state, codeDigest: codeDigest, error: error,
                           errorDescription: description, allowlisted: allowlisted,
                           duplicateParams: duplicates.sorted { $0.rawValue < $1.rawValue },
