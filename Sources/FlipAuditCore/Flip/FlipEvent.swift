@@ -30,8 +30,8 @@ public final class FlipReturn: Sendable {
     /// Whether the URL's host is one of Google's two redirect hosts.
     public let toGoogleHost: Bool
     public let state: String?
-    /// `sha256:` + 12 hex digits; the code itself is never kept.
-    public let codeDigest: String?
+    /// The code's SHA-256; the code itself is never kept.
+    public let codeDigest: CodeHash?
     public let error: String?
     public let errorDescription: String?
     public let allowlisted: Bool
@@ -41,7 +41,7 @@ public final class FlipReturn: Sendable {
     public var hasCode: Bool { codeDigest != nil }
     public var hasError: Bool { error != nil }
 
-    public init(base: String, toGoogleHost: Bool, state: String?, codeDigest: String?, error: String?,
+    public init(base: String, toGoogleHost: Bool, state: String?, codeDigest: CodeHash?, error: String?,
                 errorDescription: String?, allowlisted: Bool, duplicateParams: [FlipParam], badEncodingParams: [FlipParam]) {
         self.base = base
         self.toGoogleHost = toGoogleHost
@@ -77,6 +77,33 @@ public final class FlipEvent: Sendable {
     }
 }
 
+/// An authorization code as flipaudit keeps it: the first 64 bits of its
+/// SHA-256 (a number, no String until it is shown). Shown as `sha256:` and
+/// the first 12 hex digits; the 64 bits key `code-reuse`.
+public struct CodeHash: Hashable, Sendable, CustomStringConvertible {
+    public let prefix: UInt64
+
+    public init(_ code: UnsafeRawBufferPointer) {
+        var hasher = SHA256()
+        hasher.update(bufferPointer: code)
+        var value: UInt64 = 0
+        for b in hasher.finalize().prefix(8) { value = value << 8 | UInt64(b) }
+        prefix = value
+    }
+
+    public var description: String {
+        String(unsafeUninitializedCapacity: 19) { out in
+            let text: StaticString = "sha256:"
+            for i in 0..<7 { out[i] = text.utf8Start[i] }
+            for i in 0..<12 {
+                let v = UInt8(truncatingIfNeeded: prefix >> UInt64(60 - 4 * i)) & 0x0F
+                out[7 + i] = v < 10 ? UInt8(ascii: "0") + v : UInt8(ascii: "a") + v - 10
+            }
+            return 19
+        }
+    }
+}
+
 /// Hashes authorization codes so they never reach output in clear.
 public enum CodeDigest {
     /// `sha256:` followed by the first 12 hex digits of SHA-256(code).
@@ -84,27 +111,9 @@ public enum CodeDigest {
         Array(code).withUnsafeBytes { of(bytes: $0) }
     }
 
-    /// The digest of code bytes, written straight into the String.
+    /// The digest of code bytes as text.
     public static func of(bytes code: UnsafeRawBufferPointer) -> String {
-        var hasher = SHA256()
-        hasher.update(bufferPointer: code)
-        let digest = hasher.finalize()
-        return String(unsafeUninitializedCapacity: 19) { out in
-            let prefix: StaticString = "sha256:"
-            for i in 0..<7 { out[i] = prefix.utf8Start[i] }
-            var i = 7
-            for b in digest.prefix(6) {
-                out[i] = hexDigit(b >> 4)
-                out[i + 1] = hexDigit(b & 0x0F)
-                i += 2
-            }
-            return 19
-        }
-    }
-
-    @inline(__always)
-    private static func hexDigit(_ v: UInt8) -> UInt8 {
-        v < 10 ? UInt8(ascii: "0") + v : UInt8(ascii: "a") + v - 10
+        CodeHash(code).description
     }
 
     /// Parameter names whose values are secrets: the code, and the tokens

@@ -251,7 +251,7 @@ public final class SessionTracker {
             }
         }
         if let digest = ret.codeDigest {
-            let key = Self.key(digest)
+            let key = digest.prefix
             if let owner = codeOwners.value(for: key, now: clock) {
                 if owner.serial != session.serial {
                     raise(.codeReuse, session: session, event: event,
@@ -299,8 +299,15 @@ public final class SessionTracker {
     /// A 64-bit key for a state or a code digest (FNV-1a): what the reuse
     /// memories keep instead of the text.
     static func key(_ text: String) -> UInt64 {
+        if let hash = text.utf8.withContiguousStorageIfAvailable({ key(UnsafeRawBufferPointer($0)) }) { return hash }
+        var copy = text
+        return copy.withUTF8 { key(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// FNV-1a over bytes.
+    static func key(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
+        for byte in bytes {
             hash ^= UInt64(byte)
             hash = hash &* 0x0000_0100_0000_01b3
         }

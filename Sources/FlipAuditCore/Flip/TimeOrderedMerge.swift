@@ -66,19 +66,12 @@ final class TimeOrderedMerge {
         activeCount = feeds.count
         self.onBatch = onBatch
         self.onEnd = onEnd
+        updateBounds()
     }
 
     /// The next event in time order, or nil when every input is done.
     func next() -> FlipEvent? {
         while true {
-            // No input can still produce an event older than this.
-            var settled = Int64.max
-            var behind = -1
-            for i in feeds.indices where active[i] {
-                let bound = frontier[i] == .min ? .min : frontier[i] - window
-                if bound < settled { settled = bound }
-                if behind < 0 || frontier[i] < frontier[behind] { behind = i }
-            }
             if pending > 0, let (from, first) = earliest(), activeCount == 0 || first < settled || pending > Self.maxPending {
                 let event = from < 0 ? heap.removeMin().event : inOrder[from].removeFirst()
                 pending -= 1
@@ -108,6 +101,23 @@ final class TimeOrderedMerge {
                 activeCount -= 1
                 onEnd(behind, scan)
             }
+            updateBounds()
+        }
+    }
+
+    /// No input can still produce an event older than `settled`; `behind`
+    /// is the input to read next (the one furthest behind), -1 when none.
+    private var settled = Int64.min
+    private var behind = -1
+
+    /// Recomputes `settled` and `behind` after an input moved on.
+    private func updateBounds() {
+        settled = .max
+        behind = -1
+        for i in feeds.indices where active[i] {
+            let bound = frontier[i] == .min ? .min : frontier[i] - window
+            if bound < settled { settled = bound }
+            if behind < 0 || frontier[i] < frontier[behind] { behind = i }
         }
     }
 

@@ -16,6 +16,20 @@ enum Bytes {
         return UnsafeRawPointer(hit) - base
     }
 
+    /// Index of the first `byte` at or after `from`, by a plain loop: for
+    /// fields of a few bytes, where a `memchr` call costs more than it saves.
+    @inline(__always)
+    static func scan(_ byte: UInt8, in buffer: UnsafeRawBufferPointer, from: Int = 0) -> Int? {
+        guard let base = buffer.baseAddress else { return nil }
+        var i = max(from, 0)
+        let count = buffer.count
+        while i < count {
+            if base.load(fromByteOffset: i, as: UInt8.self) == byte { return i }
+            i += 1
+        }
+        return nil
+    }
+
     /// The sub-range `lower..<upper`, as a view.
     @inline(__always)
     static func slice(_ buffer: UnsafeRawBufferPointer, _ lower: Int, _ upper: Int) -> UnsafeRawBufferPointer {

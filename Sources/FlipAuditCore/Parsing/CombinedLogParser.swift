@@ -27,13 +27,14 @@ public struct CombinedLogParser: RecordParser {
     /// backslash (see `LineCheck`), so quoted fields need no unescaping.
     public mutating func parse(_ line: UnsafeRawBufferPointer, into record: inout LogRecord, escapes: Bool) -> MalformedReason? {
         self.escapes = escapes
-        scratch.reset()
+        if escapes { scratch.reset() }
         record = LogRecord()
-        // client address
-        guard let sp = Bytes.find(.space, in: line), sp > 0 else { return .unparsable }
+        // client address (short fields are scanned inline: cheaper than a
+        // memchr call for a few bytes)
+        guard let sp = Bytes.scan(.space, in: line), sp > 0 else { return .unparsable }
         record.clientIP = Bytes.slice(line, 0, sp)
         // ident and user up to the bracketed time
-        guard let open = Bytes.find(.openBracket, in: line, from: sp + 1),
+        guard let open = Bytes.scan(.openBracket, in: line, from: sp + 1),
               let close = Bytes.find(.closeBracket, in: line, from: open + 1)
         else { return .unparsable }
         let timeText = Bytes.slice(line, open + 1, close)
@@ -48,13 +49,13 @@ public struct CombinedLogParser: RecordParser {
         // status
         guard i < line.count, line[i] == .space else { return .unparsable }
         let statusStart = i + 1
-        let statusEnd = Bytes.find(.space, in: line, from: statusStart) ?? line.count
+        let statusEnd = Bytes.scan(.space, in: line, from: statusStart) ?? line.count
         guard let status = Bytes.parseInt(Bytes.slice(line, statusStart, statusEnd)), status < 1000 else { return .unparsable }
         record.status = status
         // bytes
         i = statusEnd
         guard i < line.count else { return nil }
-        let bytesEnd = Bytes.find(.space, in: line, from: i + 1) ?? line.count
+        let bytesEnd = Bytes.scan(.space, in: line, from: i + 1) ?? line.count
         i = bytesEnd
         // "referer" "user agent" "tenth" ...
         var field = 0
@@ -93,6 +94,7 @@ public struct CombinedLogParser: RecordParser {
     /// A quoted field starting at the quote `at`; returns its content (with
     /// `\"`, `\\` and `\xHH` unescaped when present) and the index after the
     /// closing quote.
+    @inline(__always)
     private mutating func quoted(_ line: UnsafeRawBufferPointer, from at: Int) -> (UnsafeRawBufferPointer, Int)? {
         let start = at + 1
         if !escapes {

@@ -103,15 +103,15 @@ public struct FlipQuery {
 
     /// The digest of the decoded `code` (see `decoded`); the code itself
     /// never becomes a String.
-    func codeDigest(duplicates: inout [FlipParam], bad: inout [FlipParam]) -> String? {
+    func codeDigest(duplicates: inout [FlipParam], bad: inout [FlipParam]) -> CodeHash? {
         guard let raw = values[FlipParam.code.rawValue] else { return nil }
         if Bytes.find(.percent, in: raw) != nil || Bytes.find(.plus, in: raw) != nil {
-            return decoded(.code, duplicates: &duplicates, bad: &bad).map { CodeDigest.of(Array($0.utf8)) }
+            return decoded(.code, duplicates: &duplicates, bad: &bad).map { Array($0.utf8).withUnsafeBytes { CodeHash($0) } }
         }
         if counts[FlipParam.code.rawValue] > 1 { duplicates.append(.code) }
         // Lines are valid UTF-8 before they get here; checked all the same.
         if !Bytes.isValidText(raw) { bad.append(.code) }
-        return CodeDigest.of(bytes: raw)
+        return CodeHash(raw)
     }
 
     /// The decoded bytes of `p`'s first occurrence, in `scratch` when they
