@@ -83,7 +83,18 @@ public func fuzzRecords(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
             sink.codes += rawCodes(in: text)
             let failure: MalformedReason?
             switch which {
-            case 0: failure = combined.parse(line, into: &record)
+            case 0:
+                // As the pipeline does: the line check says whether quoted
+                // fields may need unescaping. The promise must not change
+                // the record.
+                let backslash = line.contains(0x5C)
+                var slow = LogRecord()
+                let slowFailure = combined.parse(line, into: &slow, escapes: true)
+                let slowFields = (slow.time, slow.status, Array(slow.target), Array(slow.clientIP), Array(slow.method))
+                failure = combined.parse(line, into: &record, escapes: backslash)
+                precondition(slowFailure == failure && slowFields.0 == record.time && slowFields.1 == record.status
+                             && slowFields.2 == Array(record.target) && slowFields.3 == Array(record.clientIP)
+                             && slowFields.4 == Array(record.method), "escape-free parse differs")
             case 1: failure = json.parse(line, into: &record)
             default: failure = nginx.parse(line, into: &record)
             }
