@@ -21,32 +21,27 @@ final class RowOrder: AuditSink {
     static let limit = 50_000
 
     /// A row waiting in a heap: the key fields that decide nearly every
-    /// comparison inline (time, source, finding kind rank), the row boxed.
+    /// comparison (time, source, finding kind rank) next to the row.
     private struct Pending<Row: OrderedRow>: Comparable {
         var time: Int64
         var source: SourceRef
         var rank: Int
-        var box: Box<Row>
+        var row: Row
 
         init(_ row: Row) {
             time = row.orderTime
             source = row.source
             rank = row.orderRank
-            box = Box(row)
+            self.row = row
         }
 
         static func < (a: Self, b: Self) -> Bool {
             if a.time != b.time { return a.time < b.time }
             if a.source != b.source { return a.source < b.source }
             if a.rank != b.rank { return a.rank < b.rank }
-            return a.box.row.state < b.box.row.state
+            return a.row.state < b.row.state
         }
         static func == (a: Self, b: Self) -> Bool { !(a < b) && !(b < a) }
-    }
-
-    private final class Box<Row> {
-        let row: Row
-        init(_ row: Row) { self.row = row }
     }
 
     private typealias PendingSession = Pending<SessionRecord>
@@ -60,22 +55,22 @@ final class RowOrder: AuditSink {
 
     func sessionClosed(_ session: SessionRecord) {
         sessions.insert(PendingSession(session))
-        if sessions.count > Self.limit { let row = sessions.removeMin().box.row; for s in sinks { s.session(row) } }
+        if sessions.count > Self.limit { let row = sessions.removeMin().row; for s in sinks { s.session(row) } }
     }
 
     func finding(_ finding: Finding) {
         findings.insert(PendingFinding(finding))
-        if findings.count > Self.limit { let row = findings.removeMin().box.row; for s in sinks { s.finding(row) } }
+        if findings.count > Self.limit { let row = findings.removeMin().row; for s in sinks { s.finding(row) } }
     }
 
     /// Hands on every row keyed before `time`.
     func release(before time: Int64) {
         while let first = sessions.min?.time, first < time {
-            let row = sessions.removeMin().box.row
+            let row = sessions.removeMin().row
             for s in sinks { s.session(row) }
         }
         while let first = findings.min?.time, first < time {
-            let row = findings.removeMin().box.row
+            let row = findings.removeMin().row
             for s in sinks { s.finding(row) }
         }
     }

@@ -3,6 +3,8 @@ public enum Severity: String, CaseIterable, Sendable, Comparable, Codable {
     case info, low, medium, high, critical
 
     public static func < (a: Self, b: Self) -> Bool { a.rank < b.rank }
+    /// By rank, not by the raw String.
+    public func hash(into hasher: inout Hasher) { hasher.combine(rank) }
     var rank: Int {
         switch self {
         case .info: return 0
@@ -52,6 +54,9 @@ public enum FindingKind: String, CaseIterable, Sendable, Codable {
             return .low
         }
     }
+
+    /// By rank, not by the raw String.
+    public func hash(into hasher: inout Hasher) { hasher.combine(rank) }
 
     /// Position in the table; used to order kinds in reports and cells.
     var rank: Int {

@@ -3,14 +3,26 @@
 public enum Flow: String, CaseIterable, Sendable, Comparable {
     case flip, web, other
     public static func < (a: Self, b: Self) -> Bool { a.sortRank < b.sortRank }
-    var sortRank: Int { Self.allCases.firstIndex(of: self)! }
+    var sortRank: Int {
+        switch self {
+        case .flip: return 0
+        case .web: return 1
+        case .other: return 2
+        }
+    }
 }
 
 /// The Google app that flipped: Google Home or Google Assistant.
 public enum GoogleApp: String, CaseIterable, Sendable, Comparable {
     case home, assistant, unknown
     public static func < (a: Self, b: Self) -> Bool { a.sortRank < b.sortRank }
-    var sortRank: Int { Self.allCases.firstIndex(of: self)! }
+    var sortRank: Int {
+        switch self {
+        case .home: return 0
+        case .assistant: return 1
+        case .unknown: return 2
+        }
+    }
 }
 
 /// Production or sandbox, by the redirect host; `unknown` for any other
@@ -18,7 +30,13 @@ public enum GoogleApp: String, CaseIterable, Sendable, Comparable {
 public enum GoogleEnvironment: String, CaseIterable, Sendable, Comparable {
     case production, sandbox, unknown
     public static func < (a: Self, b: Self) -> Bool { a.sortRank < b.sortRank }
-    var sortRank: Int { Self.allCases.firstIndex(of: self)! }
+    var sortRank: Int {
+        switch self {
+        case .production: return 0
+        case .sandbox: return 1
+        case .unknown: return 2
+        }
+    }
 }
 
 /// The bundle variant of a flip redirect; empty for web and other flows.

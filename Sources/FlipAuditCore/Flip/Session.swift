@@ -5,6 +5,8 @@ public enum Outcome: String, CaseIterable, Sendable, Codable, Comparable {
     case pending, unobservable
 
     public static func < (a: Self, b: Self) -> Bool { a.rank < b.rank }
+    /// By rank, not by the raw String.
+    public func hash(into hasher: inout Hasher) { hasher.combine(rank) }
     var rank: Int {
         switch self {
         case .code: return 0

@@ -9,6 +9,12 @@ public struct TargetGroup: Hashable, Comparable, Sendable {
     public static func < (a: Self, b: Self) -> Bool {
         (a.flow.sortRank, a.app.sortRank, a.environment.sortRank) < (b.flow.sortRank, b.app.sortRank, b.environment.sortRank)
     }
+
+    /// Hashes the three ranks as one number (the enums' raw Strings would
+    /// be hashed otherwise, once per session).
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(flow.sortRank << 4 | app.sortRank << 2 | environment.sortRank)
+    }
 }
 
 /// One cell of the error-type distribution.
