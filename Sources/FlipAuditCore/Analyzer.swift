@@ -93,7 +93,7 @@ public final class Analyzer {
             }
             return configuration.parallel
                 ? ThreadedFeed(file: file, index: index, configuration: configuration,
-                               prefetchDepth: inputs.count == 1 ? 32 : 8, progress: report)
+                               prefetchDepth: inputs.count == 1 ? 32 : 4, progress: report)
                 : DirectFeed(file: file, index: index, configuration: configuration, progress: report)
         }
         let startTimes = inputs.map { InputPipeline.firstRecordTime($0, configuration: configuration) }
