@@ -74,8 +74,10 @@ public enum CSV {
             quote = true
             break
         }
+        // As typed bytes: appended with one copy, not byte by byte.
+        let typed = u.assumingMemoryBound(to: UInt8.self)
         if !quote && !formula {
-            out.append(contentsOf: u)
+            out.append(contentsOf: typed)
             return
         }
         if quote { out.append(.quote) }
@@ -87,7 +89,7 @@ public enum CSV {
             }
             out.append(.quote)
         } else {
-            out.append(contentsOf: u)
+            out.append(contentsOf: typed)
         }
     }
 
