@@ -21,8 +21,6 @@ public struct FlipEventExtractor {
     private let hasCustomAllowlist: Bool
     private var requestQuery = FlipQuery()
     private var locationQuery = FlipQuery()
-    /// Where parameter values are decoded to be judged before any String.
-    private let scratch: ScratchBuffer
     /// Recent raw `redirect_uri` values: decoded text, whether it is
     /// malformed, whether it names Google.
     private var redirectURIs = RecentValues<(text: String, malformed: Bool, google: Bool)>()
@@ -34,7 +32,6 @@ public struct FlipEventExtractor {
 
     public init(configuration: AuditConfiguration) {
         clientIDs = configuration.clientIDs.map { Array($0.utf8) }
-        scratch = ScratchBuffer(capacity: configuration.maxLine + 16)
         endpoints = configuration.endpoints.map { Array($0.utf8) }
         allowlist = configuration.allowlist
         hasCustomAllowlist = !configuration.allowRedirects.isEmpty
@@ -88,11 +85,7 @@ public struct FlipEventExtractor {
                 if let client { note(.clientID, malformed: client.malformed) }
                 let state = query.decoded(.state, duplicates: &duplicates, bad: &bad)
                 if let redirect { note(.redirectURI, malformed: redirect.malformed) }
-                if let raw = query[.scope] {
-                    scratch.reset()
-                    let scope = PercentDecoding.decode(raw, into: scratch)
-                    note(.scope, malformed: scope.malformed || !Bytes.isValidText(scope.bytes))
-                }
+                if let raw = query[.scope] { note(.scope, malformed: PercentDecoding.decode(raw).malformed) }
                 classification = .inScope
                 request = FlipRequest(state: state, clientID: client?.text, redirectURI: redirect?.text,
                                       duplicateParams: duplicates, badEncodingParams: bad)

@@ -114,14 +114,6 @@ public struct FlipQuery {
         return CodeHash(raw)
     }
 
-    /// The decoded bytes of `p`'s first occurrence, in `scratch` when they
-    /// needed decoding (valid until `scratch` is used again), and whether
-    /// the encoding is malformed. For deciding on bytes before any String.
-    func decodedBytes(_ p: FlipParam, scratch: ScratchBuffer) -> (bytes: UnsafeRawBufferPointer, malformed: Bool)? {
-        guard let raw = values[p.rawValue] else { return nil }
-        return PercentDecoding.decode(raw, into: scratch)
-    }
-
     /// How many of `client_id`, `state`, `redirect_uri` are present.
     var requestParamCount: Int {
         (has(.clientID) ? 1 : 0) + (has(.state) ? 1 : 0) + (has(.redirectURI) ? 1 : 0)
@@ -161,33 +153,6 @@ public enum PercentDecoding {
         }
         let valid = out.withUnsafeBytes { Bytes.isValidText($0) }
         return (String(decoding: out, as: UTF8.self), malformed || !valid)
-    }
-
-    /// Decodes `raw` into `scratch` unless it has nothing to decode; returns
-    /// a view of the decoded bytes — of `raw` itself or of `scratch`, valid
-    /// until `scratch` is reset — and whether a `%` was not followed by two
-    /// hex digits. Unlike `decode(_:)` invalid UTF-8 is left as it is.
-    static func decode(_ raw: UnsafeRawBufferPointer, into scratch: ScratchBuffer) -> (bytes: UnsafeRawBufferPointer, malformed: Bool) {
-        if Bytes.find(.percent, in: raw) == nil && Bytes.find(.plus, in: raw) == nil { return (raw, false) }
-        let mark = scratch.mark
-        var malformed = false
-        var i = 0
-        while i < raw.count {
-            let b = raw[i]
-            if b == .percent {
-                if i + 2 < raw.count, let hi = Hex.value(raw[i + 1]), let lo = Hex.value(raw[i + 2]) {
-                    scratch.append(hi << 4 | lo)
-                    i += 3
-                    continue
-                }
-                malformed = true
-                scratch.append(b)
-            } else {
-                scratch.append(b == .plus ? .space : b)
-            }
-            i += 1
-        }
-        return (scratch.view(from: mark), malformed)
     }
 
     /// Decodes a `String` (used for the look-alike check on double encoding).
