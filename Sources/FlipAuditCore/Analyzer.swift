@@ -91,6 +91,8 @@ public final class Analyzer {
             let report = progress.map { p in
                 { @Sendable (bytes: UInt64) in p(Progress(file: file.displayName, fileNumber: index + 1, fileCount: inputs.count, bytes: bytes)) }
             }
+            // zlib may run 32 chunks (8 MiB) ahead of a single input's
+            // parser; inputs read side by side get 4 (1 MiB) each.
             return configuration.parallel
                 ? ThreadedFeed(file: file, index: index, configuration: configuration,
                                prefetchDepth: inputs.count == 1 ? 32 : 4, progress: report)

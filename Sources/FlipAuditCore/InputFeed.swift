@@ -34,8 +34,7 @@ final class InputPipeline {
     private var done = false
 
     /// Opens `file`; with a `prefetchDepth`, zlib runs on a thread of its own
-    /// that many chunks ahead
-    /// of the parsing.
+    /// up to that many chunks ahead of the parsing.
     init(file: InputFile, index: Int, configuration: AuditConfiguration, prefetchDepth: Int = 0,
          progress: ((UInt64) -> Void)?, emit: @escaping (EventBatch) -> Void) {
         self.file = file
@@ -147,7 +146,7 @@ final class ThreadedFeed: EventFeed, @unchecked Sendable {
     private let start: () -> Void
     private var started = false
 
-    init(file: InputFile, index: Int, configuration: AuditConfiguration, depth: Int = 16, prefetchDepth: Int = 32,
+    init(file: InputFile, index: Int, configuration: AuditConfiguration, depth: Int = 16, prefetchDepth: Int,
          progress: (@Sendable (UInt64) -> Void)?) {
         let queue = BlockingQueue<FeedItem>(capacity: depth)
         self.queue = queue

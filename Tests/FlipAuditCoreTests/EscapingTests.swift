@@ -38,6 +38,17 @@ struct EscapingTests {
         #expect(CSV.row(["a", "b,c", "-1"]) == "a,\"b,c\",'-1\n")
     }
 
+    @Test("source cells: a file name that needs quoting or a formula prefix gets it, the line number follows")
+    func sourceCells() throws {
+        #expect(CSVReport.sourcePrefix(displayName: "-x.log") == Array("'-x.log:".utf8))
+        #expect(CSVReport.sourcePrefix(displayName: "a,b.log") == Array("\"a,b.log:".utf8))
+        let path = writeLog([combined(1, authorize(), 302, location: opa + "?code=c1&state=s1")],
+                            named: "web,\"1\".log", in: temporaryDirectory())
+        let rows = try Audit.run([path]).csv[0].split(separator: "\n")
+        #expect(rows.count == 2)
+        #expect(rows[1].hasSuffix("," + CSV.cell(path + ":1")))
+    }
+
     @Test("control, escape, bidi and zero-width characters are shown, not interpreted")
     func terminal() {
         #expect(TerminalText.escape("ok") == "ok")

@@ -202,6 +202,9 @@ struct TimestampTests {
         #expect(Timestamp.period(t0, hourly: false) == "2026-11-22")
         #expect(Timestamp.period(t0, hourly: true) == "2026-11-22T10")
         #expect(Timestamp.iso8601(0) == "1970-01-01T00:00:00.000Z")
+        // An epoch a log got wrong: a five-digit year keeps its month and day.
+        let year10000 = Int64(Timestamp.daysFromCivil(year: 10000, month: 3, day: 4)) * 86_400_000 + 5_000
+        #expect(Timestamp.iso8601(year10000) == "10000-03-04T00:00:05.000Z")
     }
 }
 

@@ -48,15 +48,13 @@ public enum CSVReport {
         out.append(.newline)
     }
 
-    /// The `FILE:` part of the source cells of one input, ready to append:
-    /// the line number follows it. Quoted names (a `,` in the file name)
-    /// are kept unclosed here and closed by `appendSource`.
+    /// The `FILE:` part of the source cells of one input, escaped, ready
+    /// for the line number (digits change neither quoting nor the formula
+    /// prefix). A quoted name is left open here and closed by `appendSource`.
     static func sourcePrefix(displayName: String) -> [UInt8] {
         var cell: [UInt8] = []
-        CSV.append(displayName + ":0", to: &cell)
-        // Drop the placeholder digit (and a closing quote after it).
-        if cell.last == .quote { cell.removeLast() }
-        cell.removeLast()
+        CSV.append(displayName + ":", to: &cell)
+        if cell.first == .quote { cell.removeLast() }
         return cell
     }
 

@@ -93,22 +93,10 @@ public enum CSV {
         }
     }
 
-    /// Appends a non-negative decimal number (no escaping needed).
+    /// Appends a decimal number (no escaping needed; a String this short
+    /// is stored inline, nothing is allocated).
     static func append(decimal value: Int64, to out: inout [UInt8]) {
-        if value < 0 { out.append(.minus) }
-        var v = value.magnitude
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var n = 0
-        withUnsafeMutableBytes(of: &digits) { d in
-            repeat {
-                d[n] = .zero + UInt8(v % 10)
-                v /= 10
-                n += 1
-            } while v > 0
-            while n > 0 { n -= 1; out.append(d[n]) }
-        }
+        out.append(contentsOf: String(value).utf8)
     }
 }
 

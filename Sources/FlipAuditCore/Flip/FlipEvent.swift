@@ -108,12 +108,7 @@ public struct CodeHash: Hashable, Sendable, CustomStringConvertible {
 public enum CodeDigest {
     /// `sha256:` followed by the first 12 hex digits of SHA-256(code).
     public static func of<Bytes: Sequence>(_ code: Bytes) -> String where Bytes.Element == UInt8 {
-        Array(code).withUnsafeBytes { of(bytes: $0) }
-    }
-
-    /// The digest of code bytes as text.
-    public static func of(bytes code: UnsafeRawBufferPointer) -> String {
-        CodeHash(code).description
+        Array(code).withUnsafeBytes { CodeHash($0).description }
     }
 
     /// Parameter names whose values are secrets: the code, and the tokens

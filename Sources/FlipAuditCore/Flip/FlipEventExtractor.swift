@@ -14,7 +14,7 @@ public struct FlipEventExtractor {
         case returnOnly
     }
 
-    private let clientIDs: [[UInt8]]
+    private let clientIDs: Set<String>
     private let endpoints: [[UInt8]]
     private let allowlist: Allowlist
     /// Whether any allowlisted URI is off Google's hosts (`--allow-redirect`).
@@ -31,7 +31,7 @@ public struct FlipEventExtractor {
     private var returnBases = RecentValues<(text: String, allowlisted: Bool, toGoogleHost: Bool)>()
 
     public init(configuration: AuditConfiguration) {
-        clientIDs = configuration.clientIDs.map { Array($0.utf8) }
+        clientIDs = configuration.clientIDs
         endpoints = configuration.endpoints.map { Array($0.utf8) }
         allowlist = configuration.allowlist
         hasCustomAllowlist = !configuration.allowRedirects.isEmpty
@@ -72,7 +72,7 @@ public struct FlipEventExtractor {
             let client = query[.clientID].map { raw in
                 clientIDValues.value(for: raw) {
                     let (text, malformed) = PercentDecoding.decode(raw)
-                    return (text, malformed, clientIDs.contains { Array(text.utf8) == $0 })
+                    return (text, malformed, clientIDs.contains(text))
                 }
             }
             if isEndpoint || (client?.configured ?? false) || (redirect?.google ?? false) {
@@ -133,15 +133,14 @@ public struct FlipEventExtractor {
         return Bytes.slice(url, start, end)
     }
 
-    /// Whether decoded `redirect_uri` bytes name Google's redirect service.
-    static func looksGoogle(_ uri: UnsafeRawBufferPointer) -> Bool {
-        Bytes.containsCaseInsensitive(uri, "googleusercontent.com") || Bytes.containsCaseInsensitive(uri, "oauth-redirect")
-    }
-
-    /// Whether a decoded `redirect_uri` names Google's redirect service.
+    /// Whether a decoded `redirect_uri` names Google's redirect service
+    /// (SPEC §3's in-scope rule: case-insensitive).
     static func looksGoogle(_ uri: String) -> Bool {
         var copy = uri
-        return copy.withUTF8 { looksGoogle(UnsafeRawBufferPointer($0)) }
+        return copy.withUTF8 { raw in
+            let b = UnsafeRawBufferPointer(raw)
+            return Bytes.containsCaseInsensitive(b, "googleusercontent.com") || Bytes.containsCaseInsensitive(b, "oauth-redirect")
+        }
     }
 
     /// The Location as a return, when it has `code` or `error`, or goes to

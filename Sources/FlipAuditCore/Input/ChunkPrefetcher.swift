@@ -31,7 +31,7 @@ final class ChunkPrefetcher: @unchecked Sendable {
     private var done = false
 
     /// Starts decoding `reader` at once, `depth` chunks ahead at most.
-    init(reader: LogFileReader, depth: Int = 16, bufferSize: Int = LogFileReader.bufferSize) {
+    init(reader: LogFileReader, depth: Int, bufferSize: Int = LogFileReader.bufferSize) {
         self.reader = reader
         slots = (0..<max(depth, 2)).map { _ in Slot(buffer: .allocate(byteCount: bufferSize, alignment: 16)) }
         // The thread holds the prefetcher until the input ends.

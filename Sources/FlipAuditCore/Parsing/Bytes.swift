@@ -93,28 +93,6 @@ enum Bytes {
         return value
     }
 
-    /// True when every byte is printable-or-tab ASCII: no NUL, no byte ≥ 0x80.
-    /// Checks eight bytes at a time.
-    @inline(__always)
-    static func isPlainASCII(_ buffer: UnsafeRawBufferPointer) -> Bool {
-        guard let base = buffer.baseAddress else { return true }
-        let count = buffer.count
-        var i = 0
-        let high: UInt64 = 0x8080_8080_8080_8080
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        while i + 8 <= count {
-            let w = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-            if (w & high) != 0 || ((w &- ones) & ~w & high) != 0 { return false }
-            i += 8
-        }
-        while i < count {
-            let b = base.load(fromByteOffset: i, as: UInt8.self)
-            if b == 0 || b >= 0x80 { return false }
-            i += 1
-        }
-        return true
-    }
-
     /// What one pass over a line tells before it is parsed: whether it has
     /// bytes ≥ 0x80 (so may not be valid UTF-8), NUL bytes, or backslashes
     /// (so quoted fields may need unescaping). Eight bytes at a time.
@@ -158,7 +136,7 @@ enum Bytes {
 
     /// Whether the bytes are valid UTF-8 without NUL.
     static func isValidText(_ buffer: UnsafeRawBufferPointer) -> Bool {
-        if isPlainASCII(buffer) { return true }
+        if !LineCheck(buffer).highOrNUL { return true }
         if Bytes.find(0, in: buffer) != nil { return false }
         var iterator = buffer.makeIterator()
         var decoder = UTF8()

@@ -12,8 +12,6 @@ public struct CombinedLogParser: RecordParser {
     private var lastTimeText = [UInt8](repeating: 0, count: 32)
     private var lastTimeCount = 0
     private var lastTime: Int64 = 0
-    /// Whether the line being parsed may hold backslash escapes.
-    private var escapes = true
 
     public init(maxLine: Int) {
         scratch = ScratchBuffer(capacity: maxLine + 16)
@@ -26,7 +24,6 @@ public struct CombinedLogParser: RecordParser {
     /// Parses `line`; `escapes` false promises that the line has no
     /// backslash (see `LineCheck`), so quoted fields need no unescaping.
     public mutating func parse(_ line: UnsafeRawBufferPointer, into record: inout LogRecord, escapes: Bool) -> MalformedReason? {
-        self.escapes = escapes
         if escapes { scratch.reset() }
         record = LogRecord()
         // client address (short fields are scanned inline: cheaper than a
@@ -43,7 +40,7 @@ public struct CombinedLogParser: RecordParser {
         // "request"
         var i = close + 1
         guard i + 1 < line.count, line[i] == .space, line[i + 1] == .quote else { return .unparsable }
-        guard let (request, afterRequest) = quoted(line, from: i + 1) else { return .unparsable }
+        guard let (request, afterRequest) = quoted(line, from: i + 1, escapes: escapes) else { return .unparsable }
         RequestLine.split(request, into: &record)
         i = afterRequest
         // status
@@ -60,7 +57,7 @@ public struct CombinedLogParser: RecordParser {
         // "referer" "user agent" "tenth" ...
         var field = 0
         while i + 1 < line.count, line[i] == .space, line[i + 1] == .quote {
-            guard let (value, after) = quoted(line, from: i + 1) else { return .unparsable }
+            guard let (value, after) = quoted(line, from: i + 1, escapes: escapes) else { return .unparsable }
             field += 1
             if field == 3 {
                 if Bytes.equals(value, "-") || value.isEmpty {
@@ -93,9 +90,10 @@ public struct CombinedLogParser: RecordParser {
 
     /// A quoted field starting at the quote `at`; returns its content (with
     /// `\"`, `\\` and `\xHH` unescaped when present) and the index after the
-    /// closing quote.
+    /// closing quote. Without `escapes` (no backslash in the line) the
+    /// content is the bytes up to the next quote.
     @inline(__always)
-    private mutating func quoted(_ line: UnsafeRawBufferPointer, from at: Int) -> (UnsafeRawBufferPointer, Int)? {
+    private mutating func quoted(_ line: UnsafeRawBufferPointer, from at: Int, escapes: Bool) -> (UnsafeRawBufferPointer, Int)? {
         let start = at + 1
         if !escapes {
             guard let q = Bytes.find(.quote, in: line, from: start) else { return nil }

@@ -170,21 +170,25 @@ public enum Timestamp {
     static func appendISO8601(_ ms: Int64, to out: inout [UInt8]) {
         let (days, msOfDay) = divFloor(ms, 86_400_000)
         let (y, m, d) = civil(fromDays: Int(days))
-        guard y >= 0 && y <= 9999 else {
-            out.append(contentsOf: String(y).utf8)
-            out.append(contentsOf: iso8601(msOfDay).utf8.dropFirst(4))
-            return
-        }
         let h = Int(msOfDay / 3_600_000)
         let mi = Int((msOfDay / 60_000) % 60)
         let s = Int((msOfDay / 1000) % 60)
         let f = Int(msOfDay % 1000)
-        // Written into 24 bytes on the stack, appended at once.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { b in
+        // The year as four digits, or as it is when it has more (or is
+        // negative: a timestamp a log got wrong).
+        if y >= 0 && y <= 9999 {
+            out.append(.zero + UInt8(y / 1000)); out.append(.zero + UInt8(y / 100 % 10))
+            out.append(.zero + UInt8(y / 10 % 10)); out.append(.zero + UInt8(y % 10))
+        } else {
+            out.append(contentsOf: String(y).utf8)
+        }
+        // The rest, `-MM-DDTHH:MM:SS.fffZ`, written on the stack and
+        // appended at once.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { b in
             func two(_ at: Int, _ v: Int) { b[at] = .zero + UInt8(v / 10); b[at + 1] = .zero + UInt8(v % 10) }
-            two(0, y / 100); two(2, y % 100); b[4] = .minus; two(5, m); b[7] = .minus; two(8, d)
-            b[10] = UInt8(ascii: "T"); two(11, h); b[13] = .colon; two(14, mi); b[16] = .colon; two(17, s)
-            b[19] = .dot; b[20] = .zero + UInt8(f / 100); two(21, f % 100); b[23] = UInt8(ascii: "Z")
+            b[0] = .minus; two(1, m); b[3] = .minus; two(4, d)
+            b[6] = UInt8(ascii: "T"); two(7, h); b[9] = .colon; two(10, mi); b[12] = .colon; two(13, s)
+            b[15] = .dot; b[16] = .zero + UInt8(f / 100); two(17, f % 100); b[19] = UInt8(ascii: "Z")
             out.append(contentsOf: UnsafeBufferPointer(b))
         }
     }
