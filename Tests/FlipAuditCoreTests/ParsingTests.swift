@@ -232,3 +232,24 @@ struct QueryTests {
         #expect(q[.clientID].map { String(decoding: $0, as: UTF8.self) } == "a")
     }
 }
+
+@Suite("Line check")
+struct LineCheckTests {
+    /// Every length up to 40 (under, at and past the sixteen-byte steps and
+    /// the overlapping last step), the byte at every position or absent.
+    @Test("the line check finds NUL, bytes ≥ 0x80 and backslashes wherever they are")
+    func lineCheckFindsEveryKind() {
+        for length in 0...40 {
+            for position in -1..<length {
+                for special: UInt8 in [0, 0x80, 0xFF, .backslash] {
+                    var bytes = [UInt8](repeating: UInt8(ascii: "]"), count: length)  // 0x5D, next to 0x5C
+                    if position >= 0 { bytes[position] = special }
+                    let check = bytes.withUnsafeBytes { Bytes.LineCheck($0) }
+                    let present = position >= 0
+                    #expect(check.highOrNUL == (present && special != .backslash), "length \(length), \(special) at \(position)")
+                    #expect(check.backslash == (present && special == .backslash), "length \(length), \(special) at \(position)")
+                }
+            }
+        }
+    }
+}

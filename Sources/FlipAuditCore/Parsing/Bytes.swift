@@ -16,6 +16,15 @@ enum Bytes {
         return UnsafeRawPointer(hit) - base
     }
 
+    /// Whether any lane of `mask` is set. Written as two words because
+    /// `any(_:)` on a combined mask compiles to a call, and SIMD compares
+    /// take vector operands only: a scalar operand compiles lane by lane.
+    @inline(__always)
+    static func anyLane(_ mask: SIMDMask<SIMD16<Int8>>) -> Bool {
+        let words = unsafeBitCast(mask, to: SIMD2<UInt64>.self)
+        return words[0] | words[1] != 0
+    }
+
     /// Index of the first `byte` at or after `from`, by a plain loop: for
     /// fields of a few bytes, where a `memchr` call costs more than it saves.
     @inline(__always)
@@ -95,7 +104,9 @@ enum Bytes {
 
     /// What one pass over a line tells before it is parsed: whether it has
     /// bytes ≥ 0x80 (so may not be valid UTF-8), NUL bytes, or backslashes
-    /// (so quoted fields may need unescaping). Eight bytes at a time.
+    /// (so quoted fields may need unescaping). Sixteen bytes at a time look
+    /// for any of the three; a line that has one (rare) is looked at again
+    /// to tell which.
     struct LineCheck {
         var highOrNUL = false
         var backslash = false
@@ -103,34 +114,28 @@ enum Bytes {
         init(_ buffer: UnsafeRawBufferPointer) {
             guard let base = buffer.baseAddress else { return }
             let count = buffer.count
-            let high: UInt64 = 0x8080_8080_8080_8080
-            let ones: UInt64 = 0x0101_0101_0101_0101
-            let backslashes: UInt64 = 0x5C5C_5C5C_5C5C_5C5C
-            var bad: UInt64 = 0
-            var back: UInt64 = 0
-            @inline(__always) func add(_ w: UInt64) {
-                // High bit set, or a zero byte (borrow into the high bit).
-                bad |= w | ((w &- ones) & ~w)
-                let x = w ^ backslashes
-                back |= (x &- ones) & ~x
-            }
-            if count >= 8 {
+            if count >= 16 {
+                let zero = SIMD16<UInt8>(repeating: 0)
+                let backslashes = SIMD16<UInt8>(repeating: .backslash)
+                @inline(__always) func special(_ offset: Int) -> Bool {
+                    let v = base.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt8>.self)
+                    return anyLane((v .== zero) .| (v .== backslashes) .| (SIMD16<Int8>(truncatingIfNeeded: v) .< SIMD16<Int8>(repeating: 0)))
+                }
                 var i = 0
-                while i + 8 <= count {
-                    add(base.loadUnaligned(fromByteOffset: i, as: UInt64.self))
-                    i += 8
+                var found = false
+                while i + 16 <= count && !found {
+                    found = special(i)
+                    i += 16
                 }
-                // The last bytes: one word ending at the end (overlapping).
-                if i < count { add(base.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)) }
-            } else {
-                for i in 0..<count {
-                    let b = base.load(fromByteOffset: i, as: UInt8.self)
-                    if b == 0 || b >= 0x80 { highOrNUL = true }
-                    if b == .backslash { backslash = true }
-                }
+                // The last bytes: sixteen ending at the end (overlapping).
+                if !found && i < count { found = special(count - 16) }
+                guard found else { return }
             }
-            highOrNUL = highOrNUL || bad & high != 0
-            backslash = backslash || back & high != 0
+            for i in 0..<count {
+                let b = base.load(fromByteOffset: i, as: UInt8.self)
+                if b == 0 || b >= 0x80 { highOrNUL = true }
+                if b == .backslash { backslash = true }
+            }
         }
     }
 
