@@ -6,16 +6,18 @@ import Crypto
 public final class FlipRequest: Sendable {
     public let state: String?
     public let clientID: String?
-    public let redirectURI: String?
+    /// The decoded `redirect_uri` and the verdicts on it.
+    let redirect: RedirectFacts?
+    public var redirectURI: String? { redirect?.uri }
     /// Flip parameters that occur more than once (those of `duplicate-param`).
     public let duplicateParams: [FlipParam]
     /// Flip parameters whose percent-encoding is malformed.
     public let badEncodingParams: [FlipParam]
 
-    public init(state: String?, clientID: String?, redirectURI: String?, duplicateParams: [FlipParam], badEncodingParams: [FlipParam]) {
+    init(state: String?, clientID: String?, redirect: RedirectFacts?, duplicateParams: [FlipParam], badEncodingParams: [FlipParam]) {
         self.state = state
         self.clientID = clientID
-        self.redirectURI = redirectURI
+        self.redirect = redirect
         self.duplicateParams = duplicateParams
         self.badEncodingParams = badEncodingParams
     }
@@ -84,11 +86,7 @@ public struct CodeHash: Hashable, Sendable, CustomStringConvertible {
     public let prefix: UInt64
 
     public init(_ code: UnsafeRawBufferPointer) {
-        var hasher = SHA256()
-        hasher.update(bufferPointer: code)
-        var value: UInt64 = 0
-        for b in hasher.finalize().prefix(8) { value = value << 8 | UInt64(b) }
-        prefix = value
+        prefix = SHA256.hash(data: code).withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) }
     }
 
     public var description: String {

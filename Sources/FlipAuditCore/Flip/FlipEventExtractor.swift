@@ -21,9 +21,8 @@ public struct FlipEventExtractor {
     private let hasCustomAllowlist: Bool
     private var requestQuery = FlipQuery()
     private var locationQuery = FlipQuery()
-    /// Recent raw `redirect_uri` values: decoded text, whether it is
-    /// malformed, whether it names Google.
-    private var redirectURIs = RecentValues<(text: String, malformed: Bool, google: Bool)>()
+    /// Recent raw `redirect_uri` values, decoded and judged.
+    private var redirectURIs = RecentValues<RedirectValue>()
     /// Recent raw `client_id` values: decoded text, malformed, configured.
     private var clientIDValues = RecentValues<(text: String, malformed: Bool, configured: Bool)>()
     /// Recent return URL bases (`scheme://host/path`): the text, whether it
@@ -66,7 +65,7 @@ public struct FlipEventExtractor {
             let redirect = query[.redirectURI].map { raw in
                 redirectURIs.value(for: raw) {
                     let (text, malformed) = PercentDecoding.decode(raw)
-                    return (text, malformed, Self.looksGoogle(text))
+                    return RedirectValue(text: text, malformed: malformed, google: Self.looksGoogle(text))
                 }
             }
             let client = query[.clientID].map { raw in
@@ -87,7 +86,7 @@ public struct FlipEventExtractor {
                 if let redirect { note(.redirectURI, malformed: redirect.malformed) }
                 if let raw = query[.scope] { note(.scope, malformed: PercentDecoding.decode(raw).malformed) }
                 classification = .inScope
-                request = FlipRequest(state: state, clientID: client?.text, redirectURI: redirect?.text,
+                request = FlipRequest(state: state, clientID: client?.text, redirect: redirect?.facts(allowlist: allowlist),
                                       duplicateParams: duplicates, badEncodingParams: bad)
             } else {
                 classification = .otherOAuth
@@ -184,5 +183,29 @@ public struct FlipEventExtractor {
                           errorDescription: description, allowlisted: allowlisted,
                           duplicateParams: duplicates.sorted { $0.rawValue < $1.rawValue },
                           badEncodingParams: bad.sorted { $0.rawValue < $1.rawValue })
+    }
+}
+
+/// A recent raw `redirect_uri`: its decoded text, whether its encoding is
+/// malformed, whether it names Google — and, once a request in scope has
+/// carried it, the verdicts the audit needs (`RedirectFacts`), made once
+/// for all the requests that repeat it. Kept by one extractor only.
+final class RedirectValue {
+    let text: String
+    let malformed: Bool
+    let google: Bool
+    private var judged: RedirectFacts?
+
+    init(text: String, malformed: Bool, google: Bool) {
+        self.text = text
+        self.malformed = malformed
+        self.google = google
+    }
+
+    func facts(allowlist: Allowlist) -> RedirectFacts {
+        if let judged { return judged }
+        let facts = RedirectFacts(text, allowlist: allowlist)
+        judged = facts
+        return facts
     }
 }

@@ -53,7 +53,7 @@ final class Session {
     /// out of time order does not turn back).
     var expiresAt: Int64 = 0
 
-    init(state: StateKey, serial: Int, event: FlipEvent, request: FlipRequest, redirect: RedirectFacts, clientIDs: Set<String>) {
+    init(state: StateKey, serial: Int, event: FlipEvent, request: FlipRequest, clientIDs: Set<String>) {
         key = state
         self.serial = serial
         firstSeen = event.time
@@ -61,9 +61,9 @@ final class Session {
         firstSource = event.source
         clientID = request.clientID
         redirectURI = request.redirectURI
-        redirectShown = redirect.shown
-        target = redirect.target
-        redirectAllowlisted = redirect.allowlisted
+        redirectShown = request.redirect?.shown ?? ""
+        target = request.redirect?.target ?? .unknown
+        redirectAllowlisted = request.redirect?.allowlisted ?? false
         clientMismatch = !clientIDs.isEmpty && request.clientID != nil && !clientIDs.contains(request.clientID!)
         clientIP = event.clientIP
     }
@@ -89,28 +89,23 @@ public struct SessionRecord: Sendable {
     public var source: SourceRef
 }
 
-/// What the audit needs to know of a request's `redirect_uri`; the same few
-/// URIs come back in nearly every request, so `SessionTracker` caches it.
-struct RedirectFacts {
-    var target: RedirectTarget
-    var allowlisted: Bool
+/// What the audit needs to know of a request's `redirect_uri`, decided
+/// where the URI is decoded: the same few URIs come back in nearly every
+/// request, so one judgement serves them all (`RedirectValue`).
+final class RedirectFacts: Sendable {
+    /// The decoded URI.
+    let uri: String
+    let target: RedirectTarget
+    let allowlisted: Bool
     /// The URI as it may be shown: codes redacted.
-    var shown: String
+    let shown: String
     /// The project ID of an `/r/ID` accepted only because none is pinned.
-    var unpinnedProjectID: String?
+    let unpinnedProjectID: String?
     /// For a URI that is not allowlisted: the trick, when it imitates one.
-    var lookAlike: String?
-
-    static let none = RedirectFacts(target: .unknown, allowlisted: false, shown: "", unpinnedProjectID: nil)
-
-    init(target: RedirectTarget, allowlisted: Bool, shown: String, unpinnedProjectID: String?) {
-        self.target = target
-        self.allowlisted = allowlisted
-        self.shown = shown
-        self.unpinnedProjectID = unpinnedProjectID
-    }
+    let lookAlike: String?
 
     init(_ uri: String, allowlist: Allowlist) {
+        self.uri = uri
         target = RedirectTarget.classify(uri)
         allowlisted = allowlist.contains(uri)
         shown = CodeDigest.redact(uri)

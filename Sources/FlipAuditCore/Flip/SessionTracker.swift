@@ -49,8 +49,6 @@ public final class SessionTracker {
     /// remembered as long as ended states.
     private var codeOwners: RecentMemory<(serial: Int, state: String)>
     private var nextSerial = 0
-    /// Facts about recently seen redirect URIs (bounded: cleared when full).
-    private var redirectFacts: [String: RedirectFacts] = [:]
     /// Sessions closed early because `maxSessions` were open.
     public private(set) var evictedSessions = 0
     /// Project IDs accepted only because none is pinned.
@@ -123,7 +121,7 @@ public final class SessionTracker {
             if existing.returnCount == 0 {
                 existing.requestCount += 1
                 touch(existing, event.time)
-                requestFindings(request, facts: facts(request.redirectURI), session: existing, event: event)
+                requestFindings(request, session: existing, event: event)
                 return existing
             }
             close(existing, endTime: nil)
@@ -132,9 +130,7 @@ public final class SessionTracker {
             reused = true
         }
         if open.count + stateless.count >= maxSessions { evictOldest() }
-        let redirect = facts(request.redirectURI)
-        let session = Session(state: stateKey, serial: nextSerial, event: event, request: request,
-                              redirect: redirect, clientIDs: clientIDs)
+        let session = Session(state: stateKey, serial: nextSerial, event: event, request: request, clientIDs: clientIDs)
         nextSerial += 1
         if state.isEmpty { stateless[session.serial] = session } else { open[stateKey] = session }
         openOrder.append(session)
@@ -142,21 +138,21 @@ public final class SessionTracker {
         if reused {
             raise(.stateReuse, session: session, event: event, detail: "state \(Quote.text(state)) was already used by a session that returned or expired")
         }
-        requestFindings(request, facts: redirect, session: session, event: event)
+        requestFindings(request, session: session, event: event)
         return session
     }
 
-    private func requestFindings(_ request: FlipRequest, facts: RedirectFacts, session: Session, event: FlipEvent) {
-        let missing = [(FlipParam.clientID, request.clientID), (.state, request.state), (.redirectURI, request.redirectURI)]
-            .filter { $0.1 == nil }.map { $0.0.name }
-        if !missing.isEmpty {
+    private func requestFindings(_ request: FlipRequest, session: Session, event: FlipEvent) {
+        if request.clientID == nil || request.state == nil || request.redirect == nil {
+            let missing = [(FlipParam.clientID, request.clientID), (.state, request.state), (.redirectURI, request.redirectURI)]
+                .filter { $0.1 == nil }.map { $0.0.name }
             raise(.missingParam, session: session, event: event, detail: "request lacks \(missing.joined(separator: ", "))")
         }
-        if let uri = request.redirectURI {
+        if let facts = request.redirect {
             if let id = facts.unpinnedProjectID { unpinnedProjectIDs.insert(id) }
             if !facts.allowlisted {
                 let trick = facts.lookAlike.map { "look-alike (\($0)): " } ?? ""
-                raise(.redirectNotAllowlisted, session: session, event: event, detail: "\(trick)redirect_uri \(Quote.url(uri)) is not allowlisted")
+                raise(.redirectNotAllowlisted, session: session, event: event, detail: "\(trick)redirect_uri \(Quote.url(facts.uri)) is not allowlisted")
             }
         }
         if !clientIDs.isEmpty, let id = request.clientID, !clientIDs.contains(id) {
@@ -168,16 +164,6 @@ public final class SessionTracker {
         if !request.badEncodingParams.isEmpty {
             raise(.badEncoding, session: session, event: event, detail: "request has malformed encoding in \(request.badEncodingParams.map(\.name).joined(separator: ", "))")
         }
-    }
-
-    /// Classification and allowlist verdict of a redirect URI, cached.
-    private func facts(_ uri: String?) -> RedirectFacts {
-        guard let uri else { return .none }
-        if let known = redirectFacts[uri] { return known }
-        let facts = RedirectFacts(uri, allowlist: allowlist)
-        if redirectFacts.count >= 1024 { redirectFacts.removeAll(keepingCapacity: true) }
-        redirectFacts[uri] = facts
-        return facts
     }
 
     // MARK: Returns
