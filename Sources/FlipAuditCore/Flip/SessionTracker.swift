@@ -19,7 +19,6 @@ public final class SessionTracker {
     /// `state-reuse` and `code-reuse`, at least (milliseconds of log time).
     public static let minimumRetention: Int64 = 3_600_000
 
-    private let allowlist: Allowlist
     private let clientIDs: Set<String>
     private let timeoutMs: Int64
     private let maxSessions: Int
@@ -57,7 +56,6 @@ public final class SessionTracker {
     public private(set) var unobservableFiles = Set<Int32>()
 
     public init(configuration: AuditConfiguration, fileLogsLocation: [Bool], sink: AuditSink) {
-        allowlist = configuration.allowlist
         clientIDs = configuration.clientIDs
         timeoutMs = Int64(configuration.sessionTimeoutSeconds) * 1000
         maxSessions = max(1, configuration.maxSessions)
