@@ -33,6 +33,24 @@ struct EscapingTests {
         #expect(Array(CSV.cell(value).utf8) == Array(expected.utf8))
     }
 
+    /// Every length up to 40 (under, at and past the sixteen-byte steps of
+    /// the scan), each character that forces quoting at every position.
+    @Test("a cell is quoted wherever its comma, quote, CR or LF stands")
+    func quotingAtEveryPosition() {
+        for length in 1...40 {
+            #expect(CSV.cell(String(repeating: "a", count: length)) == String(repeating: "a", count: length))
+            for position in 0..<length {
+                for special in [",", "\"", "\n", "\r"] where !(position == 0 && special == "\r") {
+                    var chars = Array(repeating: "a", count: length)
+                    chars[position] = special
+                    let value = chars.joined()
+                    let body = special == "\"" ? value.replacingOccurrences(of: "\"", with: "\"\"") : value
+                    #expect(CSV.cell(value) == "\"" + body + "\"", "length \(length), \(special.debugDescription) at \(position)")
+                }
+            }
+        }
+    }
+
     @Test("a row joins cells with commas and ends with \\n")
     func row() {
         #expect(CSV.row(["a", "b,c", "-1"]) == "a,\"b,c\",'-1\n")

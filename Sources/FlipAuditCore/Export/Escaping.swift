@@ -69,11 +69,7 @@ public enum CSV {
     static func append(bytes u: UnsafeRawBufferPointer, to out: inout [UInt8]) {
         guard let first = u.first else { return }
         let formula = first == .equals || first == .plus || first == .minus || first == .at || first == .tab || first == .carriageReturn
-        var quote = false
-        for b in u where b == .comma || b == .quote || b == .newline || b == .carriageReturn {
-            quote = true
-            break
-        }
+        let quote = Bytes.containsAny(.comma, .quote, .newline, .carriageReturn, in: u)
         // As typed bytes: appended with one copy, not byte by byte.
         let typed = u.assumingMemoryBound(to: UInt8.self)
         if !quote && !formula {
