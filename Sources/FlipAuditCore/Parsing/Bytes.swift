@@ -25,27 +25,30 @@ enum Bytes {
         return words[0] | words[1] != 0
     }
 
-    /// Whether `buffer` holds any of four bytes: sixteen bytes per step
-    /// with SIMD compares (as `LineCheck`), the last step overlapping.
+    /// Whether `buffer` holds any of four bytes.
     @inline(__always)
     static func containsAny(_ a: UInt8, _ b: UInt8, _ c: UInt8, _ d: UInt8, in buffer: UnsafeRawBufferPointer) -> Bool {
-        guard let base = buffer.baseAddress else { return false }
-        let count = buffer.count
-        guard count >= 16 else {
+        guard buffer.count >= 16 else {
             return buffer.contains { $0 == a || $0 == b || $0 == c || $0 == d }
         }
         let va = SIMD16<UInt8>(repeating: a), vb = SIMD16<UInt8>(repeating: b)
         let vc = SIMD16<UInt8>(repeating: c), vd = SIMD16<UInt8>(repeating: d)
-        @inline(__always) func hit(_ offset: Int) -> Bool {
-            let v = base.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt8>.self)
-            return anyLane((v .== va) .| (v .== vb) .| (v .== vc) .| (v .== vd))
-        }
+        return anyBlock(of: buffer) { v in anyLane((v .== va) .| (v .== vb) .| (v .== vc) .| (v .== vd)) }
+    }
+
+    /// Whether `test` holds for a block of `buffer` (at least 16 bytes):
+    /// sixteen bytes per step, the last step overlapping the one before;
+    /// stops at the first block that passes.
+    @inline(__always)
+    static func anyBlock(of buffer: UnsafeRawBufferPointer, _ test: (SIMD16<UInt8>) -> Bool) -> Bool {
+        let base = buffer.baseAddress!
+        let count = buffer.count
         var i = 0
         while i + 16 <= count {
-            if hit(i) { return true }
+            if test(base.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)) { return true }
             i += 16
         }
-        return i < count && hit(count - 16)
+        return i < count && test(base.loadUnaligned(fromByteOffset: count - 16, as: SIMD16<UInt8>.self))
     }
 
     /// Index of the first `byte` at or after `from`, by a plain loop: for
@@ -140,18 +143,9 @@ enum Bytes {
             if count >= 16 {
                 let zero = SIMD16<UInt8>(repeating: 0)
                 let backslashes = SIMD16<UInt8>(repeating: .backslash)
-                @inline(__always) func special(_ offset: Int) -> Bool {
-                    let v = base.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt8>.self)
-                    return anyLane((v .== zero) .| (v .== backslashes) .| (SIMD16<Int8>(truncatingIfNeeded: v) .< SIMD16<Int8>(repeating: 0)))
+                let found = anyBlock(of: buffer) { v in
+                    anyLane((v .== zero) .| (v .== backslashes) .| (SIMD16<Int8>(truncatingIfNeeded: v) .< SIMD16<Int8>(repeating: 0)))
                 }
-                var i = 0
-                var found = false
-                while i + 16 <= count && !found {
-                    found = special(i)
-                    i += 16
-                }
-                // The last bytes: sixteen ending at the end (overlapping).
-                if !found && i < count { found = special(count - 16) }
                 guard found else { return }
             }
             for i in 0..<count {
