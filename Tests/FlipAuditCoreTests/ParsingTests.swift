@@ -233,6 +233,15 @@ struct QueryTests {
     }
 }
 
+@Suite("Query slots")
+struct QuerySlotTests {
+    @Test("a FlipQuery has one slot per flip parameter")
+    func slotPerParameter() {
+        #expect(FlipQuery().values.count == FlipParam.allCases.count)
+        #expect(FlipQuery().counts.count == FlipParam.allCases.count)
+    }
+}
+
 @Suite("Line check")
 struct LineCheckTests {
     /// Every length up to 40 (under, at and past the sixteen-byte steps and

@@ -6,6 +6,9 @@ import Crypto
 public final class FlipRequest: Sendable {
     public let state: String?
     public let clientID: String?
+    /// `client_id` present and not one of the configured Google client IDs
+    /// (never when none is configured).
+    let clientMismatch: Bool
     /// The decoded `redirect_uri` and the verdicts on it.
     let redirect: RedirectFacts?
     public var redirectURI: String? { redirect?.uri }
@@ -14,9 +17,11 @@ public final class FlipRequest: Sendable {
     /// Flip parameters whose percent-encoding is malformed.
     public let badEncodingParams: [FlipParam]
 
-    init(state: String?, clientID: String?, redirect: RedirectFacts?, duplicateParams: [FlipParam], badEncodingParams: [FlipParam]) {
+    init(state: String?, clientID: String?, clientMismatch: Bool, redirect: RedirectFacts?,
+         duplicateParams: [FlipParam], badEncodingParams: [FlipParam]) {
         self.state = state
         self.clientID = clientID
+        self.clientMismatch = clientMismatch
         self.redirect = redirect
         self.duplicateParams = duplicateParams
         self.badEncodingParams = badEncodingParams

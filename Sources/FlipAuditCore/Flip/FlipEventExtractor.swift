@@ -86,7 +86,9 @@ public struct FlipEventExtractor {
                 if let redirect { note(.redirectURI, malformed: redirect.malformed) }
                 if let raw = query[.scope] { note(.scope, malformed: PercentDecoding.decode(raw).malformed) }
                 classification = .inScope
-                request = FlipRequest(state: state, clientID: client?.text, redirect: redirect?.facts(allowlist: allowlist),
+                request = FlipRequest(state: state, clientID: client?.text,
+                                      clientMismatch: !clientIDs.isEmpty && client != nil && !client!.configured,
+                                      redirect: redirect?.facts(allowlist: allowlist),
                                       duplicateParams: duplicates, badEncodingParams: bad)
             } else {
                 classification = .otherOAuth

@@ -33,11 +33,13 @@ final class Session {
     var lastSeen: Int64
     let firstSource: SourceRef
     let clientID: String?
-    let redirectURI: String?
+    /// The first request's `redirect_uri` and the verdicts on it.
+    let redirect: RedirectFacts?
+    var redirectURI: String? { redirect?.uri }
     /// `redirectURI` as it may be shown: codes redacted; empty when absent.
-    let redirectShown: String
-    let target: RedirectTarget
-    let redirectAllowlisted: Bool
+    var redirectShown: String { redirect?.shown ?? "" }
+    var target: RedirectTarget { redirect?.target ?? .unknown }
+    var redirectAllowlisted: Bool { redirect?.allowlisted ?? false }
     /// `client_id` present and not a configured Google client ID.
     let clientMismatch: Bool
     let clientIP: String
@@ -53,18 +55,15 @@ final class Session {
     /// out of time order does not turn back).
     var expiresAt: Int64 = 0
 
-    init(state: StateKey, serial: Int, event: FlipEvent, request: FlipRequest, clientIDs: Set<String>) {
+    init(state: StateKey, serial: Int, event: FlipEvent, request: FlipRequest) {
         key = state
         self.serial = serial
         firstSeen = event.time
         lastSeen = event.time
         firstSource = event.source
         clientID = request.clientID
-        redirectURI = request.redirectURI
-        redirectShown = request.redirect?.shown ?? ""
-        target = request.redirect?.target ?? .unknown
-        redirectAllowlisted = request.redirect?.allowlisted ?? false
-        clientMismatch = !clientIDs.isEmpty && request.clientID != nil && !clientIDs.contains(request.clientID!)
+        redirect = request.redirect
+        clientMismatch = request.clientMismatch
         clientIP = event.clientIP
     }
 }

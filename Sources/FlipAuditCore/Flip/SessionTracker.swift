@@ -19,7 +19,6 @@ public final class SessionTracker {
     /// `state-reuse` and `code-reuse`, at least (milliseconds of log time).
     public static let minimumRetention: Int64 = 3_600_000
 
-    private let clientIDs: Set<String>
     private let timeoutMs: Int64
     private let maxSessions: Int
     /// Whether each input file has logged a Location field, by file rank.
@@ -56,7 +55,6 @@ public final class SessionTracker {
     public private(set) var unobservableFiles = Set<Int32>()
 
     public init(configuration: AuditConfiguration, fileLogsLocation: [Bool], sink: AuditSink) {
-        clientIDs = configuration.clientIDs
         timeoutMs = Int64(configuration.sessionTimeoutSeconds) * 1000
         maxSessions = max(1, configuration.maxSessions)
         let retention = max(Self.minimumRetention, timeoutMs)
@@ -128,7 +126,7 @@ public final class SessionTracker {
             reused = true
         }
         if open.count + stateless.count >= maxSessions { evictOldest() }
-        let session = Session(state: stateKey, serial: nextSerial, event: event, request: request, clientIDs: clientIDs)
+        let session = Session(state: stateKey, serial: nextSerial, event: event, request: request)
         nextSerial += 1
         if state.isEmpty { stateless[session.serial] = session } else { open[stateKey] = session }
         openOrder.append(session)
@@ -153,7 +151,7 @@ public final class SessionTracker {
                 raise(.redirectNotAllowlisted, session: session, event: event, detail: "\(trick)redirect_uri \(Quote.url(facts.uri)) is not allowlisted")
             }
         }
-        if !clientIDs.isEmpty, let id = request.clientID, !clientIDs.contains(id) {
+        if request.clientMismatch, let id = request.clientID {
             raise(.clientIDMismatch, session: session, event: event, detail: "client_id \(Quote.text(id)) is not a configured Google client ID")
         }
         if !request.duplicateParams.isEmpty {

@@ -44,7 +44,8 @@ public enum FlipParam: Int, CaseIterable, Sendable {
 /// The flip parameters of one query string: where each first occurs, how
 /// often, all as byte views into the line. Other parameters are skipped.
 public struct FlipQuery {
-    /// The raw (still encoded) value of each parameter's first occurrence.
+    /// The raw (still encoded) value of each parameter's first occurrence,
+    /// by `FlipParam` raw value (one slot per case; a test pins the count).
     var values: [7 of UnsafeRawBufferPointer?] = .init(repeating: nil)
     /// How many times each parameter occurs.
     var counts: [7 of UInt8] = .init(repeating: 0)
