@@ -54,6 +54,69 @@ struct GzipInputTests {
         #expect(!lines.contains { $0.contains("state=c3") })
     }
 
+    /// `multi-member.log.gz` with one byte of its last member's trailer
+    /// (the last 8 bytes: CRC-32, then length) flipped, written beside the
+    /// test's other temporary files.
+    func damagedTrailer(byteFromEnd: Int) throws -> String {
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: fixture("multi-member.log.gz"))))
+        bytes[bytes.count - byteFromEnd] ^= 0x01
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("flipaudit-trailer-\(byteFromEnd)-\(getpid()).log.gz").path
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @Test("a wrong CRC-32 or length in a member's trailer is corruption, the lines before are kept",
+          arguments: [(8, "incorrect data check"), (5, "incorrect data check"), (4, "incorrect length check"), (1, "incorrect length check")])
+    func damagedTrailer(byteFromEnd: Int, message: String) throws {
+        let path = try damagedTrailer(byteFromEnd: byteFromEnd)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let (lines, error, _) = readLines(path)
+        guard case .corrupt(let offset, let reason)? = error else {
+            Issue.record("expected corruption, got \(String(describing: error))")
+            return
+        }
+        #expect(reason == message)
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        #expect(offset == UInt64(size))
+        // The whole member is decoded before its trailer is checked.
+        #expect(lines.count == 9)
+    }
+
+    @Test("the trailer is checked when it arrives a byte at a time")
+    func trailerAcrossCalls() throws {
+        func inflateByteByByte(_ path: String) throws -> (ends: Int, corrupt: [String], output: Int) {
+            let input = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+            let inflater = try GzipInflater()
+            var output = [UInt8](repeating: 0, count: 64)
+            var ends = 0, produced = 0, i = 0
+            var corrupt: [String] = []
+            while i < input.count {
+                let step = input.withUnsafeBytes { all in
+                    output.withUnsafeMutableBytes { inflater.inflate(from: UnsafeRawBufferPointer(rebasing: all[i..<i + 1]), into: $0) }
+                }
+                i += step.consumed
+                produced += step.produced
+                switch step.status {
+                case .memberEnd:
+                    ends += 1
+                    inflater.reset()
+                case .corrupt(let reason): corrupt.append(reason); return (ends, corrupt, produced)
+                case .progress: if step.consumed == 0 && step.produced == 0 { return (ends, corrupt, produced) }
+                }
+            }
+            return (ends, corrupt, produced)
+        }
+        let clean = try inflateByteByByte(fixture("multi-member.log.gz"))
+        #expect(clean.corrupt.isEmpty)
+        #expect(clean.ends == 3)
+        let damaged = try damagedTrailer(byteFromEnd: 6)
+        defer { try? FileManager.default.removeItem(atPath: damaged) }
+        let bad = try inflateByteByByte(damaged)
+        #expect(bad.corrupt == ["incorrect data check"])
+        #expect(bad.ends == 2)
+        #expect(bad.output == clean.output)
+    }
+
     @Test("bytes after the last member are an error, the member is kept")
     func trailingGarbage() {
         let (lines, error, _) = readLines(fixture("trailing-garbage.log.gz"))
