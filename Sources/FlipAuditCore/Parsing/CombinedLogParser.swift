@@ -31,12 +31,20 @@ public struct CombinedLogParser: RecordParser {
         guard let sp = Bytes.scan(.space, in: line), sp > 0 else { return .unparsable }
         record.clientIP = Bytes.slice(line, 0, sp)
         // ident and user up to the bracketed time
-        guard let open = Bytes.scan(.openBracket, in: line, from: sp + 1),
-              let close = Bytes.find(.closeBracket, in: line, from: open + 1)
-        else { return .unparsable }
-        let timeText = Bytes.slice(line, open + 1, close)
-        guard let time = cachedTime(timeText) else { return .badTime }
-        record.time = time
+        guard let open = Bytes.scan(.openBracket, in: line, from: sp + 1) else { return .unparsable }
+        let close: Int
+        if open + 27 < line.count, line[open + 27] == .closeBracket,
+           let time = cachedTime(Bytes.slice(line, open + 1, open + 27)) {
+            // The usual `dd/Mon/yyyy:HH:MM:SS +zzzz`: a time that parses
+            // holds no `]`, so this is the first one, found without a search.
+            close = open + 27
+            record.time = time
+        } else {
+            guard let found = Bytes.find(.closeBracket, in: line, from: open + 1) else { return .unparsable }
+            guard let time = cachedTime(Bytes.slice(line, open + 1, found)) else { return .badTime }
+            close = found
+            record.time = time
+        }
         // "request"
         var i = close + 1
         guard i + 1 < line.count, line[i] == .space, line[i + 1] == .quote else { return .unparsable }
