@@ -278,22 +278,42 @@ public final class SessionTracker {
         }
     }
 
-    /// A 64-bit key for a state or a code digest (FNV-1a): what the reuse
-    /// memories keep instead of the text.
+    /// A 64-bit key for a state: what the open-session table hashes and the
+    /// ended-state memory keeps instead of the text.
     static func key(_ text: String) -> UInt64 {
         if let hash = text.utf8.withContiguousStorageIfAvailable({ key(UnsafeRawBufferPointer($0)) }) { return hash }
         var copy = text
         return copy.withUTF8 { key(UnsafeRawBufferPointer($0)) }
     }
 
-    /// FNV-1a over bytes.
+    /// A multiply-xorshift hash taking eight bytes per step (the length
+    /// seeds it; a last partial word is read byte by byte). Byte-at-a-time
+    /// FNV-1a, whose multiplies form one long chain, was a sixth of the
+    /// audit's time spent on returns.
     static func key(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
+        let multiplier: UInt64 = 0x9E37_79B9_7F4A_7C15
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325 ^ UInt64(truncatingIfNeeded: bytes.count) &* multiplier
+        guard let base = bytes.baseAddress else { return hash }
+        let count = bytes.count
+        var i = 0
+        while i + 8 <= count {
+            hash = (hash ^ base.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* multiplier
+            hash ^= hash >> 29
+            i += 8
         }
-        return hash
+        if i < count {
+            var word: UInt64 = 0
+            var shift: UInt64 = 0
+            while i < count {
+                word |= UInt64(base.load(fromByteOffset: i, as: UInt8.self)) << shift
+                shift += 8
+                i += 1
+            }
+            hash = (hash ^ word) &* multiplier
+            hash ^= hash >> 29
+        }
+        hash = hash &* 0xBF58_476D_1CE4_E5B9
+        return hash ^ hash >> 32
     }
 
     /// Decides the outcome, raises the closing findings and hands the row
@@ -366,9 +386,10 @@ public final class SessionTracker {
     }
 }
 
-/// A state as a dictionary key: its 64-bit FNV-1a hash is computed once
-/// and is all that is hashed; equality still compares the text, so two
-/// states that collide (FNV is easy to collide on purpose) stay apart.
+/// A state as a dictionary key: its 64-bit hash (`SessionTracker.key`) is
+/// computed once and is all that is hashed; equality still compares the
+/// text, so two states that collide (a fast non-cryptographic hash can be
+/// collided on purpose) stay apart.
 struct StateKey: Hashable {
     let hash: UInt64
     let text: String
