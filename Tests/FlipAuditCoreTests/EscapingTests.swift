@@ -33,11 +33,12 @@ struct EscapingTests {
         #expect(Array(CSV.cell(value).utf8) == Array(expected.utf8))
     }
 
-    /// Every length up to 40 (under, at and past the sixteen-byte steps of
-    /// the scan), each character that forces quoting at every position.
+    /// Every length up to 80 (under, at and past the thirty-two- and
+    /// sixteen-byte steps of the scan and its overlapping last step), each
+    /// character that forces quoting at every position.
     @Test("a cell is quoted wherever its comma, quote, CR or LF stands")
     func quotingAtEveryPosition() {
-        for length in 1...40 {
+        for length in 1...80 {
             #expect(CSV.cell(String(repeating: "a", count: length)) == String(repeating: "a", count: length))
             for position in 0..<length {
                 for special in [",", "\"", "\n", "\r"] where !(position == 0 && special == "\r") {

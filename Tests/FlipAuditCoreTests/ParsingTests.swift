@@ -244,11 +244,12 @@ struct QuerySlotTests {
 
 @Suite("Line check")
 struct LineCheckTests {
-    /// Every length up to 40 (under, at and past the sixteen-byte steps and
-    /// the overlapping last step), the byte at every position or absent.
+    /// Every length up to 80 (under, at and past the thirty-two- and
+    /// sixteen-byte steps and the overlapping last step), the byte at every
+    /// position or absent.
     @Test("the line check finds NUL, bytes ≥ 0x80 and backslashes wherever they are")
     func lineCheckFindsEveryKind() {
-        for length in 0...40 {
+        for length in 0...80 {
             for position in -1..<length {
                 for special: UInt8 in [0, 0x80, 0xFF, .backslash] {
                     var bytes = [UInt8](repeating: UInt8(ascii: "]"), count: length)  // 0x5D, next to 0x5C
