@@ -137,9 +137,9 @@ enum Bytes {
 
     /// What one pass over a line tells before it is parsed: whether it has
     /// bytes ≥ 0x80 (so may not be valid UTF-8), NUL bytes, or backslashes
-    /// (so quoted fields may need unescaping). Sixteen bytes at a time look
-    /// for any of the three; a line that has one (rare) is looked at again
-    /// to tell which.
+    /// (so quoted fields may need unescaping). One SIMD pass (`anyBlock`)
+    /// looks for any of the three; a line that has one (rare) is looked at
+    /// again to tell which.
     struct LineCheck {
         var highOrNUL = false
         var backslash = false
