@@ -91,11 +91,11 @@ public final class Analyzer {
             let report = progress.map { p in
                 { @Sendable (bytes: UInt64) in p(Progress(file: file.displayName, fileNumber: index + 1, fileCount: inputs.count, bytes: bytes)) }
             }
-            // zlib may run 32 chunks (8 MiB) ahead of a single input's
-            // parser; inputs read side by side get 4 (1 MiB) each.
+            // A single input may have 32 pieces (8 MiB) between zlib and
+            // the audit; inputs read side by side get 4 (1 MiB) each.
             return configuration.parallel
-                ? ThreadedFeed(file: file, index: index, configuration: configuration,
-                               prefetchDepth: inputs.count == 1 ? 32 : 4, progress: report)
+                ? SharedFeed(file: file, index: index, configuration: configuration,
+                             depth: inputs.count == 1 ? 32 : 4, progress: report)
                 : DirectFeed(file: file, index: index, configuration: configuration, progress: report)
         }
         let startTimes = inputs.map { InputPipeline.firstRecordTime($0, configuration: configuration) }

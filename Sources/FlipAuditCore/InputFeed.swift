@@ -19,34 +19,31 @@ enum FeedItem: Sendable {
     case end(FileScan)
 }
 
-/// One input's pipeline — reader, line splitter, scanner — driven one
-/// decoded chunk at a time. Batches come out through the scanner's `emit`.
+/// One input read on the calling thread — reader, line splitter, scanner,
+/// assembler — one decoded chunk at a time: the reference path that the
+/// shared, two-thread reading (`SharedFeed`) must match. Batches come out
+/// through `emit`.
 final class InputPipeline {
-    private let file: InputFile
-    private var scanner: FileScanner
+    private var scanner: ChunkScanner
     private var splitter: LineSplitter
+    private var assembler: ScanAssembler
     private var reader: LogFileReader?
-    private var prefetcher: ChunkPrefetcher?
     private var failure: InputError?
-    private var warnings: [String] = []
-    private var decoded: UInt64 = 0
     private let progress: ((UInt64) -> Void)?
+    private let emit: (EventBatch) -> Void
     private var done = false
 
-    /// Opens `file`; with a `prefetchDepth`, zlib runs on a thread of its own
-    /// up to that many chunks ahead of the parsing.
-    init(file: InputFile, index: Int, configuration: AuditConfiguration, prefetchDepth: Int = 0,
+    init(file: InputFile, index: Int, configuration: AuditConfiguration,
          progress: ((UInt64) -> Void)?, emit: @escaping (EventBatch) -> Void) {
-        self.file = file
         self.progress = progress
+        self.emit = emit
         splitter = LineSplitter(maxLine: configuration.maxLine)
+        assembler = ScanAssembler(file: file)
         // `Analyzer.run` has built the log_format parser once, so this
         // cannot fail.
-        scanner = try! FileScanner(file: file, fileIndex: Int32(index), configuration: configuration, emit: emit)
+        scanner = try! ChunkScanner(fileIndex: Int32(index), configuration: configuration)
         do {
-            let reader = try LogFileReader(path: file.path)
-            self.reader = reader
-            if prefetchDepth > 0 { prefetcher = ChunkPrefetcher(reader: reader, depth: prefetchDepth) }
+            reader = try LogFileReader(path: file.path)
         } catch {
             failure = error
             done = true
@@ -58,19 +55,18 @@ final class InputPipeline {
     func step() -> Bool {
         guard !done, let reader else { return false }
         do {
-            if let chunk = try (prefetcher != nil ? prefetcher!.next() : reader.nextChunk()) {
+            if let chunk = try reader.nextChunk() {
                 splitter.feed(chunk, to: &scanner)
-                decoded += UInt64(chunk.count)
-                progress?(decoded)
+                assembler.add(scanner.take(), emit: emit)
+                progress?(reader.decodedBytes)
                 return true
             }
             splitter.finish(to: &scanner)
         } catch {
             failure = error
-            if let cut = splitter.discardPartialLine() {
-                scanner.cutOff(bytes: cut, number: splitter.lineCount + 1)
-            }
+            if let cut = splitter.discardPartialLine() { scanner.cutOff(bytes: cut) }
         }
+        assembler.add(scanner.take(), emit: emit)
         done = true
         return false
     }
@@ -78,18 +74,7 @@ final class InputPipeline {
     /// Flushes the last batch and sums up the input; call after `step()`
     /// returned false.
     func finish() -> FileScan {
-        scanner.flushBatch()
-        if let reader { scanner.finish(reader: reader) }
-        var accounting = scanner.accounting
-        accounting.files = 1
-        if failure != nil { accounting.filesWithErrors = 1 }
-        let message = failure.map { "\(file.displayName): \($0)" }
-        return FileScan(
-            accounting: accounting, logsLocation: scanner.logsLocation, latestTime: scanner.latestTime,
-            summary: FileSummary(name: file.displayName, encoding: scanner.encoding, format: scanner.formatName,
-                                 lines: accounting.lines, logsLocation: scanner.logsLocation,
-                                 error: failure.map { "\($0)" }),
-            error: message, warnings: scanner.warnings + (message.map { [$0] } ?? []))
+        assembler.finish(end: reader.map(InputEnd.init), failure: failure, emit: emit)
     }
 
     /// Time of the first record of `file`, from its first chunk (nil for
@@ -101,7 +86,7 @@ final class InputPipeline {
         let pipeline = InputPipeline(file: file, index: 0, configuration: configuration,
                                      progress: nil, emit: { _ in })
         _ = pipeline.step()
-        return pipeline.scanner.firstTime
+        return pipeline.assembler.firstTime
     }
 }
 
@@ -137,70 +122,4 @@ final class DirectFeed: EventFeed {
 
     /// The input's summary once it is read; its last batch may still wait.
     private var endScan: FileScan?
-}
-
-/// Reads its input on a thread of its own (plus zlib's prefetch thread),
-/// at most `depth` batches ahead of the merge, started on the first pull.
-final class ThreadedFeed: EventFeed, @unchecked Sendable {
-    private let queue: BlockingQueue<FeedItem>
-    private let start: () -> Void
-    private var started = false
-
-    init(file: InputFile, index: Int, configuration: AuditConfiguration, depth: Int = 16, prefetchDepth: Int,
-         progress: (@Sendable (UInt64) -> Void)?) {
-        let queue = BlockingQueue<FeedItem>(capacity: depth)
-        self.queue = queue
-        start = {
-            let thread = Thread {
-                let pipeline = InputPipeline(file: file, index: index, configuration: configuration, prefetchDepth: prefetchDepth,
-                                             progress: progress, emit: { queue.put(.batch($0)) })
-                while pipeline.step() {}
-                queue.put(.end(pipeline.finish()))
-            }
-            thread.stackSize = 4 << 20
-            thread.name = "flipaudit-scan"
-            thread.start()
-        }
-    }
-
-    func next() -> FeedItem {
-        if !started {
-            started = true
-            start()
-        }
-        return queue.take()
-    }
-}
-
-/// A first-in first-out queue between one producer thread and one consumer
-/// that blocks the producer when `capacity` items wait.
-final class BlockingQueue<Element>: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var items: [Element] = []
-    private var head = 0
-    private let capacity: Int
-
-    init(capacity: Int) { self.capacity = capacity }
-
-    func put(_ item: Element) {
-        condition.lock()
-        while items.count - head >= capacity { condition.wait() }
-        items.append(item)
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    func take() -> Element {
-        condition.lock()
-        while items.count == head { condition.wait() }
-        let item = items[head]
-        head += 1
-        if head > 64 && head * 2 > items.count {
-            items.removeFirst(head)
-            head = 0
-        }
-        condition.broadcast()
-        condition.unlock()
-        return item
-    }
 }

@@ -28,7 +28,7 @@ struct StreamingTests {
     func farBehind() {
         // Enough later traffic that "now" has left the merge before "old"
         // (20 minutes back: past the reorder window) is read.
-        let filler = Array(repeating: line(at: 1600, "/static/app.js", 200), count: FileScanner.batchLines + 10)
+        let filler = Array(repeating: line(at: 1600, "/static/app.js", 200), count: ScanAssembler.batchLines + 10)
         let result = audit([line(at: 1200, authorize(state: "now"), 200)] + filler + [
             line(at: 0, authorize(state: "old"), 200),
             line(at: 5, "/consent", 302, location: "\(opa)?code=c1&state=old"),

@@ -66,9 +66,13 @@ public final class FlipReturn: Sendable {
 /// return, or both (the 302 on the request's own record). A class: events
 /// travel through queues and heaps, and a reference moves cheaper than
 /// every String inside.
-public final class FlipEvent: Sendable {
+///
+/// `@unchecked Sendable` for its one `var`: a chunk scanned ahead of its
+/// turn numbers its lines from the chunk's start, and `ScanAssembler` adds
+/// the lines before it — once, on the thread that then shares the event.
+public final class FlipEvent: @unchecked Sendable {
     public let time: Int64
-    public let source: SourceRef
+    public internal(set) var source: SourceRef
     public let clientIP: String
     public let status: Int
     public let request: FlipRequest?

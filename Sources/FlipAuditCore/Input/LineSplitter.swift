@@ -24,8 +24,10 @@ public struct LineSplitter: ~Copyable {
 
     private let carry: UnsafeMutableRawBufferPointer
     private var carryCount = 0
-    /// Inside an over-long line: its length so far.
+    /// Inside an over-long line: its length so far, and its last byte (a
+    /// `\r` there is the line end's, not counted).
     private var overlongLength: Int?
+    private var lastSkipped: UInt8 = 0
 
     public init(maxLine: Int) {
         self.maxLine = maxLine
@@ -69,6 +71,7 @@ public struct LineSplitter: ~Copyable {
     }
 
     private mutating func append(_ piece: UnsafeRawBufferPointer) {
+        if let last = piece.last { lastSkipped = last }
         if let long = overlongLength {
             overlongLength = long + piece.count
         } else if carryCount + piece.count > maxLine + 1 {
@@ -84,7 +87,7 @@ public struct LineSplitter: ~Copyable {
     private mutating func emitCarry<Sink: LineSink>(to sink: inout Sink) {
         if let long = overlongLength {
             lineCount += 1
-            sink.overlongLine(number: lineCount, length: long)
+            sink.overlongLine(number: lineCount, length: long - (lastSkipped == .carriageReturn ? 1 : 0))
             overlongLength = nil
             carryCount = 0
             return

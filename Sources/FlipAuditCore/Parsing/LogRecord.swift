@@ -9,6 +9,12 @@ public struct LogRecord {
         case empty
         /// Logged with a value.
         case value(UnsafeRawBufferPointer)
+
+        /// Whether the line has a Location field at all.
+        var isLogged: Bool {
+            if case .notLogged = self { return false }
+            return true
+        }
     }
 
     /// Milliseconds since the epoch, UTC.

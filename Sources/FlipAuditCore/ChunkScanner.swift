@@ -1,0 +1,154 @@
+/// The log formats a file can be read as, once `--format auto` has looked
+/// at its first line.
+enum RecordFormat: String, Sendable {
+    case combined, json, nginx
+
+    /// The format for a file whose first non-blank, valid line is `line`.
+    static func detect(_ line: UnsafeRawBufferPointer, setting: AuditConfiguration.Format) -> Self {
+        switch setting {
+        case .combined: return .combined
+        case .json: return .json
+        case .nginx: return .nginx
+        case .auto:
+            let first = line.first { $0 != .space && $0 != .tab }
+            return first == .openBrace ? .json : .combined
+        }
+    }
+
+    /// Whether `line` (line end stripped) is one the format is detected
+    /// from: not blank, no NUL byte, valid UTF-8 — the first line that is
+    /// parsed at all.
+    static func isDetectable(_ line: UnsafeRawBufferPointer) -> Bool {
+        if ChunkScanner.isBlank(line) { return false }
+        let check = Bytes.LineCheck(line)
+        return !check.highOrNUL || (Bytes.find(0, in: line) == nil && Bytes.isValidText(line))
+    }
+}
+
+/// A malformed line as the scanner notes it: where, and why.
+struct MalformedNote: Sendable {
+    /// Line number within the scanned run (from 1).
+    var line: Int
+    var reason: MalformedReason
+    var detail: String?
+}
+
+/// What scanning a run of whole lines of one input found. Line numbers —
+/// of events, notes and peaks — count from the run's first line (1): a run
+/// may be scanned before the runs ahead of it, and `ScanAssembler` numbers
+/// its lines once they are in order.
+struct ChunkScan: Sendable {
+    var events: [FlipEvent] = []
+    /// Lines, blank lines, records, malformed lines by reason, flip
+    /// records (no examples: `ScanAssembler` words them).
+    var accounting = InputAccounting()
+    /// The first malformed lines (up to `Analyzer.malformedMessageLimit`).
+    var malformed: [MalformedNote] = []
+    /// Records whose time is later than every earlier record of the run:
+    /// enough to know the input's latest time at any line.
+    var peaks: [(line: Int, time: Int64)] = []
+    /// The first line that logged a Location field.
+    var firstLocationLine: Int?
+    /// The format the run was read as (nil while only blank or unreadable
+    /// lines were seen).
+    var format: RecordFormat?
+}
+
+/// Reads lines of one input: bytes → records → flip events. It is the
+/// `LineSink` of a line splitter; `take()` hands out what the lines since
+/// the last `take()` gave, as a `ChunkScan`.
+struct ChunkScanner: LineSink {
+    private let fileIndex: Int32
+    private let setting: AuditConfiguration.Format
+    private var extractor: FlipEventExtractor
+    private var combined: CombinedLogParser
+    private var json: JSONLineParser
+    private var nginx: NginxLogFormatParser?
+    /// The format picked for this file: detected from its first readable
+    /// line, or set by whoever saw that line (`LineChunker`).
+    var format: RecordFormat?
+    private var record = LogRecord()
+    private var scan = ChunkScan()
+    private var latest: Int64?
+
+    init(fileIndex: Int32, configuration: AuditConfiguration) throws(ConfigurationError) {
+        self.fileIndex = fileIndex
+        setting = configuration.format
+        extractor = FlipEventExtractor(configuration: configuration)
+        combined = CombinedLogParser(maxLine: configuration.maxLine)
+        json = JSONLineParser(maxLine: configuration.maxLine)
+        if case .nginx(let text) = configuration.format {
+            nginx = try NginxLogFormatParser(logFormat: text, maxLine: configuration.maxLine)
+        }
+    }
+
+    /// What the lines since the last call found.
+    mutating func take() -> ChunkScan {
+        var done = ChunkScan()
+        swap(&done, &scan)
+        done.format = format
+        scan.events.reserveCapacity(64)
+        latest = nil
+        return done
+    }
+
+    /// Counts the partial last line of an input that was cut off.
+    mutating func cutOff(bytes: Int) {
+        malformed(.cutOff, detail: "\(bytes) bytes")
+        scan.accounting.lines += 1
+    }
+
+    /// Whether a line holds only spaces and tabs.
+    static func isBlank(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        bytes.allSatisfy { $0 == .space || $0 == .tab }
+    }
+
+    mutating func line(_ bytes: UnsafeRawBufferPointer, number _: Int) {
+        defer { scan.accounting.lines += 1 }
+        if Self.isBlank(bytes) {
+            scan.accounting.blankLines += 1
+            return
+        }
+        let check = Bytes.LineCheck(bytes)
+        if check.highOrNUL {
+            if Bytes.find(0, in: bytes) != nil { malformed(.nulByte); return }
+            if !Bytes.isValidText(bytes) { malformed(.invalidUTF8); return }
+        }
+        if format == nil { format = RecordFormat.detect(bytes, setting: setting) }
+        let failure: MalformedReason?
+        switch format! {
+        case .json: failure = json.parse(bytes, into: &record)
+        case .nginx: failure = nginx!.parse(bytes, into: &record)
+        case .combined: failure = combined.parse(bytes, into: &record, escapes: check.backslash)
+        }
+        if let failure { malformed(failure); return }
+        let number = scan.accounting.lines + 1
+        scan.accounting.records += 1
+        if latest.map({ record.time > $0 }) ?? true {
+            latest = record.time
+            scan.peaks.append((number, record.time))
+        }
+        if scan.firstLocationLine == nil, record.location.isLogged { scan.firstLocationLine = number }
+        let (kind, event) = extractor.extract(record, source: SourceRef(file: fileIndex, line: Int64(number)))
+        switch kind {
+        case .inScope: scan.accounting.inScopeFlipRecords += 1
+        case .otherOAuth: scan.accounting.otherOAuthRecords += 1
+        case .returnOnly: scan.accounting.returnRecords += 1
+        case .unrelated: break
+        }
+        if let event { scan.events.append(event) }
+    }
+
+    mutating func overlongLine(number _: Int, length: Int) {
+        malformed(.overlong, detail: "\(length) bytes")
+        scan.accounting.lines += 1
+    }
+
+    /// Counts a malformed line (the current one); notes the first few.
+    private mutating func malformed(_ reason: MalformedReason, detail: String? = nil) {
+        scan.accounting.malformedLines += 1
+        scan.accounting.malformedByReason[reason.rawValue, default: 0] += 1
+        guard scan.accounting.malformedLines <= Analyzer.malformedMessageLimit else { return }
+        scan.malformed.append(MalformedNote(line: scan.accounting.lines + 1, reason: reason, detail: detail))
+    }
+}

@@ -1,0 +1,119 @@
+/// Puts the chunk scans of one input back together, in line order: numbers
+/// their lines from the input's start, words the first malformed lines, and
+/// ends a batch of events every `batchLines` lines — the same lines however
+/// the input was cut into chunks and whichever thread scanned them, so the
+/// time-ordered merge sees the same batches either way.
+struct ScanAssembler {
+    /// Lines per batch.
+    static let batchLines = 2048
+
+    private let file: InputFile
+    /// Lines of the input put in order so far.
+    private var lines = 0
+    private var batch = EventBatch()
+    private var linesInBatch = 0
+    private var format: RecordFormat?
+    private(set) var accounting = InputAccounting()
+    private(set) var logsLocation = false
+    /// Latest record time so far (nil before any record).
+    private(set) var latestTime: Int64?
+    /// Time of the input's first record.
+    private(set) var firstTime: Int64?
+    /// Messages for standard error: the first malformed lines.
+    private var warnings: [String] = []
+
+    init(file: InputFile) {
+        self.file = file
+        batch.events.reserveCapacity(64)
+    }
+
+    /// Takes the scan of the lines that follow those added so far; hands
+    /// every batch it completes to `emit`.
+    mutating func add(_ scan: ChunkScan, emit: (EventBatch) -> Void) {
+        let base = lines
+        for (i, note) in scan.malformed.enumerated() where accounting.malformedLines + i + 1 <= Analyzer.malformedMessageLimit {
+            let detail = note.detail.map { ", " + $0 } ?? ""
+            let text = "\(file.displayName):\(base + note.line): malformed line (\(note.reason.rawValue)\(detail))"
+            if accounting.malformedExamples.count < InputAccounting.exampleLimit { accounting.malformedExamples.append(text) }
+            warnings.append(text)
+        }
+        accounting.add(scan.accounting)
+        if firstTime == nil { firstTime = scan.peaks.first?.time }
+        if let f = scan.format { format = f }
+        var event = 0
+        var peak = 0
+        var done = 0
+        while done < scan.accounting.lines {
+            let upTo = done + min(scan.accounting.lines - done, Self.batchLines - linesInBatch)
+            while event < scan.events.count && scan.events[event].source.line <= upTo {
+                let e = scan.events[event]
+                e.source.line += Int64(base)
+                batch.events.append(e)
+                event += 1
+            }
+            while peak < scan.peaks.count && scan.peaks[peak].line <= upTo {
+                let t = scan.peaks[peak].time
+                if latestTime.map({ t > $0 }) ?? true { latestTime = t }
+                peak += 1
+            }
+            if let first = scan.firstLocationLine, first <= upTo { logsLocation = true }
+            linesInBatch += upTo - done
+            done = upTo
+            if linesInBatch == Self.batchLines { flush(emit) }
+        }
+        lines += scan.accounting.lines
+    }
+
+    /// Hands out the events gathered since the last batch.
+    private mutating func flush(_ emit: (EventBatch) -> Void) {
+        batch.frontier = latestTime
+        batch.logsLocation = logsLocation
+        emit(batch)
+        batch = EventBatch()
+        batch.events.reserveCapacity(64)
+        linesInBatch = 0
+    }
+
+    /// Hands out the last batch and sums up the input. `end` is what the
+    /// reader reported (nil when the input could not be opened); `failure`
+    /// why the input stopped early, if it did.
+    mutating func finish(end: InputEnd?, failure: InputError?, emit: (EventBatch) -> Void) -> FileScan {
+        flush(emit)
+        accounting.files = 1
+        if let end {
+            accounting.compressedBytes = end.compressedBytes
+            accounting.uncompressedBytes = end.decodedBytes
+        }
+        if failure != nil { accounting.filesWithErrors = 1 }
+        let message = failure.map { "\(file.displayName): \($0)" }
+        return FileScan(
+            accounting: accounting, logsLocation: logsLocation, latestTime: latestTime,
+            summary: FileSummary(name: file.displayName, encoding: end?.encoding.rawValue ?? "plain",
+                                 format: format?.rawValue ?? "empty", lines: accounting.lines, logsLocation: logsLocation,
+                                 error: failure.map { "\($0)" }),
+            error: message, warnings: warnings + (message.map { [$0] } ?? []))
+    }
+}
+
+/// What a reader says of an input once it is read: its size and encoding.
+struct InputEnd: Sendable {
+    var compressedBytes: UInt64
+    var decodedBytes: UInt64
+    var encoding: LogFileReader.Encoding
+
+    init(_ reader: LogFileReader) {
+        compressedBytes = reader.compressedBytes
+        decodedBytes = reader.decodedBytes
+        encoding = reader.encoding
+    }
+}
+
+/// The flip events of a run of lines of one input, and how far that
+/// input's clock has got: what the time-ordered merge pulls.
+struct EventBatch: Sendable {
+    var events: [FlipEvent] = []
+    /// Latest record time read so far in this input (nil before any record).
+    var frontier: Int64?
+    /// Whether this input has logged a Location field so far.
+    var logsLocation = false
+}
