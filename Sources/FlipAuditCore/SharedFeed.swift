@@ -38,8 +38,9 @@ final class PieceScanner {
 /// stay busy whichever of inflating, parsing or auditing is the slower, and
 /// no thread waits for a hand-over while there is work it could do.
 ///
-/// Memory: at most `depth` pieces between cutting and the audit, each in a
-/// buffer of the pool or as its scanned events.
+/// Memory: at most `depth` pieces between cutting and the audit, but only
+/// the few not scanned yet hold a buffer (`buffers` of them); a scanned
+/// piece is its events.
 final class SharedFeed: EventFeed, @unchecked Sendable {
     /// Where a piece is between cutting and the audit.
     private enum Stage {
@@ -52,6 +53,7 @@ final class SharedFeed: EventFeed, @unchecked Sendable {
     private let index: Int
     private let configuration: AuditConfiguration
     private let depth: Int
+    private let buffers: Int
     private let bufferSize: Int
     private let progress: (@Sendable (UInt64) -> Void)?
 
@@ -78,17 +80,16 @@ final class SharedFeed: EventFeed, @unchecked Sendable {
     private var batches = Deque<EventBatch>()
     private var endScan: FileScan?
 
-    /// Buffers are `LogFileReader.bufferSize`, or twice the longest line
-    /// when that is more; tests pass a small `bufferSize` (raised to what a
-    /// carried line needs).
-    init(file: InputFile, index: Int, configuration: AuditConfiguration, depth: Int, bufferSize: Int? = nil,
-         progress: (@Sendable (UInt64) -> Void)?) {
+    /// `buffers` buffers of `bufferSize` bytes (raised to what a carried
+    /// line needs, if less).
+    init(file: InputFile, index: Int, configuration: AuditConfiguration, depth: Int, buffers: Int = 8,
+         bufferSize: Int = LogFileReader.bufferSize, progress: (@Sendable (UInt64) -> Void)?) {
         self.file = file
         self.index = index
         self.configuration = configuration
         self.depth = max(depth, 2)
-        let minimum = LineChunker.minimumBuffer(maxLine: configuration.maxLine)
-        self.bufferSize = max(bufferSize ?? max(LogFileReader.bufferSize, 2 * minimum), minimum)
+        self.buffers = min(self.depth, max(buffers, 2))
+        self.bufferSize = max(bufferSize, LineChunker.minimumBuffer(maxLine: configuration.maxLine))
         self.progress = progress
         assembler = ScanAssembler(file: file)
     }
@@ -121,7 +122,7 @@ final class SharedFeed: EventFeed, @unchecked Sendable {
             endScan = assembler.finish(end: nil, failure: error, emit: { batches.append($0) })
             return
         }
-        slots = (0..<depth).map { _ in .allocate(byteCount: bufferSize, alignment: 16) }
+        slots = (0..<buffers).map { _ in .allocate(byteCount: bufferSize, alignment: 16) }
         freeSlots = Array(slots.indices.reversed())
         scanner = PieceScanner(fileIndex: index, configuration: configuration)
         let chunker = LineChunker(reader: reader, maxLine: configuration.maxLine, format: configuration.format)
@@ -133,12 +134,21 @@ final class SharedFeed: EventFeed, @unchecked Sendable {
         thread.start()
     }
 
-    /// Pieces the producer keeps cut and unclaimed before it scans instead.
-    private var readyTarget: Int { min(4, depth / 2) }
+    /// Pieces the producer keeps cut and unclaimed before it scans instead:
+    /// with the pieces being scanned on both threads and the one being
+    /// cut, what the buffers are for.
+    private var readyTarget: Int { min(4, buffers / 2) }
+    /// The reading threads' nice value (the audit's thread keeps 0).
+    static let readerNice: Int32 = 5
 
     /// The producer: cuts pieces while few are waiting to be scanned and a
     /// buffer is free, scans the oldest waiting one otherwise.
     private func produce(_ chunker: LineChunker) {
+        // Below the audit's thread, which every piece waits for in the end:
+        // with several inputs read at once, readers that took turns with it
+        // as equals ran ahead, filled their queues and left a core idle.
+        // (On Linux the nice value is per thread; `0` is the calling one.)
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, Self.readerNice)
         let scanner = PieceScanner(fileIndex: index, configuration: configuration)
         while true {
             condition.lock()
