@@ -91,17 +91,19 @@ public final class Analyzer {
             let report = progress.map { p in
                 { @Sendable (bytes: UInt64) in p(Progress(file: file.displayName, fileNumber: index + 1, fileCount: inputs.count, bytes: bytes)) }
             }
-            // A single input may have 64 pieces of 256 KiB (about 90,000
-            // lines) between zlib and the audit, 8 of them not scanned yet
-            // (2 MiB); inputs read side by side 16 pieces of 128 KiB, 4 not
-            // scanned. A piece holds at least two of the longest lines.
-            let single = inputs.count == 1
-            let pieceBytes = max(LogFileReader.bufferSize / (single ? 1 : 2),
-                                 2 * LineChunker.minimumBuffer(maxLine: configuration.maxLine))
-            return configuration.parallel
-                ? SharedFeed(file: file, index: index, configuration: configuration, depth: single ? 64 : 16,
-                             buffers: single ? 8 : 4, bufferSize: pieceBytes, progress: report)
-                : DirectFeed(file: file, index: index, configuration: configuration, progress: report)
+            // A single input is read by two threads sharing the work, with
+            // up to 64 pieces of 256 KiB (about 90,000 lines) between zlib
+            // and the audit, 8 of them not scanned yet (2 MiB); inputs read
+            // side by side each get a reader thread and a zlib thread, zlib
+            // up to 4 chunks (1 MiB) ahead.
+            let pieceBytes = max(LogFileReader.bufferSize, 2 * LineChunker.minimumBuffer(maxLine: configuration.maxLine))
+            guard configuration.parallel else {
+                return DirectFeed(file: file, index: index, configuration: configuration, progress: report)
+            }
+            return inputs.count == 1
+                ? SharedFeed(file: file, index: index, configuration: configuration, depth: 64,
+                             bufferSize: pieceBytes, progress: report)
+                : ThreadedFeed(file: file, index: index, configuration: configuration, prefetchDepth: 4, progress: report)
         }
         let startTimes = inputs.map { InputPipeline.firstRecordTime($0, configuration: configuration) }
 

@@ -19,21 +19,23 @@ enum FeedItem: Sendable {
     case end(FileScan)
 }
 
-/// One input read on the calling thread — reader, line splitter, scanner,
-/// assembler — one decoded chunk at a time: the reference path that the
-/// shared, two-thread reading (`SharedFeed`) must match. Batches come out
-/// through `emit`.
+/// One input's pipeline — reader, line splitter, scanner, assembler —
+/// driven one decoded chunk at a time, on the calling thread (with zlib on
+/// a thread of its own when `prefetchDepth` is set). Run on the caller's
+/// thread it is the reference path that `SharedFeed` and `ThreadedFeed`
+/// must match. Batches come out through `emit`.
 final class InputPipeline {
     private var scanner: ChunkScanner
     private var splitter: LineSplitter
     private var assembler: ScanAssembler
     private var reader: LogFileReader?
+    private var prefetcher: ChunkPrefetcher?
     private var failure: InputError?
     private let progress: ((UInt64) -> Void)?
     private let emit: (EventBatch) -> Void
     private var done = false
 
-    init(file: InputFile, index: Int, configuration: AuditConfiguration,
+    init(file: InputFile, index: Int, configuration: AuditConfiguration, prefetchDepth: Int = 0,
          progress: ((UInt64) -> Void)?, emit: @escaping (EventBatch) -> Void) {
         self.progress = progress
         self.emit = emit
@@ -43,7 +45,9 @@ final class InputPipeline {
         // cannot fail.
         scanner = try! ChunkScanner(fileIndex: Int32(index), configuration: configuration)
         do {
-            reader = try LogFileReader(path: file.path)
+            let reader = try LogFileReader(path: file.path)
+            self.reader = reader
+            if prefetchDepth > 0 { prefetcher = ChunkPrefetcher(reader: reader, depth: prefetchDepth) }
         } catch {
             failure = error
             done = true
@@ -55,7 +59,7 @@ final class InputPipeline {
     func step() -> Bool {
         guard !done, let reader else { return false }
         do {
-            if let chunk = try reader.nextChunk() {
+            if let chunk = try (prefetcher != nil ? prefetcher!.next() : reader.nextChunk()) {
                 splitter.feed(chunk, to: &scanner)
                 assembler.add(scanner.take(), emit: emit)
                 progress?(reader.decodedBytes)
@@ -122,4 +126,74 @@ final class DirectFeed: EventFeed {
 
     /// The input's summary once it is read; its last batch may still wait.
     private var endScan: FileScan?
+}
+/// Reads its input on a thread of its own (plus zlib's prefetch thread),
+/// at most `depth` batches ahead of the merge, started on the first pull.
+/// Used when several inputs are read side by side: their pipelines give the
+/// two cores enough independent work, and cost less memory than a
+/// `SharedFeed` each deep enough to keep up (measured on two 1 GB files:
+/// 63 MiB and 4.3 s against 64 MiB and 5.0 s with 16 pieces per input,
+/// 67 MiB and 3.7 s with 32).
+final class ThreadedFeed: EventFeed, @unchecked Sendable {
+    private let queue: BlockingQueue<FeedItem>
+    private let start: () -> Void
+    private var started = false
+
+    init(file: InputFile, index: Int, configuration: AuditConfiguration, depth: Int = 16, prefetchDepth: Int,
+         progress: (@Sendable (UInt64) -> Void)?) {
+        let queue = BlockingQueue<FeedItem>(capacity: depth)
+        self.queue = queue
+        start = {
+            let thread = Thread {
+                let pipeline = InputPipeline(file: file, index: index, configuration: configuration, prefetchDepth: prefetchDepth,
+                                             progress: progress, emit: { queue.put(.batch($0)) })
+                while pipeline.step() {}
+                queue.put(.end(pipeline.finish()))
+            }
+            thread.stackSize = 4 << 20
+            thread.name = "flipaudit-scan"
+            thread.start()
+        }
+    }
+
+    func next() -> FeedItem {
+        if !started {
+            started = true
+            start()
+        }
+        return queue.take()
+    }
+}
+
+/// A first-in first-out queue between one producer thread and one consumer
+/// that blocks the producer when `capacity` items wait.
+final class BlockingQueue<Element>: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var items: [Element] = []
+    private var head = 0
+    private let capacity: Int
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    func put(_ item: Element) {
+        condition.lock()
+        while items.count - head >= capacity { condition.wait() }
+        items.append(item)
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    func take() -> Element {
+        condition.lock()
+        while items.count == head { condition.wait() }
+        let item = items[head]
+        head += 1
+        if head > 64 && head * 2 > items.count {
+            items.removeFirst(head)
+            head = 0
+        }
+        condition.broadcast()
+        condition.unlock()
+        return item
+    }
 }

@@ -80,15 +80,15 @@ final class SharedFeed: EventFeed, @unchecked Sendable {
     private var batches = Deque<EventBatch>()
     private var endScan: FileScan?
 
-    /// `buffers` buffers of `bufferSize` bytes (raised to what a carried
-    /// line needs, if less).
-    init(file: InputFile, index: Int, configuration: AuditConfiguration, depth: Int, buffers: Int = 8,
+    /// `min(depth, buffers)` buffers of `bufferSize` bytes (raised to what
+    /// a carried line needs, if less).
+    init(file: InputFile, index: Int, configuration: AuditConfiguration, depth: Int,
          bufferSize: Int = LogFileReader.bufferSize, progress: (@Sendable (UInt64) -> Void)?) {
         self.file = file
         self.index = index
         self.configuration = configuration
         self.depth = max(depth, 2)
-        self.buffers = min(self.depth, max(buffers, 2))
+        buffers = min(self.depth, Self.buffers)
         self.bufferSize = max(bufferSize, LineChunker.minimumBuffer(maxLine: configuration.maxLine))
         self.progress = progress
         assembler = ScanAssembler(file: file)
@@ -138,17 +138,12 @@ final class SharedFeed: EventFeed, @unchecked Sendable {
     /// with the pieces being scanned on both threads and the one being
     /// cut, what the buffers are for.
     private var readyTarget: Int { min(4, buffers / 2) }
-    /// The reading threads' nice value (the audit's thread keeps 0).
-    static let readerNice: Int32 = 5
+    /// Buffers for pieces not scanned yet.
+    static let buffers = 8
 
     /// The producer: cuts pieces while few are waiting to be scanned and a
     /// buffer is free, scans the oldest waiting one otherwise.
     private func produce(_ chunker: LineChunker) {
-        // Below the audit's thread, which every piece waits for in the end:
-        // with several inputs read at once, readers that took turns with it
-        // as equals ran ahead, filled their queues and left a core idle.
-        // (On Linux the nice value is per thread; `0` is the calling one.)
-        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, Self.readerNice)
         let scanner = PieceScanner(fileIndex: index, configuration: configuration)
         while true {
             condition.lock()
