@@ -25,9 +25,10 @@ public struct AuditConfiguration: Sendable {
     public var bucket: Bucket = .day
     /// Longest line accepted, in bytes.
     public var maxLine: Int = 64 * 1024
-    /// Read on several threads: files side by side, and zlib ahead of the
-    /// parser within each file. Off, everything runs on the calling thread
-    /// (the reference path the tests compare with).
+    /// Read on several threads: a single input by a reader thread and the
+    /// caller's sharing the parsing (`SharedFeed`), several side by side
+    /// with a reader and a zlib thread each. Off, everything runs on the
+    /// calling thread (the reference path the tests compare with).
     public var parallel = true
     /// Most sessions held open at once (`--max-sessions`); when a new one
     /// would pass it, the least recently active is closed early.
