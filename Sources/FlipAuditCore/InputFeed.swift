@@ -31,6 +31,9 @@ final class InputPipeline {
     private var reader: LogFileReader?
     private var prefetcher: ChunkPrefetcher?
     private var failure: InputError?
+    /// Decoded bytes split so far (counted here: with a prefetcher the
+    /// reader's own count belongs to zlib's thread).
+    private var decoded: UInt64 = 0
     private let progress: ((UInt64) -> Void)?
     private let emit: (EventBatch) -> Void
     private var done = false
@@ -62,7 +65,8 @@ final class InputPipeline {
             if let chunk = try (prefetcher != nil ? prefetcher!.next() : reader.nextChunk()) {
                 splitter.feed(chunk, to: &scanner)
                 assembler.add(scanner.take(), emit: emit)
-                progress?(reader.decodedBytes)
+                decoded += UInt64(chunk.count)
+                progress?(decoded)
                 return true
             }
             splitter.finish(to: &scanner)

@@ -2,21 +2,6 @@ import Foundation
 import Testing
 @testable import FlipAuditCore
 
-/// Writes `bytes` to `name` in `dir`, gzip'd when the name ends in `.gz`.
-func writeBytes(_ bytes: [UInt8], named name: String, in dir: String) -> String {
-    let path = dir + "/" + name
-    let plain = name.hasSuffix(".gz") ? path + ".tmp" : path
-    _ = FileManager.default.createFile(atPath: plain, contents: Data(bytes))
-    if name.hasSuffix(".gz") {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/sh")
-        p.arguments = ["-c", "gzip -n -c '\(plain)' > '\(path)' && rm '\(plain)'"]
-        try! p.run()
-        p.waitUntilExit()
-    }
-    return path
-}
-
 /// Everything a feed hands the merge, as comparable text: each batch's
 /// events (time, source, status, client, request and return fields),
 /// frontier and Location flag, then the input's summary and messages.

@@ -45,18 +45,21 @@ func temporaryDirectory() -> String {
 /// Writes `lines` to a file in `dir`, gzip'd when the name ends in `.gz`.
 @discardableResult
 func writeLog(_ lines: [String], named name: String, in dir: String) -> String {
+    writeBytes(Array(lines.map { $0 + "\n" }.joined().utf8), named: name, in: dir)
+}
+
+/// Writes `bytes` to `name` in `dir`, gzip'd when the name ends in `.gz`.
+@discardableResult
+func writeBytes(_ bytes: [UInt8], named name: String, in dir: String) -> String {
     let path = dir + "/" + name
-    let text = lines.map { $0 + "\n" }.joined()
+    let plain = name.hasSuffix(".gz") ? path + ".tmp" : path
+    _ = FileManager.default.createFile(atPath: plain, contents: Data(bytes))
     if name.hasSuffix(".gz") {
-        let plain = path + ".tmp"
-        try! text.write(toFile: plain, atomically: true, encoding: .utf8)
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/bin/sh")
         p.arguments = ["-c", "gzip -n -c '\(plain)' > '\(path)' && rm '\(plain)'"]
         try! p.run()
         p.waitUntilExit()
-    } else {
-        try! text.write(toFile: path, atomically: true, encoding: .utf8)
     }
     return path
 }
