@@ -103,13 +103,13 @@ struct ChunkScanner: LineSink {
         bytes.allSatisfy { $0 == .space || $0 == .tab }
     }
 
-    mutating func line(_ bytes: UnsafeRawBufferPointer, number _: Int) {
+    mutating func line(_ bytes: UnsafeRawBufferPointer, number _: Int, plain: Bool) {
         defer { scan.accounting.lines += 1 }
         if Self.isBlank(bytes) {
             scan.accounting.blankLines += 1
             return
         }
-        let check = Bytes.LineCheck(bytes)
+        let check = plain ? .plain : Bytes.LineCheck(bytes)
         if check.highOrNUL {
             if Bytes.find(0, in: bytes) != nil { malformed(.nulByte); return }
             if !Bytes.isValidText(bytes) { malformed(.invalidUTF8); return }

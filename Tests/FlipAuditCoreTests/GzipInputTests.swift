@@ -204,6 +204,34 @@ struct LineSplitterTests {
         #expect(sink.numbers == [1, 3])
     }
 
+    /// A line is called plain only when it has no NUL, byte ≥ 0x80 or
+    /// backslash; one wholly inside a chunk without such bytes before its
+    /// end is called plain; a line carried over from an earlier chunk never.
+    @Test("lines are called plain exactly when the splitter can know it", arguments: [1, 7, 40, 4096])
+    func plainLines(size: Int) {
+        let lines = ["GET /a", "bad \\x16", "after the bad one", "caf\u{E9}", "",
+                     String(repeating: "z", count: 35), "nul\u{0}here", "last"]
+        var bytes: [UInt8] = []
+        for line in lines { bytes += Array(line.utf8) + [UInt8(ascii: "\n")] }
+        var splitter = LineSplitter(maxLine: 64)
+        var sink = CollectingSink()
+        var lineStarts: [Int] = [0]
+        for (i, b) in bytes.enumerated() where b == UInt8(ascii: "\n") { lineStarts.append(i + 1) }
+        var i = 0
+        while i < bytes.count {
+            let piece = Array(bytes[i..<min(i + size, bytes.count)])
+            piece.withUnsafeBytes { splitter.feed($0, to: &sink) }
+            i += size
+        }
+        #expect(sink.lines == lines)
+        for (n, line) in lines.enumerated() {
+            let marked = line.utf8.contains { $0 == 0 || $0 >= 0x80 || $0 == UInt8(ascii: "\\") }
+            // Whole inside one chunk: starts and ends (newline included) in the same piece.
+            let inside = lineStarts[n] / size == (lineStarts[n + 1] - 1) / size
+            #expect(sink.plain[n] == (!marked && inside), "line \(n + 1) at piece size \(size)")
+        }
+    }
+
     @Test("a line of exactly max-line bytes is kept, even with CRLF")
     func exactlyMax() {
         let line = String(repeating: "y", count: 64)

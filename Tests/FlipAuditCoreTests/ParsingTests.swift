@@ -262,4 +262,41 @@ struct LineCheckTests {
             }
         }
     }
+
+    @Test("firstMark finds the first NUL, byte ≥ 0x80 or backslash at or after an offset")
+    func firstMark() {
+        for length in 0...80 {
+            for from in 0...min(length, 20) {
+                for position in -1..<length {
+                    for special: UInt8 in [0, 0x80, 0xFF, .backslash] {
+                        var bytes = [UInt8](repeating: UInt8(ascii: "]"), count: length)
+                        if position >= 0 { bytes[position] = special }
+                        // A second mark further on must not be the answer.
+                        if position >= 0 && position + 3 < length { bytes[position + 3] = .backslash }
+                        let found = bytes.withUnsafeBytes { Bytes.LineCheck.firstMark(in: $0, from: from) }
+                        let expected: Int? = position >= from ? position
+                            : (position >= 0 && position + 3 < length && position + 3 >= from ? position + 3 : nil)
+                        #expect(found == expected, "length \(length), from \(from), \(special) at \(position)")
+                    }
+                }
+            }
+        }
+    }
+}
+
+@Suite("Finding a byte")
+struct FindByteTests {
+    @Test("find returns the first occurrence at or after an offset, near or far", arguments: [0, 1, 15, 16, 17, 31, 32, 100])
+    func find(position: Int) {
+        for length in [position + 1, position + 16, position + 40] {
+            for from in [0, 1, 15, 16, 17] where from <= length {
+                var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: length)
+                bytes[position] = UInt8(ascii: "\"")
+                if position + 2 < length { bytes[position + 2] = UInt8(ascii: "\"") }
+                let found = bytes.withUnsafeBytes { Bytes.find(UInt8(ascii: "\""), in: $0, from: from) }
+                let expected: Int? = position >= from ? position : (position + 2 < length && position + 2 >= from ? position + 2 : nil)
+                #expect(found == expected, "length \(length), from \(from), quote at \(position)")
+            }
+        }
+    }
 }

@@ -6,14 +6,17 @@ func fixture(_ name: String) -> String {
     Bundle.module.url(forResource: "Fixtures", withExtension: nil)!.appendingPathComponent(name).path
 }
 
-/// Collects lines and over-long line reports.
+/// Collects lines, what the splitter said of their plainness, and over-long
+/// line reports.
 struct CollectingSink: LineSink {
     var lines: [String] = []
     var numbers: [Int] = []
+    var plain: [Bool] = []
     var overlong: [(number: Int, length: Int)] = []
-    mutating func line(_ bytes: UnsafeRawBufferPointer, number: Int) {
+    mutating func line(_ bytes: UnsafeRawBufferPointer, number: Int, plain: Bool) {
         lines.append(String(decoding: bytes, as: UTF8.self))
         numbers.append(number)
+        self.plain.append(plain)
     }
     mutating func overlongLine(number: Int, length: Int) {
         overlong.append((number, length))

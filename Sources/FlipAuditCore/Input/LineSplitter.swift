@@ -7,13 +7,17 @@ import Darwin
 /// Receives the lines a `LineSplitter` finds.
 public protocol LineSink {
     /// A complete line without its `\n` (and without a `\r` before it). The
-    /// bytes are valid only during the call.
-    mutating func line(_ bytes: UnsafeRawBufferPointer, number: Int)
+    /// bytes are valid only during the call. `plain` says that the line has
+    /// no NUL byte, no byte ≥ 0x80 and no backslash (found by one pass
+    /// over the chunk, `Bytes.LineCheck.firstMark`); false says nothing.
+    mutating func line(_ bytes: UnsafeRawBufferPointer, number: Int, plain: Bool)
     /// A line longer than the limit; its bytes were skipped, never held.
     mutating func overlongLine(number: Int, length: Int)
 }
 
-/// Splits decoded chunks into lines with `memchr`, never rescanning a byte.
+/// Splits decoded chunks into lines with `memchr`, never rescanning a byte
+/// (but for one more pass over each chunk, for the bytes that make a line
+/// not plain — see `LineSink.line`).
 /// A line that spans two chunks is carried in a buffer of at most `maxLine`
 /// bytes; a longer one is counted and skipped as it streams past.
 public struct LineSplitter: ~Copyable {
@@ -41,6 +45,9 @@ public struct LineSplitter: ~Copyable {
         guard let base = chunk.baseAddress else { return }
         var start = 0
         let end = chunk.count
+        // The next NUL, byte ≥ 0x80 or backslash: lines ending before it
+        // are plain.
+        var mark = Bytes.LineCheck.firstMark(in: chunk, from: 0) ?? end
         while start < end {
             guard let hit = memchr(base + start, Int32(UInt8.newline), end - start) else {
                 append(UnsafeRawBufferPointer(start: base + start, count: end - start))
@@ -48,12 +55,13 @@ public struct LineSplitter: ~Copyable {
             }
             let lineEnd = UnsafeRawPointer(hit) - base
             if carryCount == 0 && overlongLength == nil {
-                emit(UnsafeRawBufferPointer(start: base + start, count: lineEnd - start), to: &sink)
+                emit(UnsafeRawBufferPointer(start: base + start, count: lineEnd - start), plain: lineEnd <= mark, to: &sink)
             } else {
                 append(UnsafeRawBufferPointer(start: base + start, count: lineEnd - start))
                 emitCarry(to: &sink)
             }
             start = lineEnd + 1
+            if mark < start { mark = Bytes.LineCheck.firstMark(in: chunk, from: start) ?? end }
         }
     }
 
@@ -94,10 +102,11 @@ public struct LineSplitter: ~Copyable {
         }
         let line = UnsafeRawBufferPointer(start: carry.baseAddress!, count: carryCount)
         carryCount = 0
-        emit(line, to: &sink)
+        // Its start came from an earlier chunk: nothing is known of it.
+        emit(line, plain: false, to: &sink)
     }
 
-    private mutating func emit<Sink: LineSink>(_ line: UnsafeRawBufferPointer, to sink: inout Sink) {
+    private mutating func emit<Sink: LineSink>(_ line: UnsafeRawBufferPointer, plain: Bool, to sink: inout Sink) {
         lineCount += 1
         var count = line.count
         if count > 0 && line[count - 1] == UInt8.carriageReturn { count -= 1 }
@@ -105,6 +114,6 @@ public struct LineSplitter: ~Copyable {
             sink.overlongLine(number: lineCount, length: count)
             return
         }
-        sink.line(UnsafeRawBufferPointer(start: line.baseAddress, count: count), number: lineCount)
+        sink.line(UnsafeRawBufferPointer(start: line.baseAddress, count: count), number: lineCount, plain: plain)
     }
 }

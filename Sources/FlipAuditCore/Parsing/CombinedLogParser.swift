@@ -26,12 +26,11 @@ public struct CombinedLogParser: RecordParser {
     public mutating func parse(_ line: UnsafeRawBufferPointer, into record: inout LogRecord, escapes: Bool) -> MalformedReason? {
         if escapes { scratch.reset() }
         record = LogRecord()
-        // client address (short fields are scanned inline: cheaper than a
-        // memchr call for a few bytes)
-        guard let sp = Bytes.scan(.space, in: line), sp > 0 else { return .unparsable }
+        // client address
+        guard let sp = Bytes.find(.space, in: line), sp > 0 else { return .unparsable }
         record.clientIP = Bytes.slice(line, 0, sp)
         // ident and user up to the bracketed time
-        guard let open = Bytes.scan(.openBracket, in: line, from: sp + 1) else { return .unparsable }
+        guard let open = Bytes.find(.openBracket, in: line, from: sp + 1) else { return .unparsable }
         let close: Int
         if open + 27 < line.count, line[open + 27] == .closeBracket,
            let time = cachedTime(Bytes.slice(line, open + 1, open + 27)) {
@@ -54,13 +53,13 @@ public struct CombinedLogParser: RecordParser {
         // status
         guard i < line.count, line[i] == .space else { return .unparsable }
         let statusStart = i + 1
-        let statusEnd = Bytes.scan(.space, in: line, from: statusStart) ?? line.count
+        let statusEnd = Bytes.find(.space, in: line, from: statusStart) ?? line.count
         guard let status = Bytes.parseInt(Bytes.slice(line, statusStart, statusEnd)), status < 1000 else { return .unparsable }
         record.status = status
         // bytes
         i = statusEnd
         guard i < line.count else { return nil }
-        let bytesEnd = Bytes.scan(.space, in: line, from: i + 1) ?? line.count
+        let bytesEnd = Bytes.find(.space, in: line, from: i + 1) ?? line.count
         i = bytesEnd
         // "referer" "user agent" "tenth" ...
         var field = 0

@@ -52,7 +52,7 @@ public protocol RecordParser {
 /// `-`, garbage) leaves both empty: the record is still a record.
 enum RequestLine {
     static func split(_ request: UnsafeRawBufferPointer, into record: inout LogRecord) {
-        guard let sp1 = Bytes.scan(.space, in: request), sp1 > 0 else { return }
+        guard let sp1 = Bytes.find(.space, in: request), sp1 > 0 else { return }
         let rest = sp1 + 1
         let sp2 = Bytes.find(.space, in: request, from: rest) ?? request.count
         guard sp2 > rest else { return }
