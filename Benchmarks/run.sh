@@ -16,6 +16,7 @@ command -v hyperfine >/dev/null 2>&1 || need+=(hyperfine)
 [ -x /usr/bin/time ] || need+=(time)
 dpkg -s zlib1g-dev >/dev/null 2>&1 || need+=(zlib1g-dev)
 dpkg -s libdeflate-dev >/dev/null 2>&1 || need+=(libdeflate-dev)
+dpkg -s libjemalloc-dev >/dev/null 2>&1 || need+=(libjemalloc-dev)
 if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}"
 fi
