@@ -87,4 +87,21 @@ struct EscapingTests {
         #expect(CodeDigest.of(Array("secret123".utf8)).count == "sha256:".count + 12)
         #expect(CodeDigest.redact("https://x.example/cb?state=s") == "https://x.example/cb?state=s")
     }
+
+    /// The digest is worked out only when shown, and is SHA-256's all the
+    /// same (`printf secret123 | sha256sum`); codes compare by their key.
+    @Test("a code shows as the first 12 hex digits of its SHA-256 and compares by value")
+    func codeHash() {
+        func hash(_ text: String) -> CodeHash { Array(text.utf8).withUnsafeBytes { CodeHash($0) } }
+        #expect(hash("secret123").description == "sha256:fcf730b6d952")
+        #expect(hash("4/0AeaYSHx-code").description == "sha256:c8f3a8387135")
+        #expect(CodeDigest.of(Array("secret123".utf8)) == "sha256:fcf730b6d952")
+        #expect(hash("4/0AeaYSHx-code") == hash("4/0AeaYSHx-code"))
+        #expect(hash("4/0AeaYSHx-code").key == hash("4/0AeaYSHx-code").key)
+        #expect(hash("4/0AeaYSHx-code") != hash("4/0AeaYSHx-codf"))
+        #expect(hash("4/0AeaYSHx-code").key != hash("4/0AeaYSHx-codf").key)
+        var dumped = ""
+        dump(hash("secret123"), to: &dumped)
+        #expect(dumped.contains("sha256:fcf730b6d952") && !dumped.contains("secret123"))
+    }
 }

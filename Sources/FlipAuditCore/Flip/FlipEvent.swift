@@ -88,18 +88,33 @@ public final class FlipEvent: @unchecked Sendable {
     }
 }
 
-/// An authorization code as flipaudit keeps it: the first 64 bits of its
-/// SHA-256 (a number, no String until it is shown). Shown as `sha256:` and
-/// the first 12 hex digits; the 64 bits key `code-reuse`.
-public struct CodeHash: Hashable, Sendable, CustomStringConvertible {
-    public let prefix: UInt64
+/// An authorization code as flipaudit keeps it while its return is
+/// audited. Codes are compared by `key`, a 64-bit SipHash of the code under
+/// this run's random seed (Swift's `Hasher`: nobody can make two codes
+/// collide on purpose); the code's bytes are held only to be shown as
+/// `sha256:` and the first 12 hex digits of their SHA-256, worked out when
+/// a finding names the code — most codes never are, and SHA-256 was a
+/// twentieth of the whole run. The code itself has no way out in clear.
+public struct CodeHash: Hashable, Sendable, CustomStringConvertible, CustomReflectable {
+    /// What `code-reuse` compares (and remembers, instead of the code).
+    public let key: UInt64
+    private let code: [UInt8]
 
     public init(_ code: UnsafeRawBufferPointer) {
-        prefix = SHA256.hash(data: code).withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) }
+        var hasher = Hasher()
+        hasher.combine(bytes: code)
+        key = UInt64(UInt(bitPattern: hasher.finalize()))
+        self.code = Array(code)
     }
 
+    public static func == (a: Self, b: Self) -> Bool { a.key == b.key && a.code == b.code }
+    /// `dump` and debuggers see the digest, not the code.
+    public var customMirror: Mirror { Mirror(self, children: ["digest": description]) }
+    public func hash(into hasher: inout Hasher) { hasher.combine(key) }
+
     public var description: String {
-        String(unsafeUninitializedCapacity: 19) { out in
+        let prefix = code.withUnsafeBytes { SHA256.hash(data: $0).withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) } }
+        return String(unsafeUninitializedCapacity: 19) { out in
             let text: StaticString = "sha256:"
             for i in 0..<7 { out[i] = text.utf8Start[i] }
             for i in 0..<12 {

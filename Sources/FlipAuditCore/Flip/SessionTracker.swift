@@ -43,7 +43,7 @@ public final class SessionTracker {
     /// (or the session timeout, if longer): a new request with one of them
     /// is `state-reuse`.
     private var endedStates: RecentMemory<Void>
-    /// Returned codes (by digest) → the session that first received them,
+    /// Returned codes (by `CodeHash.key`) → the session that first received them,
     /// remembered as long as ended states.
     private var codeOwners: RecentMemory<(serial: Int, state: String)>
     private var nextSerial = 0
@@ -233,7 +233,7 @@ public final class SessionTracker {
             }
         }
         if let digest = ret.codeDigest {
-            let key = digest.prefix
+            let key = digest.key
             if let owner = codeOwners.value(for: key, now: clock) {
                 if owner.serial != session.serial {
                     raise(.codeReuse, session: session, event: event,
