@@ -17,9 +17,14 @@ public final class FlipRequest: Sendable {
     /// Flip parameters whose percent-encoding is malformed.
     public let badEncodingParams: [FlipParam]
 
+    /// The state (empty when absent) with its hash, worked out where the
+    /// record is scanned, while its bytes are in that thread's cache.
+    let stateKey: StateKey
+
     init(state: String?, clientID: String?, clientMismatch: Bool, redirect: RedirectFacts?,
          duplicateParams: [FlipParam], badEncodingParams: [FlipParam]) {
         self.state = state
+        stateKey = StateKey(state ?? "")
         self.clientID = clientID
         self.clientMismatch = clientMismatch
         self.redirect = redirect
@@ -37,7 +42,9 @@ public final class FlipReturn: Sendable {
     /// Whether the URL's host is one of Google's two redirect hosts.
     public let toGoogleHost: Bool
     public let state: String?
-    /// The code's SHA-256; the code itself is never kept.
+    /// The state with its hash (as `FlipRequest.stateKey`).
+    let stateKey: StateKey?
+    /// The code, sealed: it shows only as its digest (`CodeHash`).
     public let codeDigest: CodeHash?
     public let error: String?
     public let errorDescription: String?
@@ -53,6 +60,7 @@ public final class FlipReturn: Sendable {
         self.base = base
         self.toGoogleHost = toGoogleHost
         self.state = state
+        stateKey = state.map(StateKey.init)
         self.codeDigest = codeDigest
         self.error = error
         self.errorDescription = errorDescription

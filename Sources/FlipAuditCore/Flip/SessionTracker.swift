@@ -112,7 +112,7 @@ public final class SessionTracker {
     private func handleRequest(_ request: FlipRequest, event: FlipEvent) -> Session {
         let state = request.state ?? ""
         var reused = false
-        let stateKey = StateKey(state)
+        let stateKey = request.stateKey
         if !state.isEmpty, let existing = open[stateKey] {
             if existing.returnCount == 0 {
                 existing.requestCount += 1
@@ -173,7 +173,7 @@ public final class SessionTracker {
                 raise(.stateMismatch, session: requestSession, event: event,
                       detail: "request state \(Quote.text(requestSession.state)) came back as \(Quote.text(returnedState))")
             }
-        } else if let state = ret.state, let s = open[StateKey(state)] {
+        } else if let key = ret.stateKey, let s = open[key] {
             session = s
         } else {
             guard ret.toGoogleHost else { return }  // not a return
@@ -234,13 +234,10 @@ public final class SessionTracker {
         }
         if let digest = ret.codeDigest {
             let key = digest.key
-            if let owner = codeOwners.value(for: key, now: clock) {
-                if owner.serial != session.serial {
-                    raise(.codeReuse, session: session, event: event,
-                          detail: "code \(digest) was already returned in session \(Quote.text(owner.state))")
-                }
-            } else {
-                codeOwners.insert(key, (session.serial, session.state), at: clock)
+            if let owner = codeOwners.value(for: key, orRemember: (session.serial, session.state), now: clock),
+               owner.serial != session.serial {
+                raise(.codeReuse, session: session, event: event,
+                      detail: "code \(digest) was already returned in session \(Quote.text(owner.state))")
             }
         }
     }
@@ -417,22 +414,40 @@ struct RecentMemory<Value> {
     /// then keeps an entry somewhat longer, never shorter.
     mutating func insert(_ key: UInt64, _ value: Value, at time: Int64) {
         forget(before: time)
-        if let known = entries[key], known.time >= time { return }
-        entries[key] = (time, value)
-        order.append((time, key))
+        // One hash lookup (the dictionary's modify accessor), not two.
+        func renew(_ entry: inout (time: Int64, value: Value)) -> Bool {
+            guard entry.time < time else { return false }
+            entry = (time, value)
+            return true
+        }
+        if renew(&entries[key, default: (.min, value)]) { order.append((time, key)) }
     }
 
-    func contains(_ key: UInt64, now: Int64) -> Bool { value(for: key, now: now) != nil }
+    /// The value remembered for `key` at `now`; when there is none, `value`
+    /// is remembered from `now` on and nil returned. One hash lookup.
+    mutating func value(for key: UInt64, orRemember value: Value, now: Int64) -> Value? {
+        forget(before: now)
+        let retention = retention
+        func known(_ entry: inout (time: Int64, value: Value)) -> Value? {
+            if entry.time != .min && now - entry.time <= retention { return entry.value }
+            entry = (now, value)
+            return nil
+        }
+        let found = known(&entries[key, default: (.min, value)])
+        if found == nil { order.append((now, key)) }
+        return found
+    }
 
-    func value(for key: UInt64, now: Int64) -> Value? {
-        guard let entry = entries[key], now - entry.time <= retention else { return nil }
-        return entry.value
+    func contains(_ key: UInt64, now: Int64) -> Bool {
+        guard let entry = entries[key] else { return false }
+        return now - entry.time <= retention
     }
 
     private mutating func forget(before now: Int64) {
         while let first = order.first, now - first.time > retention {
             order.removeFirst()
-            if entries[first.key]?.time == first.time { entries[first.key] = nil }
+            // Gone unless it was remembered again since (rare): then put back.
+            if let entry = entries.removeValue(forKey: first.key), entry.time != first.time { entries[first.key] = entry }
         }
     }
 }
