@@ -21,18 +21,21 @@ final class RowOrder: AuditSink {
     static let limit = 50_000
 
     /// A row waiting in a heap: the key fields that decide nearly every
-    /// comparison (time, source, finding kind rank) next to the row.
+    /// comparison (time, source, finding kind rank) next to the row, which
+    /// is boxed — a session row is a dozen Strings, and the heap moves its
+    /// elements on every insert and removal.
     private struct Pending<Row: OrderedRow>: Comparable {
         var time: Int64
         var source: SourceRef
         var rank: Int
-        var row: Row
+        let boxed: Box<Row>
+        var row: Row { boxed.row }
 
         init(_ row: Row) {
             time = row.orderTime
             source = row.source
             rank = row.orderRank
-            self.row = row
+            boxed = Box(row)
         }
 
         static func < (a: Self, b: Self) -> Bool {
@@ -42,6 +45,12 @@ final class RowOrder: AuditSink {
             return a.row.state < b.row.state
         }
         static func == (a: Self, b: Self) -> Bool { !(a < b) && !(b < a) }
+    }
+
+    /// A row on the heap (of the process), so that `Pending` stays small.
+    private final class Box<Row> {
+        let row: Row
+        init(_ row: Row) { self.row = row }
     }
 
     private typealias PendingSession = Pending<SessionRecord>
