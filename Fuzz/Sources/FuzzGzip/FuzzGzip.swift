@@ -4,17 +4,19 @@ import Glibc
 import FlipAuditCore
 import FuzzDriver
 
-/// Counts the lines a splitter hands out and checks their bounds.
+/// Counts the lines a splitter hands out and checks their bounds, and that
+/// a line called plain has no NUL, byte ≥ 0x80 or backslash.
 struct CountingSink: LineSink {
     let maxLine: Int
     var lines = 0
     var bytes = 0
-    mutating func line(_ bytes: UnsafeRawBufferPointer, number: Int) {
+    mutating func line(_ bytes: UnsafeRawBufferPointer, number: Int, plain: Bool) {
         lines += 1
         self.bytes += bytes.count
         invariant(bytes.count <= maxLine, "a line of \(bytes.count) bytes passed the \(maxLine)-byte limit")
         invariant(!bytes.contains(0x0A), "a line holds a newline")
         invariant(number == lines, "line \(number) handed out as the \(lines)th")
+        invariant(!plain || !bytes.contains { $0 == 0 || $0 >= 0x80 || $0 == 0x5C }, "a line called plain holds a NUL, a byte >= 0x80 or a backslash")
     }
     mutating func overlongLine(number: Int, length: Int) {
         lines += 1
