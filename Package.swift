@@ -39,7 +39,7 @@ let package = Package(
                 .product(name: "HeapModule", package: "swift-collections"),
             ],
             // Release builds drop the run-time exclusivity checks on class
-            // properties (a fortieth of the audit's instructions); debug
+            // properties (about 4% of the instructions); debug
             // builds, which the tests run, keep them.
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
         ),

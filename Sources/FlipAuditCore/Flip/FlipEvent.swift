@@ -120,25 +120,28 @@ public struct CodeHash: Hashable, Sendable, CustomStringConvertible, CustomRefle
     public var customMirror: Mirror { Mirror(self, children: ["digest": description]) }
     public func hash(into hasher: inout Hasher) { hasher.combine(key) }
 
-    public var description: String {
-        let prefix = code.withUnsafeBytes { SHA256.hash(data: $0).withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) } }
+    public var description: String { code.withUnsafeBytes(CodeDigest.text) }
+}
+
+/// Hashes authorization codes so they never reach output in clear.
+public enum CodeDigest {
+    /// `text(_:)` of any sequence of bytes.
+    public static func of<Bytes: Sequence>(_ code: Bytes) -> String where Bytes.Element == UInt8 {
+        Array(code).withUnsafeBytes(text)
+    }
+
+    /// `sha256:` followed by the first 12 hex digits of SHA-256(code).
+    static func text(_ code: UnsafeRawBufferPointer) -> String {
+        let prefix = SHA256.hash(data: code).withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) }
         return String(unsafeUninitializedCapacity: 19) { out in
-            let text: StaticString = "sha256:"
-            for i in 0..<7 { out[i] = text.utf8Start[i] }
+            let label: StaticString = "sha256:"
+            for i in 0..<7 { out[i] = label.utf8Start[i] }
             for i in 0..<12 {
                 let v = UInt8(truncatingIfNeeded: prefix >> UInt64(60 - 4 * i)) & 0x0F
                 out[7 + i] = v < 10 ? UInt8(ascii: "0") + v : UInt8(ascii: "a") + v - 10
             }
             return 19
         }
-    }
-}
-
-/// Hashes authorization codes so they never reach output in clear.
-public enum CodeDigest {
-    /// `sha256:` followed by the first 12 hex digits of SHA-256(code).
-    public static func of<Bytes: Sequence>(_ code: Bytes) -> String where Bytes.Element == UInt8 {
-        Array(code).withUnsafeBytes { CodeHash($0).description }
     }
 
     /// Parameter names whose values are secrets: the code, and the tokens

@@ -149,9 +149,9 @@ enum Bytes {
 
     /// What one pass over a line tells before it is parsed: whether it has
     /// bytes ≥ 0x80 (so may not be valid UTF-8), NUL bytes, or backslashes
-    /// (so quoted fields may need unescaping). One SIMD pass (`anyBlock`)
+    /// (so quoted fields may need unescaping). One SIMD pass (`firstMark`)
     /// looks for any of the three; a line that has one (rare) is looked at
-    /// again to tell which.
+    /// again from there to tell which.
     struct LineCheck {
         var highOrNUL = false
         var backslash = false
@@ -163,12 +163,8 @@ enum Bytes {
         private init() {}
 
         init(_ buffer: UnsafeRawBufferPointer) {
-            guard let base = buffer.baseAddress else { return }
-            let count = buffer.count
-            if count >= 16 {
-                guard Self.hasMarks(buffer) else { return }
-            }
-            for i in 0..<count {
+            guard let first = Self.firstMark(in: buffer, from: 0), let base = buffer.baseAddress else { return }
+            for i in first..<buffer.count {
                 let b = base.load(fromByteOffset: i, as: UInt8.self)
                 if b == 0 || b >= 0x80 { highOrNUL = true }
                 if b == .backslash { backslash = true }
@@ -211,13 +207,6 @@ enum Bytes {
         private static func marks(_ v: SIMD16<UInt8>) -> SIMDMask<SIMD16<Int8>> {
             (v .== SIMD16<UInt8>(repeating: 0)) .| (v .== SIMD16<UInt8>(repeating: .backslash))
                 .| (SIMD16<Int8>(truncatingIfNeeded: v) .< SIMD16<Int8>(repeating: 0))
-        }
-
-        /// Whether `buffer` (at least 16 bytes) has a NUL, a byte ≥ 0x80 or
-        /// a backslash.
-        @inline(__always)
-        private static func hasMarks(_ buffer: UnsafeRawBufferPointer) -> Bool {
-            anyBlock(of: buffer, marks)
         }
     }
 
