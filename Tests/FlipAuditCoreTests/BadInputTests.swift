@@ -150,6 +150,24 @@ struct BadInputTests {
 
 @Suite("Outputs a nightly job can trust")
 struct OutputTrustTests {
+    /// The signal handler's side of an interruption: files made before it
+    /// are removed, and none can be made after it (a writer that is just
+    /// opening its next file when the signal comes must not leave it).
+    @Test("temporary outputs are removed on interruption, and none is created after")
+    func temporaryOutputs() {
+        let dir = temporaryDirectory()
+        let outputs = TemporaryOutputs()
+        let first = outputs.create(dir + "/.a.tmp"), second = outputs.create(dir + "/.b.tmp")
+        #expect(first >= 0 && second >= 0)
+        #expect(FileManager.default.fileExists(atPath: dir + "/.a.tmp"))
+        close(first); close(second)
+        outputs.removeAll()
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? ["?"]).isEmpty)
+        let late = outputs.create(dir + "/.c.tmp")
+        #expect(late == -1 && errno == EINTR)
+        #expect(!FileManager.default.fileExists(atPath: dir + "/.c.tmp"))
+    }
+
     @Test("an interrupted run (SIGINT, SIGTERM) leaves no output file, not even a temporary one", arguments: [SIGINT, SIGTERM])
     func interrupted(_ signalNumber: Int32) throws {
         let dir = temporaryDirectory()

@@ -50,9 +50,8 @@ public final class CSVWriter: RowSink {
         init(directory: String, name: String) throws(OutputError) {
             path = directory + "/" + name
             temporary = directory + "/." + name + ".\(getpid()).tmp"
-            fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            fd = TemporaryOutputs.shared.create(temporary)
             if fd < 0 { throw .system(temporary) }
-            TemporaryOutputs.shared.add(temporary)
             buffer.reserveCapacity(Self.flushSize + 4096)
         }
 
@@ -164,12 +163,23 @@ public final class TemporaryOutputs: @unchecked Sendable {
     public static let shared = TemporaryOutputs()
     private var lock = pthread_mutex_t()
     private var paths: Set<String> = []
+    /// Set by `removeAll`: the run is ending, no file may be made now.
+    private var closed = false
 
-    private init() { pthread_mutex_init(&lock, nil) }
+    /// The process has one (`shared`); tests make their own.
+    init() { pthread_mutex_init(&lock, nil) }
 
-    func add(_ path: String) {
+    /// Creates (truncates) `path` for writing and registers it, both under
+    /// the lock that `removeAll` takes: a signal can come between the two
+    /// steps of a caller that made the file first and registered it after
+    /// (the file was then left behind), but not inside this call. After
+    /// `removeAll` it creates nothing: -1, `errno` EINTR.
+    func create(_ path: String) -> Int32 {
         pthread_mutex_lock(&lock); defer { pthread_mutex_unlock(&lock) }
-        paths.insert(path)
+        guard !closed else { errno = EINTR; return -1 }
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        if fd >= 0 { paths.insert(path) }
+        return fd
     }
 
     func remove(_ path: String) {
@@ -177,9 +187,10 @@ public final class TemporaryOutputs: @unchecked Sendable {
         paths.remove(path)
     }
 
-    /// Deletes every registered file.
+    /// Deletes every registered file; none is created after it.
     public func removeAll() {
         pthread_mutex_lock(&lock); defer { pthread_mutex_unlock(&lock) }
+        closed = true
         for path in paths { unlink(path) }
         paths.removeAll()
     }
@@ -192,10 +203,9 @@ public enum AtomicFile {
         let directory = slash.map { String(path[..<$0]) } ?? "."
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
         let temporary = (directory.isEmpty ? "" : directory + "/") + "." + name + ".\(getpid()).tmp"
-        TemporaryOutputs.shared.add(temporary)
-        defer { TemporaryOutputs.shared.remove(temporary) }
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let fd = TemporaryOutputs.shared.create(temporary)
         if fd < 0 { throw .system(temporary) }
+        defer { TemporaryOutputs.shared.remove(temporary) }
         do {
             try writeAll(fd, Array(text.utf8), path: path)
         } catch {
