@@ -17,7 +17,8 @@ struct FlipAuditCommand: ParsableCommand {
 
             Exit status: 0 clean; 1 a finding at or above --fail-on; 2 usage error; \
             3 some input could not be read completely (3 wins over 1).
-            """)
+            """,
+        version: "0.1.0")
 
     enum FormatOption: String, ExpressibleByArgument, CaseIterable {
         case auto, combined, json, nginx
@@ -182,7 +183,9 @@ struct FlipAuditCommand: ParsableCommand {
     /// usage errors become 2.
     static func main() {
         do {
-            let command = try parseAsRoot() as! FlipAuditCommand
+            // `--help` comes back as a command of its own (ArgumentParser's
+            // HelpCommand): run whatever was parsed.
+            var command = try parseAsRoot()
             try command.run()
         } catch let code as ExitCode {
             Foundation.exit(code.rawValue)

@@ -153,6 +153,20 @@ struct CommandLineTests {
         #expect(try runCLI([clean, "--format", "nginx"]).status == 2)
     }
 
+    @Test("--help, -h and --version print on standard output and exit 0")
+    func help() throws {
+        for flag in ["--help", "-h"] {
+            let run = try runCLI([flag])
+            #expect(run.status == 0)
+            #expect(run.stdout.contains("USAGE: flipaudit"))
+            #expect(run.stdout.contains("--fail-on"))
+            #expect(!run.stderr.contains("crashed"))
+        }
+        let version = try runCLI(["--version"])
+        #expect(version.status == 0)
+        #expect(version.stdout.hasPrefix("0."))
+    }
+
     @Test("3 when an input cannot be read completely, and the rest is still analysed; 3 wins over 1")
     func unreadable() throws {
         let run = try runCLI([sampleLogs, "/nonexistent/access.log.gz", "--fail-on", "critical", "--no-color"])
