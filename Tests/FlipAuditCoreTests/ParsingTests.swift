@@ -54,6 +54,27 @@ struct CombinedParserTests {
         #expect(p.location == "")
     }
 
+    /// The parser reuses the previous line's time when the text is the
+    /// same: a change at any one place must be seen.
+    @Test("a time differing from the line before at any one place is parsed again")
+    mutating func timeCache() throws {
+        let base = "22/Nov/2026:10:00:01 +0000"
+        let changed = ["12/Nov/2026:10:00:01 +0000", "23/Nov/2026:10:00:01 +0000", "22/Oct/2026:10:00:01 +0000",
+                       "22/Nov/2016:10:00:01 +0000", "22/Nov/2026:11:00:01 +0000", "22/Nov/2026:10:10:01 +0000",
+                       "22/Nov/2026:10:00:11 +0000", "22/Nov/2026:10:00:02 +0000", "22/Nov/2026:10:00:01 +0100",
+                       "22/Nov/2026:10:00:01 +0001", "22/Nov/2026:10:00:01 -0100"]
+        func line(_ time: String) -> String { "1.2.3.4 - - [\(time)] \"GET / HTTP/1.1\" 200 5 \"-\" \"x\" \"-\"" }
+        for time in changed {
+            let first = try parse(&parser, line(base)).get().time
+            #expect(first == t0)
+            let second = try parse(&parser, line(time)).get().time
+            var alone = CombinedLogParser(maxLine: 4096)
+            let expected = try parse(&alone, line(time)).get().time
+            #expect(second == expected, "\(time)")
+            #expect(second != first, "\(time)")
+        }
+    }
+
     @Test("nine fields: Location not logged; a 10th field that is not a URL is not a Location")
     mutating func noLocation() throws {
         #expect(try parse(&parser, #"1.2.3.4 - - [22/Nov/2026:10:00:01 +0000] "GET / HTTP/1.1" 200 5 "-" "x""#).get().location == nil)
@@ -244,12 +265,12 @@ struct QuerySlotTests {
 
 @Suite("Line check")
 struct LineCheckTests {
-    /// Every length up to 80 (under, at and past the thirty-two- and
+    /// Every length up to 150 (under, at and past the sixty-four- and
     /// sixteen-byte steps and the overlapping last step), the byte at every
     /// position or absent.
     @Test("the line check finds NUL, bytes ≥ 0x80 and backslashes wherever they are")
     func lineCheckFindsEveryKind() {
-        for length in 0...80 {
+        for length in 0...150 {
             for position in -1..<length {
                 for special: UInt8 in [0, 0x80, 0xFF, .backslash] {
                     var bytes = [UInt8](repeating: UInt8(ascii: "]"), count: length)  // 0x5D, next to 0x5C
@@ -265,7 +286,7 @@ struct LineCheckTests {
 
     @Test("firstMark finds the first NUL, byte ≥ 0x80 or backslash at or after an offset")
     func firstMark() {
-        for length in 0...80 {
+        for length in 0...150 {
             for from in 0...min(length, 20) {
                 for position in -1..<length {
                     for special: UInt8 in [0, 0x80, 0xFF, .backslash] {

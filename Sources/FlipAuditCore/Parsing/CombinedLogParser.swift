@@ -8,9 +8,10 @@
 /// The common format (no referer and user agent) parses too.
 public struct CombinedLogParser: RecordParser {
     private let scratch: ScratchBuffer
-    /// The last timestamp text and its value: consecutive lines usually share it.
-    private var lastTimeText = [UInt8](repeating: 0, count: 32)
-    private var lastTimeCount = 0
+    /// The last timestamp's text (8 to 32 bytes, as `timeWords` loads it),
+    /// length and value: consecutive lines usually share it.
+    private var lastTimeWords = SIMD4<UInt64>()
+    private var lastTimeCount = -1
     private var lastTime: Int64 = 0
 
     public init(maxLine: Int) {
@@ -81,18 +82,28 @@ public struct CombinedLogParser: RecordParser {
 
     /// Parses the timestamp, reusing the previous line's value when the text
     /// is the same.
+    @inline(__always)
     private mutating func cachedTime(_ text: UnsafeRawBufferPointer) -> Int64? {
-        if text.count == lastTimeCount, text.count <= 32,
-           lastTimeText.withUnsafeBytes({ Bytes.equal(Bytes.slice($0, 0, text.count), text) }) {
-            return lastTime
-        }
+        let count = text.count
+        guard count >= 8 && count <= 32 else { return Timestamp.parseCommonLog(text) }
+        let words = Self.timeWords(text)
+        if count == lastTimeCount && words == lastTimeWords { return lastTime }
         guard let t = Timestamp.parseCommonLog(text) else { return nil }
-        if text.count <= 32 {
-            lastTimeText.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: text.baseAddress!, byteCount: text.count) }
-            lastTimeCount = text.count
-            lastTime = t
-        }
+        lastTimeWords = words
+        lastTimeCount = count
+        lastTime = t
         return t
+    }
+
+    /// All of a text of 8 to 32 bytes, as four 8-byte words (at 0, 8, 16
+    /// and the last eight bytes; shorter texts overlap): equal words and
+    /// lengths mean equal texts, without a call to `memcmp`.
+    @inline(__always)
+    private static func timeWords(_ text: UnsafeRawBufferPointer) -> SIMD4<UInt64> {
+        let base = text.baseAddress!
+        let last = text.count - 8
+        func word(_ at: Int) -> UInt64 { base.loadUnaligned(fromByteOffset: at, as: UInt64.self) }
+        return SIMD4(word(0), word(min(8, last)), word(min(16, last)), word(last))
     }
 
     /// A quoted field starting at the quote `at`; returns its content (with
@@ -106,6 +117,13 @@ public struct CombinedLogParser: RecordParser {
             guard let q = Bytes.find(.quote, in: line, from: start) else { return nil }
             return (Bytes.slice(line, start, q), q + 1)
         }
+        return escapedQuoted(line, from: start)
+    }
+
+    /// `quoted` for a line with backslashes (about one in a thousand): kept
+    /// out of line, so the usual case stays small enough to inline.
+    @inline(never)
+    private mutating func escapedQuoted(_ line: UnsafeRawBufferPointer, from start: Int) -> (UnsafeRawBufferPointer, Int)? {
         var i = start
         var escaped = false
         while true {

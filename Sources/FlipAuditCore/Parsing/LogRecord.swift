@@ -51,6 +51,7 @@ public protocol RecordParser {
 /// A request that is not of that shape (a TLS handshake sent to a plain port,
 /// `-`, garbage) leaves both empty: the record is still a record.
 enum RequestLine {
+    @inline(__always)
     static func split(_ request: UnsafeRawBufferPointer, into record: inout LogRecord) {
         guard let sp1 = Bytes.find(.space, in: request), sp1 > 0 else { return }
         let rest = sp1 + 1
