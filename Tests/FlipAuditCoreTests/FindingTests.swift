@@ -291,3 +291,37 @@ struct RankTests {
         #expect(set.kinds == [.stateMismatch, .badEncoding])
     }
 }
+
+@Suite("Events from records")
+struct ExtractorTests {
+    /// The return of `line` as the extractor builds it.
+    func returned(_ line: String) -> FlipReturn? {
+        var parser = CombinedLogParser(maxLine: 4096)
+        var extractor = FlipEventExtractor(configuration: AuditConfiguration())
+        var bytes = Array(line.utf8)
+        return bytes.withUnsafeMutableBytes { raw in
+            var record = LogRecord()
+            guard parser.parse(UnsafeRawBufferPointer(raw), into: &record) == nil else { return nil }
+            return extractor.extract(record, source: SourceRef(file: 0, line: 1)).1?.returned
+        }
+    }
+
+    /// A return on its request's record takes the request's state when the
+    /// bytes are the same; its notes must be those it has on its own.
+    @Test("a return sharing its request's state keeps its own duplicate and bad-encoding notes", arguments: [
+        "code=c&state=ab%zz", "code=c&state=ab%zz&state=ab%zz", "state=ab%zz&code=c&code=d", "code=c&state=s1&state=s2",
+        "error=access_denied&state=s1", "code=c&state=s1",
+    ])
+    func sharedState(query: String) throws {
+        // The state as the request logs it: raw, ill-encoded or not.
+        let state = query.contains("ab%zz") ? "ab%zz" : "s1"
+        let request = authorize(state: nil, extra: "&state=\(state)")
+        let onRequest = try #require(returned(combined(1, request, 302, location: "\(opa)?\(query)")))
+        let alone = try #require(returned(combined(1, "GET", "/consent", 302, location: "\(opa)?\(query)")))
+        #expect(onRequest.state == alone.state)
+        #expect(onRequest.stateKey == alone.stateKey)
+        #expect(onRequest.duplicateParams == alone.duplicateParams)
+        #expect(onRequest.badEncodingParams == alone.badEncodingParams)
+        #expect(onRequest.hasCode == alone.hasCode)
+    }
+}

@@ -55,12 +55,13 @@ public final class FlipReturn: Sendable {
     public var hasCode: Bool { codeDigest != nil }
     public var hasError: Bool { error != nil }
 
-    public init(base: String, toGoogleHost: Bool, state: String?, codeDigest: CodeHash?, error: String?,
-                errorDescription: String?, allowlisted: Bool, duplicateParams: [FlipParam], badEncodingParams: [FlipParam]) {
+    /// `stateKey`, when given, is `state`'s (the request's on the same record).
+    init(base: String, toGoogleHost: Bool, state: String?, stateKey: StateKey?, codeDigest: CodeHash?, error: String?,
+         errorDescription: String?, allowlisted: Bool, duplicateParams: [FlipParam], badEncodingParams: [FlipParam]) {
         self.base = base
         self.toGoogleHost = toGoogleHost
         self.state = state
-        stateKey = state.map(StateKey.init)
+        self.stateKey = stateKey ?? state.map(StateKey.init)
         self.codeDigest = codeDigest
         self.error = error
         self.errorDescription = errorDescription

@@ -97,7 +97,7 @@ public struct FlipEventExtractor {
 
         var returned: FlipReturn?
         if let url = locationURL {
-            returned = returnShape(url)
+            returned = returnShape(url, request: request)
             if returned != nil && classification == .unrelated { classification = .returnOnly }
         }
         guard request != nil || returned != nil else { return (classification, nil) }
@@ -146,7 +146,9 @@ public struct FlipEventExtractor {
 
     /// The Location as a return, when it has `code` or `error`, or goes to
     /// an allowlisted URI (an empty return); nil otherwise.
-    private mutating func returnShape(_ url: UnsafeRawBufferPointer) -> FlipReturn? {
+    /// `request` is the record's own request, if any: a return whose state
+    /// has the same bytes as the request's shares its String and hash.
+    private mutating func returnShape(_ url: UnsafeRawBufferPointer, request: FlipRequest?) -> FlipReturn? {
         let q = Bytes.find(.question, in: url)
         var baseEnd = q ?? url.count
         if let hash = Bytes.find(.hash, in: Bytes.slice(url, 0, baseEnd)) { baseEnd = hash }
@@ -178,10 +180,22 @@ public struct FlipEventExtractor {
         let value = { (p: FlipParam) in query.decoded(p, duplicates: &duplicates, bad: &bad) }
         // The code is hashed at once; only its digest is kept.
         let codeDigest = query.codeDigest(duplicates: &duplicates, bad: &bad)
-        let state = value(.state)
+        let state: String?
+        var stateKey: StateKey?
+        if let request, let requestState = request.state, let raw = query[.state],
+           let requestRaw = requestQuery[.state], Bytes.equal(raw, requestRaw) {
+            // The usual 302 that answers the request on its own record: the
+            // same bytes decode to the same text, well- or ill-encoded alike.
+            if query.counts[FlipParam.state.rawValue] > 1 && FlipParam.state.duplicateMatters { duplicates.append(.state) }
+            if request.badEncodingParams.contains(.state) { bad.append(.state) }
+            state = requestState
+            stateKey = request.stateKey
+        } else {
+            state = value(.state)
+        }
         let error = value(.error)
         let description = value(.errorDescription)
-        return FlipReturn(base: base, toGoogleHost: toGoogleHost, state: state, codeDigest: codeDigest, error: error,
+        return FlipReturn(base: base, toGoogleHost: toGoogleHost, state: state, stateKey: stateKey, codeDigest: codeDigest, error: error,
                           errorDescription: description, allowlisted: allowlisted,
                           duplicateParams: duplicates.sorted { $0.rawValue < $1.rawValue },
                           badEncodingParams: bad.sorted { $0.rawValue < $1.rawValue })
