@@ -22,6 +22,39 @@ struct FindingTests {
         #expect(miss.sessions.first?.outcome == .code)
     }
 
+    /// Two 16-byte states that an unseeded multiply-xorshift hash (eight
+    /// bytes a step, the kind flipaudit once keyed states with) maps to one
+    /// value: each step is invertible, so a second word can undo any first
+    /// one. Found by trying first words until the undoing word is printable.
+    static func craftedCollision() -> (String, String) {
+        let m: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func step(_ h: UInt64, _ w: UInt64) -> UInt64 { let x = (h ^ w) &* m; return x ^ x >> 29 }
+        func text(_ w: UInt64) -> String { String(decoding: withUnsafeBytes(of: w.littleEndian) { Array($0) }, as: UTF8.self) }
+        func printable(_ w: UInt64) -> Bool { (0..<8).allSatisfy { (0x21...0x7E).contains(UInt8(truncatingIfNeeded: w >> ($0 * 8))) } }
+        let h0: UInt64 = 0xcbf2_9ce4_8422_2325 ^ 16 &* m
+        let first: UInt64 = 0x4141_4141_4141_4141, second: UInt64 = 0x4242_4242_4242_4242
+        let h1 = step(h0, first)
+        var other: UInt64 = 0x6161_6161_6161_6161
+        while true {
+            let undo = second ^ h1 ^ step(h0, other)
+            if printable(undo) && printable(other) { return (text(first) + text(second), text(other) + text(undo)) }
+            other &+= 0x0001_0203_0405_0607
+        }
+    }
+
+    @Test("state-reuse is not raised for a state that only shares a crafted hash with an ended one")
+    func craftedStateCollision() {
+        let (a, b) = Self.craftedCollision()
+        #expect(a != b)
+        let result = audit([
+            combined(1, authorize(state: a), 302, location: "\(opa)?code=c1&state=\(enc(a))"),
+            combined(30, authorize(state: b), 302, location: "\(opa)?code=c2&state=\(enc(b))"),
+        ])
+        #expect(result.sessions.map(\.state) == [a, b])
+        #expect(result.findings.isEmpty)
+        #expect(SessionTracker.key(a) != SessionTracker.key(b))
+    }
+
     @Test("code-to-unlisted-redirect: a code sent to a look-alike host")
     func codeToUnlisted() {
         let hit = audit([combined(1, authorize(redirect: evil), 302, location: "\(evil)?code=c1&state=s1")])

@@ -276,41 +276,18 @@ public final class SessionTracker {
     }
 
     /// A 64-bit key for a state: what the open-session table hashes and the
-    /// ended-state memory keeps instead of the text.
+    /// ended-state memory keeps instead of the text. Swift's `Hasher`
+    /// (SipHash under the run's random seed), like codes: states come from
+    /// the logs, and an unseeded hash lets a client craft states that share
+    /// one key — which would pile them into one chain of the open-session
+    /// table and match one another in the ended-state memory.
     static func key(_ text: String) -> UInt64 {
-        if let hash = text.utf8.withContiguousStorageIfAvailable({ key(UnsafeRawBufferPointer($0)) }) { return hash }
-        var copy = text
-        return copy.withUTF8 { key(UnsafeRawBufferPointer($0)) }
-    }
-
-    /// A multiply-xorshift hash taking eight bytes per step (the length
-    /// seeds it; a last partial word is read byte by byte). Byte-at-a-time
-    /// FNV-1a, whose multiplies form one long chain, was a sixth of the
-    /// audit's time spent on returns.
-    static func key(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
-        let multiplier: UInt64 = 0x9E37_79B9_7F4A_7C15
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325 ^ UInt64(truncatingIfNeeded: bytes.count) &* multiplier
-        guard let base = bytes.baseAddress else { return hash }
-        let count = bytes.count
-        var i = 0
-        while i + 8 <= count {
-            hash = (hash ^ base.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* multiplier
-            hash ^= hash >> 29
-            i += 8
+        var hasher = Hasher()
+        if text.utf8.withContiguousStorageIfAvailable({ hasher.combine(bytes: UnsafeRawBufferPointer($0)) }) == nil {
+            var copy = text
+            copy.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
         }
-        if i < count {
-            var word: UInt64 = 0
-            var shift: UInt64 = 0
-            while i < count {
-                word |= UInt64(base.load(fromByteOffset: i, as: UInt8.self)) << shift
-                shift += 8
-                i += 1
-            }
-            hash = (hash ^ word) &* multiplier
-            hash ^= hash >> 29
-        }
-        hash = hash &* 0xBF58_476D_1CE4_E5B9
-        return hash ^ hash >> 32
+        return UInt64(UInt(bitPattern: hasher.finalize()))
     }
 
     /// Decides the outcome, raises the closing findings and hands the row
@@ -384,9 +361,8 @@ public final class SessionTracker {
 }
 
 /// A state as a dictionary key: its 64-bit hash (`SessionTracker.key`) is
-/// computed once and is all that is hashed; equality still compares the
-/// text, so two states that collide (a fast non-cryptographic hash can be
-/// collided on purpose) stay apart.
+/// computed once, on the scanning thread, and is all that is hashed;
+/// equality still compares the text, so two states that collide stay apart.
 struct StateKey: Hashable {
     let hash: UInt64
     let text: String
