@@ -19,9 +19,7 @@ enum RecordFormat: String, Sendable {
     /// from: not blank, no NUL byte, valid UTF-8 — the first line that is
     /// parsed at all.
     static func isDetectable(_ line: UnsafeRawBufferPointer) -> Bool {
-        if ChunkScanner.isBlank(line) { return false }
-        let check = Bytes.LineCheck(line)
-        return !check.highOrNUL || (Bytes.find(0, in: line) == nil && Bytes.isValidText(line))
+        !ChunkScanner.isBlank(line) && Bytes.isValidText(line)
     }
 }
 

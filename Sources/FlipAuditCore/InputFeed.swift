@@ -135,9 +135,10 @@ final class DirectFeed: EventFeed {
 /// at most `depth` batches ahead of the merge, started on the first pull.
 /// Used when several inputs are read side by side: their pipelines give the
 /// two cores enough independent work, and cost less memory than a
-/// `SharedFeed` each deep enough to keep up (measured on two 1 GB files:
-/// 63 MiB and 4.3 s against 64 MiB and 5.0 s with 16 pieces per input,
-/// 67 MiB and 3.7 s with 32).
+/// `SharedFeed` each deep enough to keep up (two 1 GB files, measured
+/// with the static Swift runtime: 58 MiB here; 66–67 MiB with a SharedFeed
+/// of 64 pieces per input, a little faster; 63–65 MiB with 16 or 32, no
+/// clear gain).
 final class ThreadedFeed: EventFeed, @unchecked Sendable {
     private let queue: BlockingQueue<FeedItem>
     private let start: () -> Void
