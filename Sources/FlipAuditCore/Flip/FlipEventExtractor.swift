@@ -197,8 +197,16 @@ public struct FlipEventExtractor {
         let description = value(.errorDescription)
         return FlipReturn(base: base, toGoogleHost: toGoogleHost, state: state, stateKey: stateKey, codeDigest: codeDigest, error: error,
                           errorDescription: description, allowlisted: allowlisted,
-                          duplicateParams: duplicates.sorted { $0.rawValue < $1.rawValue },
-                          badEncodingParams: bad.sorted { $0.rawValue < $1.rawValue })
+                          duplicateParams: Self.inOrder(duplicates), badEncodingParams: Self.inOrder(bad))
+    }
+}
+
+extension FlipEventExtractor {
+    /// Parameters in `FlipParam` order. Nearly every return has none or
+    /// one: those skip the sort and its copy.
+    @inline(__always)
+    static func inOrder(_ params: [FlipParam]) -> [FlipParam] {
+        params.count < 2 ? params : params.sorted { $0.rawValue < $1.rawValue }
     }
 }
 
