@@ -357,4 +357,14 @@ struct ExtractorTests {
         #expect(onRequest.badEncodingParams == alone.badEncodingParams)
         #expect(onRequest.hasCode == alone.hasCode)
     }
+
+    /// The code is decoded first (it is hashed at once), the other values
+    /// after it; the notes list parameters in `FlipParam` order all the same.
+    @Test("a return's repeated and ill-encoded parameters are listed in parameter order")
+    func notesInParameterOrder() throws {
+        let ret = try #require(returned(combined(1, "GET", "/consent", 302,
+            location: "\(opa)?error=e%zz&error=f&code=c%zz&code=d&state=s%zz&state=t")))
+        #expect(ret.duplicateParams == [.state, .code, .error])
+        #expect(ret.badEncodingParams == [.state, .code, .error])
+    }
 }
