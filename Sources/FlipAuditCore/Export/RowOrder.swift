@@ -4,7 +4,9 @@ import HeapModule
 /// deterministic order, while the audit runs: sessions by (first request,
 /// source, state), findings by (time, source, kind, state).
 public protocol RowSink: AnyObject {
-    /// Called once before any row, with the inputs `SourceRef.file` ranks.
+    /// Called before any row, with the inputs `SourceRef.file` ranks. An
+    /// audit that finds its input out of time order starts over: it calls
+    /// `start` again, and the sink drops every row it was handed since.
     func start(inputs: [InputFile])
     func session(_ row: SessionRecord)
     func finding(_ row: Finding)
@@ -96,7 +98,13 @@ public final class RowCollector: RowSink {
     public private(set) var inputs: [InputFile] = []
 
     public init() {}
-    public func start(inputs: [InputFile]) { self.inputs = inputs }
+    /// Called before the first row; called again, it drops the rows
+    /// collected since.
+    public func start(inputs: [InputFile]) {
+        self.inputs = inputs
+        sessions = []
+        findings = []
+    }
     public func session(_ row: SessionRecord) { sessions.append(row) }
     public func finding(_ row: Finding) { findings.append(row) }
 }
