@@ -87,7 +87,7 @@ public final class Analyzer {
         let (inputs, problems) = InputCatalog.resolve(arguments)
         for (name, error) in problems { warn("\(name): \(error)") }
         shown = []
-        if inputs.allSatisfy(Self.canReread) {
+        if !configuration.alwaysSort && inputs.allSatisfy(Self.canReread) {
             if let result = pass(inputs, problems: problems, rows: rows, sorted: false) { return result }
         }
         return pass(inputs, problems: problems, rows: rows, sorted: true)!

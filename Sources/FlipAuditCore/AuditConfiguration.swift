@@ -40,6 +40,8 @@ public struct AuditConfiguration: Sendable {
     /// Flip events held in memory by the sorting pass before a sorted run
     /// goes to a temporary file (about 64 MiB of events).
     public var sortBudget = 200_000
+    /// Skip the streaming pass (tests compare the two passes).
+    var alwaysSort = false
 
     public init() {}
 
