@@ -136,7 +136,7 @@ public final class Analyzer {
         }
 
         let collector = ResultCollector(bucket: configuration.bucket)
-        let order = RowOrder(sinks: [collector] + rows)
+        let order = RowOrder(sinks: [collector] + rows, budget: configuration.rowBudget, warn: warn)
         let tracker = SessionTracker(configuration: configuration, files: inputs.count, sink: order)
         var files = [FileSummary?](repeating: nil, count: inputs.count)
         var examples = [[String]](repeating: [], count: inputs.count)

@@ -40,6 +40,9 @@ public struct AuditConfiguration: Sendable {
     /// Flip events held in memory by the sorting pass before a sorted run
     /// goes to a temporary file (about 64 MiB of events).
     public var sortBudget = 200_000
+    /// Rows of each kind held in memory for ordering before they are
+    /// sorted and spilled to a temporary file.
+    public var rowBudget = 50_000
     /// Skip the streaming pass (tests compare the two passes).
     var alwaysSort = false
 

@@ -52,6 +52,10 @@ struct FlipAuditCommand: ParsableCommand {
     @Option(name: .customLong("session-timeout"), help: ArgumentHelp("Seconds after its last event that a session expires.", valueName: "SECONDS"))
     var sessionTimeout: Int = 600
 
+    @Option(name: .customLong("reuse-window"),
+            help: ArgumentHelp("How long ended states and returned codes are remembered, in log time (90m, 36h, 7d).", valueName: "DURATION"))
+    var reuseWindow: String = "24h"
+
     @Option(help: "Time bucket of the error distribution (UTC).")
     var bucket: AuditConfiguration.Bucket = .day
 
@@ -89,6 +93,9 @@ struct FlipAuditCommand: ParsableCommand {
             do { _ = try NginxLogFormatParser(logFormat: text, maxLine: maxLine) } catch { throw ValidationError("\(error)") }
         }
         if sessionTimeout <= 0 { throw ValidationError("--session-timeout must be a positive number of seconds") }
+        if LogDuration.seconds(reuseWindow) == nil {
+            throw ValidationError("--reuse-window: \"\(reuseWindow)\" is not a duration such as 90m, 36h or 7d (at most \(LogDuration.maximumDays) days)")
+        }
         if maxLine < 256 { throw ValidationError("--max-line must be at least 256 bytes") }
         if maxSessions < 1 { throw ValidationError("--max-sessions must be at least 1") }
         if inputs.filter({ $0 == "-" }).count > 1 { throw ValidationError("standard input (-) can be read only once") }
@@ -128,6 +135,7 @@ struct FlipAuditCommand: ParsableCommand {
         config.endpoints = endpoints
         config.sessionTimeoutSeconds = sessionTimeout
         config.bucket = bucket
+        config.reuseWindowSeconds = LogDuration.seconds(reuseWindow)!
         config.maxLine = maxLine
         config.maxSessions = maxSessions
 

@@ -213,3 +213,53 @@ struct EventCodecTests {
         #expect(throws: EventCodec.Malformed.self) { try codec.decode(Array("1\t0\t1\t-\t200\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t".utf8)[...]) }
     }
 }
+
+@Suite("Rows held for ordering spill instead of leaving early")
+struct RowSpillTests {
+    /// One state re-requested every 500 s keeps its session open (and all
+    /// rows after it waiting) while `count` other sessions come and go.
+    private func heldLog(_ count: Int) -> [String] {
+        var lines: [String] = []
+        for i in 0..<count {
+            let t = i * 10
+            if i % 50 == 0 { lines.append(line(at: t, authorize(state: "keeper"), 200)) }
+            lines.append(line(at: t + 1, authorize(state: "s\(i)"), 302, location: "\(opa)?code=c\(i)&state=s\(i)&error=x"))
+        }
+        return lines
+    }
+
+    @Test("more held rows than the budget: the CSV files are the same bytes, in row order", arguments: [3, 40])
+    func spilled(_ budget: Int) throws {
+        let path = writeLog(heldLog(600), named: "held.log", in: temporaryDirectory())
+        let roomy = try Audit.run([path])
+        var config = AuditConfiguration()
+        config.rowBudget = budget
+        let tight = try Audit.run([path], config)
+        #expect(tight.csv == roomy.csv)
+        #expect(tight.sessions.count == 601)
+        // findings.csv and sessions.csv are sorted by time.
+        #expect(tight.sessions.map(\.firstSeen) == tight.sessions.map(\.firstSeen).sorted())
+        #expect(tight.findings.map(\.time) == tight.findings.map(\.time).sorted())
+        #expect(tight.findings.count >= 600)
+    }
+
+    @Test("rows read back from a spill file: every field comes back; damaged lines are errors")
+    func codec() throws {
+        let r = audit(heldLog(60))
+        for s in r.sessions {
+            var line: [UInt8] = []
+            RowCodec.encode(s, into: &line)
+            let back = try RowCodec.session(line.dropLast())
+            #expect(String(describing: back) == String(describing: s))
+        }
+        for f in r.findings {
+            var line: [UInt8] = []
+            RowCodec.encode(f, into: &line)
+            let back = try RowCodec.finding(line.dropLast())
+            #expect(String(describing: back) == String(describing: f))
+            for cut in [1, line.count / 2] {
+                #expect(throws: TextFields.Malformed.self) { try RowCodec.finding(line[..<cut]) }
+            }
+        }
+    }
+}

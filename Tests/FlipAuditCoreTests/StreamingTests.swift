@@ -84,3 +84,14 @@ struct StreamingTests {
         #expect(result.findings.first { $0.kind == .codeReuse }?.state == "k2")
     }
 }
+
+@Suite("--reuse-window durations")
+struct LogDurationTests {
+    @Test("units s, m, h, d and plain seconds; anything else, zero or past ten years is refused",
+          arguments: [("90m", 5400), ("36h", 129_600), ("7d", 604_800), ("3600s", 3600), ("45", 45), ("24h", 86_400),
+                      ("7x", nil), ("h", nil), ("", nil), ("0h", nil), ("-5m", nil), ("1.5h", nil), ("3661d", nil),
+                      ("99999999999999999999d", nil), ("3660d", 3660 * 86_400)] as [(String, Int?)])
+    func parse(_ text: String, _ seconds: Int?) {
+        #expect(LogDuration.seconds(text) == seconds)
+    }
+}

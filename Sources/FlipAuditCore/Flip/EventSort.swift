@@ -1,9 +1,6 @@
 #if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
 #endif
-import Foundation
 import HeapModule
 
 /// Holds every flip event of the input and hands them back in (time, file,
@@ -17,14 +14,14 @@ import HeapModule
 ///                                              │
 ///     next ◄── merge of the runs and what is still held ◄──┘
 ///
-/// Run files are unlinked as soon as they are created: nothing is left
-/// behind, whatever ends the process. A run that cannot be written (a full
-/// disk) stays in memory, with a warning: the answer stays exact.
+/// Runs are `SpillFile`s: nothing is left behind, whatever ends the
+/// process. A run that cannot be written (a full disk) stays in memory,
+/// with a warning: the answer stays exact.
 /// Not `Sendable`: one thread adds, then the same thread reads.
 final class EventSort {
     private let budget: Int
     private var held: [FlipEvent] = []
-    private var runs: [SpillRun] = []
+    private var runs: [SpillFile] = []
     private var codec: EventCodec
     private let warn: (String) -> Void
     private var spillFailed = false
@@ -66,7 +63,7 @@ final class EventSort {
 
     private func spill() {
         held.sort(by: Self.ordered)
-        guard let run = SpillRun(events: held) else {
+        guard let run = SpillFile(held, encode: EventCodec.encode) else {
             spillFailed = true
             warn("cannot write the event sort's temporary file (\(String(cString: strerror(errno)))); holding events in memory")
             return
@@ -109,70 +106,3 @@ final class EventSort {
     }
 }
 
-/// One sorted run of events in an unlinked temporary file, read back a
-/// buffer at a time.
-private final class SpillRun {
-    private let fd: Int32
-    private var offset: off_t = 0
-    private var buffer: [UInt8] = []
-    private var start = 0
-
-    /// Writes `events` to a new temporary file; nil when it cannot.
-    init?(events: [FlipEvent]) {
-        let directory = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        var template = Array((directory + "/flipaudit-sort.XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { return nil }
-        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
-        self.fd = fd
-        var out: [UInt8] = []
-        out.reserveCapacity(1 << 20)
-        for event in events {
-            EventCodec.encode(event, into: &out)
-            if out.count >= 1 << 20 {
-                guard Self.writeAll(fd, out) else { close(fd); return nil }
-                out.removeAll(keepingCapacity: true)
-            }
-        }
-        guard Self.writeAll(fd, out) else { close(fd); return nil }
-    }
-
-    deinit { close(fd) }
-
-    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-        var done = 0
-        while done < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + done, $0.count - done) }
-            if n < 0 { if errno == EINTR { continue }; return false }
-            done += n
-        }
-        return true
-    }
-
-    /// The next line, without its newline; nil at the end of the run.
-    func nextLine() -> ArraySlice<UInt8>? {
-        while true {
-            if let nl = buffer[start...].firstIndex(of: .newline) {
-                let line = buffer[start..<nl]
-                start = nl + 1
-                return line
-            }
-            buffer.removeFirst(start)
-            start = 0
-            let chunk = 1 << 16
-            let old = buffer.count
-            buffer += [UInt8](repeating: 0, count: chunk)
-            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + old, chunk, offset) }
-            buffer.removeLast(chunk - max(n, 0))
-            guard n > 0 else {
-                // A last line without its newline is handed on as it is;
-                // the codec judges it.
-                guard !buffer.isEmpty else { return nil }
-                let line = buffer[...]
-                buffer = []
-                return line
-            }
-            offset += off_t(n)
-        }
-    }
-}
