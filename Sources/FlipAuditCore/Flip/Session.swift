@@ -57,6 +57,8 @@ final class Session {
     /// The first 4xx/5xx answer to a request of this session.
     var failure: (status: Int, time: Int64, source: SourceRef)?
     var findings = FindingKindSet()
+    /// Keys of the codes this session was the first to receive.
+    var codeKeys: [UInt64] = []
     var isClosed = false
     /// When the session times out, on the tracker's clock (which a record
     /// out of time order does not turn back).

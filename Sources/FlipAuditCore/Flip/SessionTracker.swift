@@ -38,10 +38,11 @@ public final class SessionTracker {
     private var openOrder = Deque<Session>()
     /// States whose session returned or expired, for `--reuse-window` of
     /// log time: a new request with one of them is `state-reuse`.
-    private var endedStates: RecentMemory<Void>
-    /// Returned codes (by `CodeHash.key`) → the session that first received them,
-    /// remembered as long as ended states.
-    private var codeOwners: RecentMemory<(serial: Int, state: String)>
+    private var endedStates: ReuseMemory
+    /// Returned codes (by `CodeHash.key`), remembered as long as ended
+    /// states; which session received a code is known by the session
+    /// (`Session.codeKeys`).
+    private var returnedCodes: ReuseMemory
     private var nextSerial = 0
     /// Sessions closed early because `maxSessions` were open.
     public private(set) var evictedSessions = 0
@@ -54,8 +55,8 @@ public final class SessionTracker {
         timeoutMs = Int64(configuration.sessionTimeoutSeconds) * 1000
         maxSessions = max(1, configuration.maxSessions)
         let retention = Int64(configuration.reuseWindowSeconds) * 1000
-        endedStates = RecentMemory(retention: retention)
-        codeOwners = RecentMemory(retention: retention)
+        endedStates = ReuseMemory(retention: retention)
+        returnedCodes = ReuseMemory(retention: retention)
         firstLocationLine = Array(repeating: nil, count: files)
         self.sink = sink
     }
@@ -185,7 +186,7 @@ public final class SessionTracker {
             touch(session, event.time, source: event.source)
             if session.returnCount == 1 {
                 session.firstReturn = (event.time, event.source, ret.hasCode, ret.error, ret.errorDescription)
-                if !session.state.isEmpty { endedStates.insert(session.key.hash, (), at: clock) }
+                if !session.state.isEmpty { endedStates.remember(session.key.hash, at: clock) }
             } else {
                 raise(.duplicateReturn, session: session, event: event, detail: "return number \(session.returnCount) for this session")
             }
@@ -231,10 +232,14 @@ public final class SessionTracker {
         }
         if let digest = ret.codeDigest {
             let key = digest.key
-            if let owner = codeOwners.value(for: key, orRemember: (session.serial, session.state), now: clock),
-               owner.serial != session.serial {
-                raise(.codeReuse, session: session, event: event,
-                      detail: "code \(digest) was already returned in session \(Quote.text(owner.state))")
+            let first = returnedCodes.time(of: key, orRememberAt: clock)
+            if !session.codeKeys.contains(key) {
+                if let first {
+                    raise(.codeReuse, session: session, event: event,
+                          detail: "code \(digest) was already returned to another session at \(Timestamp.iso8601(first))")
+                } else {
+                    session.codeKeys.append(key)
+                }
             }
         }
     }
@@ -308,7 +313,7 @@ public final class SessionTracker {
         if s.state.isEmpty { stateless[s.serial] = nil } else if open[s.key] === s { open[s.key] = nil }
         // Remembered from the session's last activity, not from the event
         // that happened to close it.
-        if !s.state.isEmpty && !evicted { endedStates.insert(s.key.hash, (), at: s.lastSeen) }
+        if !s.state.isEmpty && !evicted { endedStates.remember(s.key.hash, at: s.lastSeen) }
         let outcome: Outcome
         var error = ""
         var description = ""
@@ -372,85 +377,3 @@ public final class SessionTracker {
     }
 }
 
-/// A state as a dictionary key: its 64-bit hash (`SessionTracker.key`) is
-/// computed once, on the scanning thread, and is all that is hashed;
-/// equality still compares the text, so two states that collide stay apart.
-struct StateKey: Hashable {
-    let hash: UInt64
-    let text: String
-
-    init(_ text: String) {
-        self.text = text
-        hash = SessionTracker.key(text)
-    }
-
-    func hash(into hasher: inout Hasher) { hasher.combine(hash) }
-    static func == (a: Self, b: Self) -> Bool { a.hash == b.hash && a.text == b.text }
-}
-
-/// Keys remembered for a while of log time: insertion times only grow, so
-/// a queue in insertion order says what to forget first.
-struct RecentMemory<Value> {
-    private var entries: [UInt64: (time: Int64, value: Value)] = [:]
-    private var order = Deque<(time: Int64, key: UInt64)>()
-    let retention: Int64
-
-    init(retention: Int64) { self.retention = retention }
-
-    /// Remembers `key` from `time` on (again, if it was known from an
-    /// earlier time). Times may run back a little; the forgetting queue
-    /// then keeps an entry somewhat longer, never shorter.
-    mutating func insert(_ key: UInt64, _ value: Value, at time: Int64) {
-        forget(before: time)
-        // One hash lookup (the dictionary's modify accessor), not two.
-        func renew(_ entry: inout (time: Int64, value: Value)) -> Bool {
-            guard entry.time < time else { return false }
-            entry = (time, value)
-            return true
-        }
-        if renew(&entries[key, default: (.min, value)]) { order.append((time, key)) }
-    }
-
-    /// The value remembered for `key` at `now`; when there is none, `value`
-    /// is remembered from `now` on and nil returned. One hash lookup.
-    mutating func value(for key: UInt64, orRemember value: Value, now: Int64) -> Value? {
-        forget(before: now)
-        let retention = retention
-        func known(_ entry: inout (time: Int64, value: Value)) -> Value? {
-            if entry.time != .min && now - entry.time <= retention { return entry.value }
-            entry = (now, value)
-            return nil
-        }
-        let found = known(&entries[key, default: (.min, value)])
-        if found == nil { order.append((now, key)) }
-        return found
-    }
-
-    func contains(_ key: UInt64, now: Int64) -> Bool {
-        guard let entry = entries[key] else { return false }
-        return now - entry.time <= retention
-    }
-
-    private mutating func forget(before now: Int64) {
-        while let first = order.first, now - first.time > retention {
-            order.removeFirst()
-            // Gone unless it was remembered again since (rare): then put back.
-            if let entry = entries.removeValue(forKey: first.key), entry.time != first.time { entries[first.key] = entry }
-        }
-    }
-}
-
-/// Quoting of log-derived text inside finding details.
-enum Quote {
-    /// `"value"`, shortened to 80 characters.
-    static func text(_ s: String) -> String {
-        // Most values are short: count bytes before counting characters.
-        let short = s.utf8.count > 80 && s.count > 80 ? String(s.prefix(77)) + "..." : s
-        return "\"" + short + "\""
-    }
-
-    /// A URL with codes redacted, quoted.
-    static func url(_ s: String) -> String {
-        text(CodeDigest.redact(s))
-    }
-}
