@@ -57,8 +57,13 @@ final class Session {
     /// The first 4xx/5xx answer to a request of this session.
     var failure: (status: Int, time: Int64, source: SourceRef)?
     var findings = FindingKindSet()
-    /// Keys of the codes this session was the first to receive.
-    var codeKeys: [UInt64] = []
+    /// Keys of the codes this session was the first to receive: nearly
+    /// always one, kept inline.
+    var codeKey: UInt64?
+    var moreCodeKeys: [UInt64] = []
+
+    func received(_ key: UInt64) -> Bool { codeKey == key || moreCodeKeys.contains(key) }
+    func receive(_ key: UInt64) { if codeKey == nil { codeKey = key } else { moreCodeKeys.append(key) } }
     var isClosed = false
     /// When the session times out, on the tracker's clock (which a record
     /// out of time order does not turn back).

@@ -41,7 +41,7 @@ public final class SessionTracker {
     private var endedStates: ReuseMemory
     /// Returned codes (by `CodeHash.key`), remembered as long as ended
     /// states; which session received a code is known by the session
-    /// (`Session.codeKeys`).
+    /// (`Session.received`).
     private var returnedCodes: ReuseMemory
     private var nextSerial = 0
     /// Sessions closed early because `maxSessions` were open.
@@ -233,12 +233,12 @@ public final class SessionTracker {
         if let digest = ret.codeDigest {
             let key = digest.key
             let first = returnedCodes.time(of: key, orRememberAt: clock)
-            if !session.codeKeys.contains(key) {
+            if !session.received(key) {
                 if let first {
                     raise(.codeReuse, session: session, event: event,
                           detail: "code \(digest) was already returned to another session at \(Timestamp.iso8601(first))")
                 } else {
-                    session.codeKeys.append(key)
+                    session.receive(key)
                 }
             }
         }
