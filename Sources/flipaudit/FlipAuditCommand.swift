@@ -61,6 +61,9 @@ struct FlipAuditCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Write the summary report as JSON to FILE, or - for standard output.", valueName: "FILE|-"))
     var json: String?
 
+    @Option(help: ArgumentHelp("Write Prometheus metrics of this run to FILE (node_exporter's textfile collector).", valueName: "FILE"))
+    var metrics: String?
+
     @Option(name: .customLong("fail-on"), help: "Exit 1 when a finding at or above this severity exists.")
     var failOn: FailOn = .never
 
@@ -97,6 +100,11 @@ struct FlipAuditCommand: ParsableCommand {
             let parent = (json as NSString).deletingLastPathComponent
             try Self.checkWritableDirectory(parent.isEmpty ? "." : parent, create: false, option: "--json")
         }
+        for (option, path) in [("--metrics", metrics)] {
+            guard let path else { continue }
+            let parent = (path as NSString).deletingLastPathComponent
+            try Self.checkWritableDirectory(parent.isEmpty ? "." : parent, create: false, option: option)
+        }
     }
 
     /// Fails before any input is read when an output folder cannot be used.
@@ -115,6 +123,7 @@ struct FlipAuditCommand: ParsableCommand {
     }
 
     func run() throws {
+        let started = ContinuousClock.now
         var config = AuditConfiguration()
         switch format {
         case .auto: config.format = logFormat.map { .nginx($0) } ?? .auto
@@ -173,10 +182,33 @@ struct FlipAuditCommand: ParsableCommand {
             let useColor = !noColor && ProcessInfo.processInfo.environment["NO_COLOR"].map(\.isEmpty) ?? true && isatty(STDOUT_FILENO) == 1
             FileHandle.standardOutput.write(Data(TerminalReport(color: useColor).render(result).utf8))
         }
-        if result.hadInputErrors { throw ExitCode(3) }
-        if let threshold = Severity(rawValue: failOn.rawValue), let worst = result.worstSeverity, worst >= threshold {
-            throw ExitCode(1)
+        // The exit status (3 wins over 1), known before the metrics, which
+        // carry it; the metrics are written last for that reason.
+        var status: Int32 = 0
+        if let threshold = Severity(rawValue: failOn.rawValue), let worst = result.worstSeverity, worst >= threshold { status = 1 }
+        if result.hadInputErrors { status = 3 }
+        if let metrics {
+            let elapsed = ContinuousClock.now - started
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            let previous = (try? String(contentsOfFile: metrics, encoding: .utf8)).flatMap(MetricsReport.lastSuccess(in:))
+            let text = MetricsReport.render(result, exitStatus: status, duration: seconds,
+                                            now: Date().timeIntervalSince1970, previousSuccess: previous)
+            if !Self.writeOutput(text, to: metrics, option: "--metrics") { status = Self.outputFailureStatus }
         }
+        if status != 0 { throw ExitCode(status) }
+    }
+
+    /// The exit status when an output could not be written.
+    static let outputFailureStatus: Int32 = 3
+
+    /// Writes one output file atomically; on failure says so on standard
+    /// error and returns false (the other outputs are still written).
+    static func writeOutput(_ text: String, to path: String, option: String) -> Bool {
+        do { try AtomicFile.write(text, to: path) } catch {
+            StandardError().write("flipaudit: \(option): \(error)")
+            return false
+        }
+        return true
     }
 
     /// Parses, runs, and exits with SPEC §6's statuses: ArgumentParser's
