@@ -61,6 +61,9 @@ struct FlipAuditCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Write the summary report as JSON to FILE, or - for standard output.", valueName: "FILE|-"))
     var json: String?
 
+    @Option(help: ArgumentHelp("Write the report as one self-contained HTML page to FILE.", valueName: "FILE"))
+    var html: String?
+
     @Option(help: ArgumentHelp("Write Prometheus metrics of this run to FILE (node_exporter's textfile collector).", valueName: "FILE"))
     var metrics: String?
 
@@ -100,7 +103,7 @@ struct FlipAuditCommand: ParsableCommand {
             let parent = (json as NSString).deletingLastPathComponent
             try Self.checkWritableDirectory(parent.isEmpty ? "." : parent, create: false, option: "--json")
         }
-        for (option, path) in [("--metrics", metrics)] {
+        for (option, path) in [("--html", html), ("--metrics", metrics)] {
             guard let path else { continue }
             let parent = (path as NSString).deletingLastPathComponent
             try Self.checkWritableDirectory(parent.isEmpty ? "." : parent, create: false, option: option)
@@ -187,6 +190,10 @@ struct FlipAuditCommand: ParsableCommand {
         var status: Int32 = 0
         if let threshold = Severity(rawValue: failOn.rawValue), let worst = result.worstSeverity, worst >= threshold { status = 1 }
         if result.hadInputErrors { status = 3 }
+        if let html {
+            let text = HTMLReport.render(result, failOn: Severity(rawValue: failOn.rawValue))
+            if !Self.writeOutput(text, to: html, option: "--html") { status = Self.outputFailureStatus }
+        }
         if let metrics {
             let elapsed = ContinuousClock.now - started
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
