@@ -76,6 +76,9 @@ struct FlipAuditCommand: ParsableCommand {
     @Option(name: .customLong("max-sessions"), help: ArgumentHelp("Most sessions held open at once; past it the least recently active is closed early (counted in the report).", valueName: "N"))
     var maxSessions: Int = SessionTracker.defaultMaxSessions
 
+    @Option(help: ArgumentHelp("Read options from a TOML file: any long option under its own name (command-line options win).", valueName: "FILE"))
+    var config: String?
+
     @Flag(name: [.short, .long], help: "Print no summary and no progress (errors still go to standard error).")
     var quiet = false
 
@@ -224,10 +227,13 @@ struct FlipAuditCommand: ParsableCommand {
         do {
             // `--help` comes back as a command of its own (ArgumentParser's
             // HelpCommand): run whatever was parsed.
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(try ConfigArguments.expand(Array(CommandLine.arguments.dropFirst())))
             try command.run()
         } catch let code as ExitCode {
             Foundation.exit(code.rawValue)
+        } catch let error as ConfigFile.ConfigError {
+            FileHandle.standardError.write(Data("flipaudit: --config \(TerminalText.escape(error.description))\n".utf8))
+            Foundation.exit(2)
         } catch let error as ConfigurationError {
             FileHandle.standardError.write(Data("flipaudit: \(error)\n".utf8))
             Foundation.exit(2)
