@@ -252,21 +252,34 @@ struct FlipAuditCommand: ParsableCommand {
 
 extension AuditConfiguration.Bucket: ExpressibleByArgument {}
 
-/// A progress line on standard error (a terminal), redrawn at most five
-/// times a second and erased before any other output.
+/// A progress line on standard error (a terminal): percent of all input
+/// bytes, rate, time left, files done (`ProgressText`), redrawn at most ten
+/// times a second and erased before any other output. Inputs are read side
+/// by side, so it adds up each one's latest position.
 final class ProgressLine: @unchecked Sendable {
     private let lock = NSLock()
-    private var last = Date.distantPast
+    private let started = ContinuousClock.now
+    private var last: ContinuousClock.Instant?
     private var shown = false
+    /// Per input (by number): bytes read as stored, and whether it is done.
+    private var positions: [Int: UInt64] = [:]
+    private var finished: Set<Int> = []
+    /// The line on screen, not drawn again while it reads the same.
+    private var lastText = ""
 
     func update(_ p: Analyzer.Progress) {
         lock.lock(); defer { lock.unlock() }
-        let now = Date()
-        guard now.timeIntervalSince(last) >= 0.2 else { return }
+        positions[p.fileNumber] = p.compressedBytes
+        if p.finished { finished.insert(p.fileNumber) }
+        let now = ContinuousClock.now
+        if let last, now - last < .milliseconds(100) { return }
         last = now
-        let mb = Double(p.bytes) / 1_048_576
-        let name = TerminalText.escape(p.file)
-        let text = "reading \(p.fileNumber)/\(p.fileCount) \(name.count > 50 ? "…" + name.suffix(49) : name[...])  \(Int(mb)) MiB"
+        let elapsed = now - started
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let text = ProgressText.line(read: positions.values.reduce(0, +), total: p.totalBytes,
+                                     filesDone: finished.count, fileCount: p.fileCount, elapsed: seconds)
+        guard text != lastText else { return }
+        lastText = text
         FileHandle.standardError.write(Data(("\r\u{1B}[K" + text).utf8))
         shown = true
     }
@@ -276,6 +289,7 @@ final class ProgressLine: @unchecked Sendable {
         guard shown else { return }
         FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
         shown = false
+        lastText = ""
     }
 }
 
