@@ -62,13 +62,16 @@ struct ProgressTests {
 
     @Test("on a terminal the line is drawn and cleared; never when standard error is a pipe")
     func terminal() throws {
-        let piped = try runCLI([sampleLogs, "--json", "/dev/null"])
+        // Outputs go to a temporary folder: never name a device as an
+        // output here (an output is written through a rename).
+        let dir = temporaryDirectory()
+        let piped = try runCLI([sampleLogs, "--json", dir + "/piped.json"])
         #expect(!piped.stderr.contains("\r") && !piped.stderr.contains("files "))
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else { return }
         let binary = Bundle.module.bundleURL.deletingLastPathComponent().appendingPathComponent("flipaudit").path
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        p.arguments = ["-q", "-e", "-c", "'\(binary)' '\(sampleLogs)' --json /dev/null > /dev/null", "/dev/null"]
+        p.arguments = ["-q", "-e", "-c", "'\(binary)' '\(sampleLogs)' --json '\(dir)/tty.json' > /dev/null", "/dev/null"]
         let out = Pipe()
         p.standardOutput = out
         p.standardError = out

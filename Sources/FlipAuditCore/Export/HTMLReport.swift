@@ -327,6 +327,6 @@ public enum HTMLReport {
         .finding p{margin:4px 0}.fix{background:#eef6ff;padding:4px 8px;border-radius:4px}.more{color:var(--muted);font-size:.9em}
         footer{color:var(--muted);font-size:.85em;margin-top:32px;border-top:1px solid var(--line)}
         @media (max-width:600px){body{padding:8px;font-size:14px}th,td{padding:3px 4px}.card{flex-basis:40%}}
-        @media print{body{max-width:none;font-size:11pt}.scroll,figure{overflow:visible}.finding,table,figure{break-inside:avoid}a{color:inherit}.sev,.sev-head{-webkit-print-color-adjust:exact;print-color-adjust:exact}}
+        @media print{body{max-width:none;font-size:11pt}.scroll,figure{overflow:visible}.finding,table,figure{break-inside:avoid}h2,h3,h4{break-after:avoid}a{color:inherit}.sev,.sev-head{-webkit-print-color-adjust:exact;print-color-adjust:exact}}
         """
 }
