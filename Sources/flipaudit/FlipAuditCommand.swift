@@ -266,6 +266,12 @@ final class ProgressLine: @unchecked Sendable {
     private var finished: Set<Int> = []
     /// The line on screen, not drawn again while it reads the same.
     private var lastText = ""
+    /// The terminal's width: a longer line would wrap, and `\r` would
+    /// then no longer return to its start.
+    private let columns: Int = {
+        var size = winsize()
+        return ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0 ? Int(size.ws_col) : 80
+    }()
 
     func update(_ p: Analyzer.Progress) {
         lock.lock(); defer { lock.unlock() }
@@ -276,8 +282,9 @@ final class ProgressLine: @unchecked Sendable {
         last = now
         let elapsed = now - started
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        let text = ProgressText.line(read: positions.values.reduce(0, +), total: p.totalBytes,
-                                     filesDone: finished.count, fileCount: p.fileCount, elapsed: seconds)
+        let text = String(ProgressText.line(read: positions.values.reduce(0, +), total: p.totalBytes,
+                                            filesDone: finished.count, fileCount: p.fileCount, elapsed: seconds)
+                            .prefix(columns - 1))
         guard text != lastText else { return }
         lastText = text
         FileHandle.standardError.write(Data(("\r\u{1B}[K" + text).utf8))
