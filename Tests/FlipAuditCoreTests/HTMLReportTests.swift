@@ -91,6 +91,35 @@ struct HTMLReportTests {
         #expect(!html.contains(String(repeating: "&lt;x&gt;", count: HTMLReport.valueLimit)))
     }
 
+    @Test("the totals marked data-total equal the JSON summary of the same result")
+    func totalsMatchJSON() throws {
+        let result = try Audit.run(samplePaths()).result
+        let html = HTMLReport.render(result, failOn: .high)
+        let json = try JSONSerialization.jsonObject(with: Data(JSONReport.render(result).utf8)) as! [String: Any]
+        var shown: [String: String] = [:]
+        for part in html.components(separatedBy: "data-total=\"").dropFirst() {
+            let key = String(part.prefix { $0 != "\"" })
+            let value = part.drop { $0 != ">" }.dropFirst().prefix { $0 != "<" }
+            shown[key] = String(value)
+        }
+        let input = json["input"] as! [String: Any]
+        let findings = json["findings"] as! [String: Any]
+        var want: [String: Int] = [
+            "files": input["files"] as! Int, "lines": input["lines"] as! Int, "records": input["records"] as! Int,
+            "malformed_lines": input["malformed_lines"] as! Int, "in_scope_flip_records": input["in_scope_flip_records"] as! Int,
+            "sessions": json["sessions"] as! Int, "findings": findings["total"] as! Int,
+            "error_sessions": (json["error_totals"] as! [[String: Any]]).reduce(0) { $0 + ($1["count"] as! Int) },
+            "latency_count": (json["latency_ms"] as! [String: Any])["count"] as! Int,
+        ]
+        for (severity, n) in findings["by_severity"] as! [String: Int] { want["findings-" + severity] = n }
+        for (outcome, n) in json["outcomes"] as! [String: Int] where n > 0 { want["outcome-" + outcome] = n }
+        for (key, value) in want { #expect(shown[key] == String(value), "\(key)") }
+        #expect(Set(shown.keys) == Set(want.keys))
+        for kind in findings["by_kind"] as! [[String: Any]] {
+            #expect(html.contains("data-kind=\"\(kind["kind"] as! String)\">\(kind["count"] as! Int)<"))
+        }
+    }
+
     @Test("the unobservable note gives the nginx line to add")
     func unobservable() throws {
         let result = try Audit.run(samplePaths()).result
