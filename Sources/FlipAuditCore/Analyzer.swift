@@ -53,12 +53,18 @@ public final class Analyzer {
         public var file: String
         public var fileNumber: Int
         public var fileCount: Int
-        /// Decoded bytes of this file read so far.
-        public var bytes: UInt64
+        /// Bytes of this file read so far as stored (compressed for gzip).
+        public var compressedBytes: UInt64
+        /// Whether this file has been read to its end (or its error).
+        public var finished: Bool
+        /// The sizes of all inputs added up; nil when one is a stream
+        /// (standard input, a FIFO), whose size is not known in advance.
+        public var totalBytes: UInt64?
     }
 
     /// `warn` receives one-line messages about bad input (for standard
-    /// error); `progress` is called once per decoded chunk.
+    /// error); `progress` is called once per decoded chunk and once per
+    /// finished input.
     public init(configuration: AuditConfiguration, warn: @escaping (String) -> Void = { _ in },
                 progress: (@Sendable (Progress) -> Void)? = nil) {
         self.configuration = configuration
@@ -118,10 +124,14 @@ public final class Analyzer {
         let configuration = self.configuration
         let progress = self.progress
         let pieceBytes = max(LogFileReader.bufferSize, 2 * LineChunker.minimumBuffer(maxLine: configuration.maxLine))
+        let totalBytes = progress == nil ? nil : Self.totalSize(inputs)
         func feed(_ index: Int, alone: Bool) -> EventFeed {
             let file = inputs[index]
             let report = progress.map { p in
-                { @Sendable (bytes: UInt64) in p(Progress(file: file.displayName, fileNumber: index + 1, fileCount: inputs.count, bytes: bytes)) }
+                { @Sendable (bytes: UInt64) in
+                    p(Progress(file: file.displayName, fileNumber: index + 1, fileCount: inputs.count, compressedBytes: bytes,
+                               finished: false, totalBytes: totalBytes))
+                }
             }
             // A single input is read by two threads sharing the work, with
             // up to 64 pieces of 256 KiB between zlib and the audit; inputs
@@ -156,6 +166,8 @@ public final class Analyzer {
             }
         }
         func onEnd(_ index: Int, _ scan: FileScan) {
+            progress?(Progress(file: inputs[index].displayName, fileNumber: index + 1, fileCount: inputs.count,
+                               compressedBytes: scan.accounting.compressedBytes, finished: true, totalBytes: totalBytes))
             var fileAccounting = scan.accounting
             examples[index] = fileAccounting.malformedExamples
             fileAccounting.malformedExamples = []
@@ -226,6 +238,21 @@ public final class Analyzer {
             evictedSessions: tracker.evictedSessions,
             unpinnedProjectIDs: tracker.unpinnedProjectIDs.sorted(),
             unobservableFiles: tracker.unobservableFiles.sorted().map { inputs[Int($0)].displayName })
+    }
+}
+
+extension Analyzer {
+    /// The sizes of the inputs added up, or nil when one is not a regular
+    /// file (standard input, a FIFO): the progress line's 100 %.
+    static func totalSize(_ inputs: [InputFile]) -> UInt64? {
+        var total: UInt64 = 0
+        for input in inputs {
+            // stat, not lstat: a symlink counts as the file it names.
+            var info = stat()
+            guard let path = input.path, stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+            total += UInt64(max(0, info.st_size))
+        }
+        return total
     }
 }
 

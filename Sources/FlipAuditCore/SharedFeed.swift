@@ -175,7 +175,7 @@ final class SharedFeed: EventFeed, @unchecked Sendable {
             condition.unlock()
             if let slot {
                 let piece = chunker.cut(into: slots[slot])
-                progress?(chunker.decodedBytes)
+                progress?(chunker.compressedBytes)
                 condition.lock()
                 pieces.append(.cut(piece, slot: slot))
                 if piece.end != nil { cutAll = true }

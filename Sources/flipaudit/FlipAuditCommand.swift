@@ -65,6 +65,12 @@ struct FlipAuditCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Write the summary report as JSON to FILE, or - for standard output.", valueName: "FILE|-"))
     var json: String?
 
+    @Option(help: ArgumentHelp("Write the report as one self-contained HTML page to FILE.", valueName: "FILE"))
+    var html: String?
+
+    @Option(help: ArgumentHelp("Write Prometheus metrics of this run to FILE (node_exporter's textfile collector).", valueName: "FILE"))
+    var metrics: String?
+
     @Option(name: .customLong("fail-on"), help: "Exit 1 when a finding at or above this severity exists.")
     var failOn: FailOn = .never
 
@@ -73,6 +79,9 @@ struct FlipAuditCommand: ParsableCommand {
 
     @Option(name: .customLong("max-sessions"), help: ArgumentHelp("Most sessions held open at once; past it the least recently active is closed early (counted in the report).", valueName: "N"))
     var maxSessions: Int = SessionTracker.defaultMaxSessions
+
+    @Option(help: ArgumentHelp("Read options from a TOML file: any long option under its own name (command-line options win).", valueName: "FILE"))
+    var config: String?
 
     @Flag(name: [.short, .long], help: "Print no summary and no progress (errors still go to standard error).")
     var quiet = false
@@ -104,6 +113,11 @@ struct FlipAuditCommand: ParsableCommand {
             let parent = (json as NSString).deletingLastPathComponent
             try Self.checkWritableDirectory(parent.isEmpty ? "." : parent, create: false, option: "--json")
         }
+        for (option, path) in [("--html", html), ("--metrics", metrics)] {
+            guard let path else { continue }
+            let parent = (path as NSString).deletingLastPathComponent
+            try Self.checkWritableDirectory(parent.isEmpty ? "." : parent, create: false, option: option)
+        }
     }
 
     /// Fails before any input is read when an output folder cannot be used.
@@ -122,6 +136,7 @@ struct FlipAuditCommand: ParsableCommand {
     }
 
     func run() throws {
+        let started = ContinuousClock.now
         var config = AuditConfiguration()
         switch format {
         case .auto: config.format = logFormat.map { .nginx($0) } ?? .auto
@@ -181,10 +196,37 @@ struct FlipAuditCommand: ParsableCommand {
             let useColor = !noColor && ProcessInfo.processInfo.environment["NO_COLOR"].map(\.isEmpty) ?? true && isatty(STDOUT_FILENO) == 1
             FileHandle.standardOutput.write(Data(TerminalReport(color: useColor).render(result).utf8))
         }
-        if result.hadInputErrors { throw ExitCode(3) }
-        if let threshold = Severity(rawValue: failOn.rawValue), let worst = result.worstSeverity, worst >= threshold {
-            throw ExitCode(1)
+        // The exit status (3 wins over 1), known before the metrics, which
+        // carry it; the metrics are written last for that reason.
+        var status: Int32 = 0
+        if let threshold = Severity(rawValue: failOn.rawValue), let worst = result.worstSeverity, worst >= threshold { status = 1 }
+        if result.hadInputErrors { status = 3 }
+        if let html {
+            let text = HTMLReport.render(result, failOn: Severity(rawValue: failOn.rawValue))
+            if !Self.writeOutput(text, to: html, option: "--html") { status = Self.outputFailureStatus }
         }
+        if let metrics {
+            let elapsed = ContinuousClock.now - started
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            let previous = (try? String(contentsOfFile: metrics, encoding: .utf8)).flatMap(MetricsReport.lastSuccess(in:))
+            let text = MetricsReport.render(result, exitStatus: status, duration: seconds,
+                                            now: Date().timeIntervalSince1970, previousSuccess: previous)
+            if !Self.writeOutput(text, to: metrics, option: "--metrics") { status = Self.outputFailureStatus }
+        }
+        if status != 0 { throw ExitCode(status) }
+    }
+
+    /// The exit status when an output could not be written.
+    static let outputFailureStatus: Int32 = 3
+
+    /// Writes one output file atomically; on failure says so on standard
+    /// error and returns false (the other outputs are still written).
+    static func writeOutput(_ text: String, to path: String, option: String) -> Bool {
+        do { try AtomicFile.write(text, to: path) } catch {
+            StandardError().write("flipaudit: \(option): \(error)")
+            return false
+        }
+        return true
     }
 
     /// Parses, runs, and exits with SPEC §6's statuses: ArgumentParser's
@@ -193,10 +235,13 @@ struct FlipAuditCommand: ParsableCommand {
         do {
             // `--help` comes back as a command of its own (ArgumentParser's
             // HelpCommand): run whatever was parsed.
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(try ConfigArguments.expand(Array(CommandLine.arguments.dropFirst())))
             try command.run()
         } catch let code as ExitCode {
             Foundation.exit(code.rawValue)
+        } catch let error as ConfigFile.ConfigError {
+            FileHandle.standardError.write(Data("flipaudit: --config \(TerminalText.escape(error.description))\n".utf8))
+            Foundation.exit(2)
         } catch let error as ConfigurationError {
             FileHandle.standardError.write(Data("flipaudit: \(error)\n".utf8))
             Foundation.exit(2)
@@ -215,21 +260,41 @@ struct FlipAuditCommand: ParsableCommand {
 
 extension AuditConfiguration.Bucket: ExpressibleByArgument {}
 
-/// A progress line on standard error (a terminal), redrawn at most five
-/// times a second and erased before any other output.
+/// A progress line on standard error (a terminal): percent of all input
+/// bytes, rate, time left, files done (`ProgressText`), redrawn at most ten
+/// times a second and erased before any other output. Inputs are read side
+/// by side, so it adds up each one's latest position.
 final class ProgressLine: @unchecked Sendable {
     private let lock = NSLock()
-    private var last = Date.distantPast
+    private let started = ContinuousClock.now
+    private var last: ContinuousClock.Instant?
     private var shown = false
+    /// Per input (by number): bytes read as stored, and whether it is done.
+    private var positions: [Int: UInt64] = [:]
+    private var finished: Set<Int> = []
+    /// The line on screen, not drawn again while it reads the same.
+    private var lastText = ""
+    /// The terminal's width: a longer line would wrap, and `\r` would
+    /// then no longer return to its start.
+    private let columns: Int = {
+        var size = winsize()
+        return ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0 ? Int(size.ws_col) : 80
+    }()
 
     func update(_ p: Analyzer.Progress) {
         lock.lock(); defer { lock.unlock() }
-        let now = Date()
-        guard now.timeIntervalSince(last) >= 0.2 else { return }
+        positions[p.fileNumber] = p.compressedBytes
+        if p.finished { finished.insert(p.fileNumber) }
+        let now = ContinuousClock.now
+        if let last, now - last < .milliseconds(100) { return }
         last = now
-        let mb = Double(p.bytes) / 1_048_576
-        let name = TerminalText.escape(p.file)
-        let text = "reading \(p.fileNumber)/\(p.fileCount) \(name.count > 50 ? "…" + name.suffix(49) : name[...])  \(Int(mb)) MiB"
+        let elapsed = now - started
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let text = String(ProgressText.line(read: positions.values.reduce(0, +), total: p.totalBytes,
+                                            filesDone: finished.count, fileCount: p.fileCount, elapsed: seconds)
+                            .prefix(columns - 1))
+        guard text != lastText else { return }
+        lastText = text
         FileHandle.standardError.write(Data(("\r\u{1B}[K" + text).utf8))
         shown = true
     }
@@ -239,6 +304,7 @@ final class ProgressLine: @unchecked Sendable {
         guard shown else { return }
         FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
         shown = false
+        lastText = ""
     }
 }
 

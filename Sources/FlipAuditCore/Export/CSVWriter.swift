@@ -212,7 +212,8 @@ public final class TemporaryOutputs: @unchecked Sendable {
     }
 }
 
-/// Writes a whole file through a temporary file renamed into place.
+/// Writes a whole file through a temporary file in the same folder,
+/// flushed to disk and renamed into place.
 public enum AtomicFile {
     public static func write(_ text: String, to path: String) throws(OutputError) {
         let slash = path.lastIndex(of: "/")
@@ -229,7 +230,11 @@ public enum AtomicFile {
             unlink(temporary)
             throw error
         }
-        if closeDescriptor(fd) != 0 || rename(temporary, path) != 0 {
+        // fsync before the rename: after a crash the name holds the old
+        // file or the whole new one, never an empty one.
+        let synced = fsync(fd) == 0
+        let closed = closeDescriptor(fd) == 0
+        if !synced || !closed || rename(temporary, path) != 0 {
             let error = OutputError.system(path)
             unlink(temporary)
             throw error
