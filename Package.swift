@@ -1,9 +1,10 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
+// 6.2: the parser keeps its parameter slots in InlineArrays (`[7 of T]`).
 import PackageDescription
 
 let package = Package(
     name: "flipaudit",
-    platforms: [.macOS(.v13)],
+    platforms: [.macOS(.v26)],
     products: [
         .executable(name: "flipaudit", targets: ["flipaudit"]),
         .library(name: "FlipAuditCore", targets: ["FlipAuditCore"]),
@@ -40,11 +41,7 @@ let package = Package(
                 .product(name: "HeapModule", package: "swift-collections"),
                 // --config files (TOML).
                 .product(name: "TOMLKit", package: "TOMLKit"),
-            ],
-            // Release builds drop the run-time exclusivity checks on class
-            // properties (about 4% of the instructions); debug
-            // builds, which the tests run, keep them.
-            swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+            ]
         ),
         /// The thin command: options, validation, exit codes. On Linux it
         /// runs on jemalloc: events are made on one thread and freed on
