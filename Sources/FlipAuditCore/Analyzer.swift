@@ -18,10 +18,21 @@ public struct AuditResult: Sendable {
     public var unpinnedProjectIDs: [String]
     /// Files whose sessions were `unobservable` (no Location logged).
     public var unobservableFiles: [String]
+    /// Names of earlier runs' inputs that carried sessions' sources name
+    /// (ranked after `inputs`).
+    public var carriedFiles: [String] = []
+    /// Open sessions taken in from the previous run's checkpoint.
+    public var carriedIn = 0
+    /// What this run hands to the next, when it carries (`--checkpoint`):
+    /// its open sessions (`carriedOut`), memories, clock and key.
+    public var checkpoint: Checkpoint?
+    public var carriedOut: Int { checkpoint?.openSessions ?? 0 }
 
     /// `FILE:LINE` of a source.
     public func describe(_ source: SourceRef) -> String {
-        let name = inputs.indices.contains(Int(source.file)) ? inputs[Int(source.file)].displayName : "?"
+        let i = Int(source.file)
+        let name = inputs.indices.contains(i) ? inputs[i].displayName
+            : carriedFiles.indices.contains(i - inputs.count) ? carriedFiles[i - inputs.count] : "?"
         return "\(name):\(source.line)"
     }
 
@@ -85,7 +96,14 @@ public final class Analyzer {
     /// again with all its flip events sorted (`EventSort`, spilling to
     /// temporary files). Streams (standard input, FIFOs) cannot be read
     /// twice: they go straight to the sorting pass.
-    public func run(_ arguments: [String], rows: [RowSink] = []) throws(ConfigurationError) -> AuditResult {
+    ///
+    /// With `carry`, the run hands on to the next (`--checkpoint`): it
+    /// takes in `carried` (the previous run's checkpoint, nil for a fresh
+    /// start), sessions still open at the end are carried in the result's
+    /// checkpoint instead of closing as `pending`, and an input that lies
+    /// before the carried clock (beyond the reorder window) is refused.
+    public func run(_ arguments: [String], rows: [RowSink] = [], carry: Bool = false,
+                    carried: Checkpoint? = nil) throws(ConfigurationError) -> AuditResult {
         // A log_format that cannot work is refused before any input is read.
         if case .nginx(let text) = configuration.format {
             _ = try NginxLogFormatParser(logFormat: text, maxLine: configuration.maxLine)
@@ -93,10 +111,34 @@ public final class Analyzer {
         let (inputs, problems) = InputCatalog.resolve(arguments)
         for (name, error) in problems { warn("\(name): \(error)") }
         shown = []
+        let handOn = Carry(on: carry, from: carried)
         if !configuration.alwaysSort && inputs.allSatisfy(Self.canReread) {
-            if let result = pass(inputs, problems: problems, rows: rows, sorted: false) { return result }
+            switch pass(inputs, problems: problems, rows: rows, sorted: false, carry: handOn) {
+            case .done(let result): return result
+            case .refused(let why): throw .checkpoint(why)
+            case .outOfOrder: break
+            }
         }
-        return pass(inputs, problems: problems, rows: rows, sorted: true)!
+        switch pass(inputs, problems: problems, rows: rows, sorted: true, carry: handOn) {
+        case .done(let result): return result
+        case .refused(let why): throw .checkpoint(why)
+        case .outOfOrder: preconditionFailure("the sorting pass is never out of order")
+        }
+    }
+
+    /// Whether and from what a run hands on.
+    private struct Carry {
+        var on: Bool
+        var from: Checkpoint?
+    }
+
+    /// How a pass ended.
+    private enum PassEnd {
+        case done(AuditResult)
+        /// A streaming pass met an input out of time order.
+        case outOfOrder
+        /// Input before the carried clock.
+        case refused(String)
     }
 
     /// Whether an input can be read a second time: a regular file.
@@ -110,17 +152,18 @@ public final class Analyzer {
     /// pass does not repeat them); -1 for the count of the rest.
     private var shown = Set<Int>()
 
-    /// One audit of every input; nil when a streaming pass met an input
-    /// out of time order.
+    /// One audit of every input.
     private func pass(_ inputs: [InputFile], problems: [(name: String, error: InputError)], rows: [RowSink],
-                      sorted: Bool) -> AuditResult? {
+                      sorted: Bool, carry: Carry) -> PassEnd {
         var accounting = InputAccounting()
         var inputErrors: [String] = []
         for (name, error) in problems {
             inputErrors.append("\(name): \(error)")
             accounting.filesWithErrors += 1
         }
-        for sink in rows { sink.start(inputs: inputs) }
+        let carriedFiles = carry.from?.files ?? []
+        let sourceFiles = inputs + carriedFiles.map { InputFile(displayName: $0, path: nil) }
+        for sink in rows { sink.start(inputs: sourceFiles) }
         let configuration = self.configuration
         let progress = self.progress
         let pieceBytes = max(LogFileReader.bufferSize, 2 * LineChunker.minimumBuffer(maxLine: configuration.maxLine))
@@ -147,7 +190,15 @@ public final class Analyzer {
 
         let collector = ResultCollector(bucket: configuration.bucket)
         let order = RowOrder(sinks: [collector] + rows, budget: configuration.rowBudget, warn: warn)
-        let tracker = SessionTracker(configuration: configuration, files: inputs.count, sink: order)
+        let tracker = SessionTracker(configuration: configuration, files: inputs.count, sink: order, carried: carry.from)
+        /// Events before this are refused: they lie before the carried
+        /// clock, beyond the reorder window.
+        let floor = carry.from.map { $0.clock - TimeOrderedMerge.defaultWindow } ?? .min
+        func refusal(_ event: FlipEvent) -> PassEnd {
+            .refused("\(sourceFiles[Int(event.source.file)].displayName):\(event.source.line) at \(Timestamp.iso8601(event.time)) "
+                     + "lies before the checkpoint's clock \(Timestamp.iso8601(carry.from!.clock)) (the same night twice, or nights out of order); "
+                     + "nothing written, the checkpoint is unchanged")
+        }
         var files = [FileSummary?](repeating: nil, count: inputs.count)
         var examples = [[String]](repeating: [], count: inputs.count)
         var latest: Int64?
@@ -186,7 +237,8 @@ public final class Analyzer {
         }
 
         if sorted {
-            let sort = EventSort(budget: configuration.sortBudget, allowlist: configuration.allowlist, warn: warn)
+            let sort = EventSort(budget: configuration.sortBudget, allowlist: configuration.allowlist,
+                                 fingerprint: configuration.fingerprint, warn: warn)
             for index in inputs.indices {
                 let source = feed(index, alone: true)
                 reading: while true {
@@ -201,6 +253,7 @@ public final class Analyzer {
                 }
             }
             while let event = sort.next() {
+                if event.time < floor { return refusal(event) }
                 tracker.process(event)
                 order.release(before: tracker.settledBefore)
             }
@@ -210,15 +263,22 @@ public final class Analyzer {
                 feeds: inputs.indices.map { feed($0, alone: inputs.count == 1) }, startTimes: startTimes,
                 onBatch: onBatch, onEnd: onEnd)
             while let event = merge.next() {
+                if event.time < floor { return refusal(event) }
                 tracker.process(event)
                 order.release(before: tracker.settledBefore)
             }
             if let back = merge.outOfOrder {
                 warn("\(inputs[Int(back.file)].displayName):\(back.line): the input runs back in time more than \(window / 1000) s; reading it again with every flip event sorted")
-                return nil
+                return .outOfOrder
             }
         }
-        tracker.finish(endTime: latest ?? 0)
+        var checkpoint: Checkpoint?
+        if carry.on {
+            checkpoint = tracker.carry(endTime: max(latest ?? .min, carry.from?.clock ?? .min), names: sourceFiles.map(\.displayName))
+            checkpoint!.key = configuration.fingerprint.keyBytes ?? []
+        } else {
+            tracker.finish(endTime: latest ?? 0)
+        }
         order.releaseAll()
 
         if accounting.malformedLines > min(malformedWarnings, limit) && !shown.contains(-1) {
@@ -232,12 +292,16 @@ public final class Analyzer {
         }
         // Paths that could not be resolved, then read errors by input.
         inputErrors += files.indices.compactMap { i in files[i]?.error.map { "\(inputs[i].displayName): \($0)" } }
-        return AuditResult(
+        var result = AuditResult(
             configuration: configuration, inputs: inputs, accounting: accounting, files: files.map { $0! },
             inputErrors: inputErrors, findingExamples: collector.examples, statistics: collector.statistics,
             evictedSessions: tracker.evictedSessions,
             unpinnedProjectIDs: tracker.unpinnedProjectIDs.sorted(),
             unobservableFiles: tracker.unobservableFiles.sorted().map { inputs[Int($0)].displayName })
+        result.carriedFiles = carriedFiles
+        result.carriedIn = carry.from?.openSessions ?? 0
+        result.checkpoint = checkpoint
+        return .done(result)
     }
 }
 

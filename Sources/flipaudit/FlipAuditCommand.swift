@@ -52,6 +52,9 @@ struct FlipAuditCommand: ParsableCommand {
     @Option(name: .customLong("session-timeout"), help: ArgumentHelp("Seconds after its last event that a session expires.", valueName: "SECONDS"))
     var sessionTimeout: Int = 600
 
+    @Option(help: ArgumentHelp("Carry open sessions and remembered states and codes from run to run (started when missing).", valueName: "FILE"))
+    var checkpoint: String?
+
     @Option(name: .customLong("reuse-window"),
             help: ArgumentHelp("How long ended states and returned codes are remembered, in log time (90m, 36h, 7d).", valueName: "DURATION"))
     var reuseWindow: String = "24h"
@@ -155,6 +158,15 @@ struct FlipAuditCommand: ParsableCommand {
         config.maxSessions = maxSessions
 
         let stderr = StandardError()
+        var carried: Checkpoint?
+        if let checkpoint {
+            do { carried = try Checkpoint.load(checkpoint) } catch {
+                stderr.write("flipaudit: --checkpoint \(TerminalText.escape(checkpoint)): \(error); nothing written")
+                throw ExitCode(2)
+            }
+            if carried == nil { stderr.write("flipaudit: --checkpoint \(TerminalText.escape(checkpoint)) does not exist: starting fresh") }
+            config.fingerprint = .keyed(carried?.key ?? Fingerprint.newKey())
+        }
         let meter: ProgressLine? = (quiet || noProgress || isatty(STDERR_FILENO) != 1) ? nil : ProgressLine()
         var onProgress: (@Sendable (Analyzer.Progress) -> Void)?
         if let meter { onProgress = { meter.update($0) } }
@@ -172,7 +184,7 @@ struct FlipAuditCommand: ParsableCommand {
                 throw ExitCode(2)
             }
         }
-        let result = try analyzer.run(inputs, rows: writer.map { [$0] } ?? [])
+        let result = try analyzer.run(inputs, rows: writer.map { [$0] } ?? [], carry: checkpoint != nil, carried: carried)
         meter?.clear()
 
         if let writer {
@@ -201,6 +213,16 @@ struct FlipAuditCommand: ParsableCommand {
         var status: Int32 = 0
         if let threshold = Severity(rawValue: failOn.rawValue), let worst = result.worstSeverity, worst >= threshold { status = 1 }
         if result.hadInputErrors { status = 3 }
+        if let checkpoint, let next = result.checkpoint {
+            if result.hadInputErrors {
+                stderr.write("flipaudit: --checkpoint \(TerminalText.escape(checkpoint)) left as it was: some input could not be read completely (run this night again once it is mended)")
+            } else {
+                do { try next.write(to: checkpoint) } catch {
+                    stderr.write("flipaudit: --checkpoint: \(error)")
+                    status = Self.outputFailureStatus
+                }
+            }
+        }
         if let html {
             let text = HTMLReport.render(result, failOn: Severity(rawValue: failOn.rawValue))
             if !Self.writeOutput(text, to: html, option: "--html") { status = Self.outputFailureStatus }
@@ -210,7 +232,8 @@ struct FlipAuditCommand: ParsableCommand {
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             let previous = (try? String(contentsOfFile: metrics, encoding: .utf8)).flatMap(MetricsReport.lastSuccess(in:))
             let text = MetricsReport.render(result, exitStatus: status, duration: seconds,
-                                            now: Date().timeIntervalSince1970, previousSuccess: previous)
+                                            now: Date().timeIntervalSince1970, previousSuccess: previous,
+                                            carriedIn: result.carriedIn, carriedOut: result.carriedOut)
             if !Self.writeOutput(text, to: metrics, option: "--metrics") { status = Self.outputFailureStatus }
         }
         if status != 0 { throw ExitCode(status) }

@@ -216,6 +216,11 @@ public final class TemporaryOutputs: @unchecked Sendable {
 /// flushed to disk and renamed into place.
 public enum AtomicFile {
     public static func write(_ text: String, to path: String) throws(OutputError) {
+        try write(bytes: Array(text.utf8), to: path)
+    }
+
+    /// `mode`, when given, is set on the new file before it is renamed.
+    public static func write(bytes: [UInt8], to path: String, mode: mode_t? = nil) throws(OutputError) {
         let slash = path.lastIndex(of: "/")
         let directory = slash.map { String(path[..<$0]) } ?? "."
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
@@ -223,8 +228,9 @@ public enum AtomicFile {
         let fd = TemporaryOutputs.shared.create(temporary)
         if fd < 0 { throw .system(temporary) }
         defer { TemporaryOutputs.shared.remove(temporary) }
-        do {
-            try writeAll(fd, Array(text.utf8), path: path)
+        do throws(OutputError) {
+            if let mode, fchmod(fd, mode) != 0 { throw OutputError.system(temporary) }
+            try writeAll(fd, bytes, path: path)
         } catch {
             _ = closeDescriptor(fd)
             unlink(temporary)

@@ -51,14 +51,36 @@ public final class SessionTracker {
     /// Files with sessions that could not be judged (no Location logged).
     public private(set) var unobservableFiles = Set<Int32>()
 
-    public init(configuration: AuditConfiguration, files: Int, sink: AuditSink) {
+    /// `files` inputs are read; `carried`, the previous run's checkpoint,
+    /// adds its open sessions, memories and clock, its sessions' files
+    /// ranked after the inputs.
+    public init(configuration: AuditConfiguration, files: Int, sink: AuditSink, carried: Checkpoint? = nil) {
         timeoutMs = Int64(configuration.sessionTimeoutSeconds) * 1000
         maxSessions = max(1, configuration.maxSessions)
         let retention = Int64(configuration.reuseWindowSeconds) * 1000
         endedStates = ReuseMemory(retention: retention)
         returnedCodes = ReuseMemory(retention: retention)
-        firstLocationLine = Array(repeating: nil, count: files)
+        firstLocationLine = Array(repeating: nil, count: files + (carried?.files.count ?? 0))
         self.sink = sink
+        if let carried { restore(carried, after: files, configuration: configuration) }
+    }
+
+    /// Takes in what a checkpoint carries.
+    private func restore(_ checkpoint: Checkpoint, after files: Int, configuration: AuditConfiguration) {
+        clock = checkpoint.clock
+        nextSerial = checkpoint.serial
+        for r in checkpoint.endedStates where clock - r.time <= endedStates.retention { endedStates.remember(r.key, at: r.time) }
+        for r in checkpoint.returnedCodes where clock - r.time <= returnedCodes.retention { returnedCodes.remember(r.key, at: r.time) }
+        let allowlist = configuration.allowlist
+        let sessions = checkpoint.sessions
+            .map { Session(carried: $0, fileOffset: Int32(files), fingerprint: configuration.fingerprint, allowlist: allowlist) }
+        for s in sessions.sorted(by: { ($0.firstSeen, $0.serial) < ($1.firstSeen, $1.serial) }) {
+            if s.state.isEmpty { stateless[s.serial] = s } else { open[s.key] = s }
+            openOrder.append(s)
+        }
+        for s in sessions.sorted(by: { ($0.expiresAt, $0.serial) < ($1.expiresAt, $1.serial) }) {
+            expiries.append((s.expiresAt, s))
+        }
     }
 
     /// Notes that input `file` logged a Location field first at `line`:
@@ -99,6 +121,47 @@ public final class SessionTracker {
     public func finish(endTime: Int64) {
         expire(before: endTime)
         for s in openOrder where !s.isClosed { close(s, endTime: max(endTime, clock)) }
+        clear()
+    }
+
+    /// Ends the input for a run that hands on to the next: closes what
+    /// timed out by `endTime`, and carries the sessions still open, with
+    /// the memories and the clock, instead of closing them as `pending`.
+    /// `names` names every file rank the sessions' sources use. The
+    /// checkpoint's key is left for the caller.
+    public func carry(endTime: Int64, names: [String]) -> Checkpoint {
+        expire(before: endTime)
+        let now = max(clock, endTime)
+        var files: [String] = []
+        var index: [Int32: Int32] = [:]
+        func map(_ source: SourceRef) -> SourceRef {
+            if let i = index[source.file] { return SourceRef(file: i, line: source.line) }
+            let i = Int32(files.count)
+            index[source.file] = i
+            files.append(names.indices.contains(Int(source.file)) ? names[Int(source.file)] : "?")
+            return SourceRef(file: i, line: source.line)
+        }
+        var sessions: [CarriedSession] = []
+        for s in openOrder where !s.isClosed {
+            sessions.append(CarriedSession(
+                state: s.state, serial: s.serial, firstSeen: s.firstSeen, lastSeen: s.lastSeen,
+                firstSource: map(s.firstSource), lastLineInFirstFile: s.lastLineInFirstFile,
+                clientID: s.clientID, redirectURI: s.redirectURI, clientMismatch: s.clientMismatch, clientIP: s.clientIP,
+                requestCount: s.requestCount, returnCount: s.returnCount,
+                firstReturn: s.firstReturn.map { ($0.time, map($0.source), $0.hasCode, $0.error, $0.errorDescription) },
+                failure: s.failure.map { ($0.status, $0.time, map($0.source)) },
+                findings: s.findings.kinds, codeKeys: (s.codeKey.map { [$0] } ?? []) + s.moreCodeKeys,
+                expiresAt: s.expiresAt, observable: logsLocation(s)))
+        }
+        let checkpoint = Checkpoint(
+            clock: now, key: [], serial: nextSerial, files: files, sessions: sessions,
+            endedStates: endedStates.live(now: now).map { .init(key: $0.key, time: $0.time) }.sorted { ($0.time, $0.key) < ($1.time, $1.key) },
+            returnedCodes: returnedCodes.live(now: now).map { .init(key: $0.key, time: $0.time) }.sorted { ($0.time, $0.key) < ($1.time, $1.key) })
+        clear()
+        return checkpoint
+    }
+
+    private func clear() {
         open.removeAll()
         stateless.removeAll()
         expiries.removeAll()
@@ -280,26 +343,12 @@ public final class SessionTracker {
         }
     }
 
-    /// A 64-bit key for a state: what the open-session table hashes and the
-    /// ended-state memory keeps instead of the text. Swift's `Hasher`
-    /// (SipHash under the run's random seed), like codes: states come from
-    /// the logs, and an unseeded hash lets a client craft states that share
-    /// one key — which would pile them into one chain of the open-session
-    /// table and match one another in the ended-state memory.
-    static func key(_ text: String) -> UInt64 {
-        var hasher = Hasher()
-        if text.utf8.withContiguousStorageIfAvailable({ hasher.combine(bytes: UnsafeRawBufferPointer($0)) }) == nil {
-            var copy = text
-            copy.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-        }
-        return UInt64(UInt(bitPattern: hasher.finalize()))
-    }
-
     /// Whether the file of the session's first request had logged a
     /// Location field by the session's last record in it (docs/contract.md
     /// §3): a server whose log format gains the field mid-file is judged
     /// from then on.
     private func logsLocation(_ s: Session) -> Bool {
+        if let carried = s.observable { return carried }
         let i = Int(s.firstSource.file)
         guard firstLocationLine.indices.contains(i), let first = firstLocationLine[i] else { return false }
         return first <= s.lastLineInFirstFile

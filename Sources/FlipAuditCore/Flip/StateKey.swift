@@ -1,13 +1,13 @@
-/// A state as a dictionary key: its 64-bit hash (`SessionTracker.key`) is
-/// computed once, on the scanning thread, and is all that is hashed;
-/// equality still compares the text, so two states that collide stay apart.
+/// A state as a dictionary key: its 64-bit `Fingerprint` is computed once,
+/// on the scanning thread, and is all that is hashed; equality still
+/// compares the text, so two states that collide stay apart.
 struct StateKey: Hashable {
     let hash: UInt64
     let text: String
 
-    init(_ text: String) {
+    init(_ text: String, fingerprint: Fingerprint = .process) {
         self.text = text
-        hash = SessionTracker.key(text)
+        hash = fingerprint.of(text)
     }
 
     func hash(into hasher: inout Hasher) { hasher.combine(hash) }
