@@ -73,9 +73,12 @@ public struct Checkpoint: Sendable, Equatable {
         for s in sessions { line("session") { s.encode(into: &$0) } }
         for r in endedStates { line("state") { F.tab(&$0); F.text(Self.hex(r.key), &$0); F.tab(&$0); F.number(r.time, &$0) } }
         for r in returnedCodes { line("code") { F.tab(&$0); F.text(Self.hex(r.key), &$0); F.tab(&$0); F.number(r.time, &$0) } }
-        let digest = Self.hex(Array(SHA256.hash(data: out)))
-        out.append(contentsOf: "end\t\(lines)\t\(digest)\n".utf8)
-        return out
+        return Self.sealed(out, lines: lines)
+    }
+
+    /// `content` (of `lines` lines) followed by its end line.
+    static func sealed(_ content: [UInt8], lines: Int) -> [UInt8] {
+        content + Array("end\t\(lines)\t\(hex(Array(SHA256.hash(data: content))))\n".utf8)
     }
 
     static func hex(_ bytes: [UInt8]) -> String { bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined() }
