@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import FlipAuditCore
 
-/// One case of SPEC §8's bad-input battery, run through the built binary:
+/// One case of docs/contract.md §8's bad-input battery, run through the built binary:
 /// its arguments, and what must come out.
 struct BadInputCase: CustomTestStringConvertible, Sendable {
     var name: String
@@ -97,7 +97,7 @@ let badInputCases: [BadInputCase] = [
                  }, status: 0, messages: [], counts: ["records": 2], sessions: ["l1", "l2"]),
 ]
 
-@Suite("Bad input battery (SPEC §8)")
+@Suite("Bad input battery (docs/contract.md §8)")
 struct BadInputTests {
     @Test("each bad input gets its message, its count and its exit status; the data around it is kept",
           arguments: badInputCases)

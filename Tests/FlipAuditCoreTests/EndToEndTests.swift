@@ -34,7 +34,7 @@ func csvFiles(_ audit: Audit) -> [String] { audit.csv }
 
 @Suite("End to end over SampleLogs")
 struct EndToEndTests {
-    @Test("the three CSV files have SPEC §7's exact headers and one row per session")
+    @Test("the three CSV files have docs/contract.md §7's exact headers and one row per session")
     func headers() throws {
         let dir = temporaryDirectory()
         let run = try runCLI([sampleLogs, "--csv", dir, "--quiet"])

@@ -7,7 +7,7 @@ let login = "https://auth.partner.example/login?continue=%2Foauth%2Fconsent"
 /// Configures the Google client ID.
 func pinned(_ c: inout AuditConfiguration) { c.clientIDs = [googleClient] }
 
-/// Each finding kind of SPEC §4: a log that raises it, and a near miss that
+/// Each finding kind of docs/contract.md §4: a log that raises it, and a near miss that
 /// must not.
 @Suite("Finding kinds")
 struct FindingTests {
@@ -299,7 +299,7 @@ struct FindingTests {
         #expect(miss.findings.isEmpty)
     }
 
-    @Test("every finding kind has a severity from the SPEC table")
+    @Test("every finding kind has a severity from the table of docs/contract.md §4")
     func severities() {
         let expected: [Severity: Int] = [.critical: 4, .high: 9, .medium: 6, .low: 3]
         var counts: [Severity: Int] = [:]

@@ -34,7 +34,7 @@ let t0: Int64 = 1_795_341_601_000
 struct CombinedParserTests {
     var parser = CombinedLogParser(maxLine: 4096)
 
-    @Test("the SPEC's example line, with its 10th Location field")
+    @Test("the the example line of docs/contract.md §2, with its 10th Location field")
     mutating func specExample() throws {
         let line = #"203.0.113.9 - - [22/Nov/2026:10:00:01 +0000] "GET /oauth/authorize?response_type=code&client_id=G123&state=s1 HTTP/1.1" 302 0 "-" "GoogleApp/1.0" "https://oauth-redirect.googleusercontent.com/a/com.google.OPA?code=c1&state=s1""#
         let p = try parse(&parser, line).get()

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import FlipAuditCore
 
-/// Sessions, outcomes and their classification (SPEC §3).
+/// Sessions, outcomes and their classification (docs/contract.md §3).
 @Suite("Sessions and outcomes")
 struct SessionTests {
     @Test("outcome code, with flow, app, environment and variant")

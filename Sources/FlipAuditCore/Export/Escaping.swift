@@ -30,7 +30,7 @@ public enum TerminalText {
     }
 }
 
-/// RFC 4180 cells with formula-injection protection (SPEC §7), built as
+/// RFC 4180 cells with formula-injection protection (docs/contract.md §7), built as
 /// UTF-8 bytes.
 public enum CSV {
     /// A cell: prefixed with `'` when it starts with `=`, `+`, `-`, `@`,

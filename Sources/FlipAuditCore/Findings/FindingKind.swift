@@ -16,7 +16,7 @@ public enum Severity: String, CaseIterable, Sendable, Comparable, Codable {
     }
 }
 
-/// Every finding kind of SPEC §4, in the order of its table.
+/// Every finding kind of docs/contract.md §4, in the order of its table.
 public enum FindingKind: String, CaseIterable, Sendable, Codable {
     case stateMismatch = "state-mismatch"
     case codeToUnlistedRedirect = "code-to-unlisted-redirect"
@@ -140,7 +140,7 @@ public struct SourceRef: Hashable, Comparable, Sendable {
     public static func < (a: Self, b: Self) -> Bool { (a.file, a.line) < (b.file, b.line) }
 }
 
-/// One finding: SPEC §4's kind, severity, session state, a one-line detail
+/// One finding: docs/contract.md §4's kind, severity, session state, a one-line detail
 /// and the record that shows it.
 public struct Finding: Sendable {
     public var kind: FindingKind

@@ -6,7 +6,7 @@ public struct FlipEventExtractor {
     /// What a record was, for the input accounting.
     public enum Classification {
         case unrelated
-        /// A flip-shaped request of another OAuth client (SPEC §3).
+        /// A flip-shaped request of another OAuth client (docs/contract.md §3).
         case otherOAuth
         /// An in-scope App Flip request.
         case inScope
@@ -137,7 +137,7 @@ public struct FlipEventExtractor {
     }
 
     /// Whether a decoded `redirect_uri` names Google's redirect service
-    /// (SPEC §3's in-scope rule: case-insensitive).
+    /// (docs/contract.md §3's in-scope rule: case-insensitive).
     static func looksGoogle(_ uri: String) -> Bool {
         var copy = uri
         return copy.withUTF8 { raw in

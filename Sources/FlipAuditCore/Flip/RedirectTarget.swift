@@ -26,7 +26,7 @@ public enum GoogleApp: String, CaseIterable, Sendable, Comparable {
 }
 
 /// Production or sandbox, by the redirect host; `unknown` for any other
-/// host (SPEC §3 names only the two; see README "Where the spec is silent").
+/// host (docs/contract.md §3 names only the two; see "Where the spec is silent" in docs/contract.md).
 public enum GoogleEnvironment: String, CaseIterable, Sendable, Comparable {
     case production, sandbox, unknown
     public static func < (a: Self, b: Self) -> Bool { a.sortRank < b.sortRank }
@@ -42,13 +42,6 @@ public enum GoogleEnvironment: String, CaseIterable, Sendable, Comparable {
 /// The bundle variant of a flip redirect; empty for web and other flows.
 public enum Variant: String, Sendable {
     case release, dev, enterprise, none = ""
-}
-
-/// Google's two redirect hosts.
-public enum GoogleHosts {
-    public static let production = "oauth-redirect.googleusercontent.com"
-    public static let sandbox = "oauth-redirect-sandbox.googleusercontent.com"
-
 }
 
 /// Flow, app, environment and variant of a redirect URI.
@@ -104,104 +97,6 @@ public struct RedirectTarget: Equatable, Sendable {
             }
         }
         return target
-    }
-}
-
-/// The redirect URIs a code or error may be sent to (SPEC §3): Google's 12
-/// flip URIs, `/r/ID` for each `--project-id`, each `--allow-redirect`; and,
-/// while no project ID is pinned, any well-formed `/r/ID` on Google's hosts.
-/// Matching is exact string comparison of the decoded value.
-public struct Allowlist: Sendable {
-    /// The 12 App Flip redirect URIs.
-    public static let flipURIs: [String] = {
-        var uris: [String] = []
-        for bundle in ["com.google.Chromecast", "com.google.OPA"] {
-            for host in [GoogleHosts.production, GoogleHosts.sandbox] {
-                for suffix in [".dev", ".enterprise", ""] {
-                    uris.append("https://\(host)/a/\(bundle)\(suffix)")
-                }
-            }
-        }
-        return uris
-    }()
-
-    private let exact: Set<String>
-    /// Whether `/r/ID` for any ID is accepted (no `--project-id` given).
-    public let acceptsAnyProject: Bool
-
-    public init(projectIDs: [String] = [], extra: [String] = []) {
-        var set = Set(Self.flipURIs)
-        for id in projectIDs {
-            set.insert("https://\(GoogleHosts.production)/r/\(id)")
-            set.insert("https://\(GoogleHosts.sandbox)/r/\(id)")
-        }
-        set.formUnion(extra)
-        exact = set
-        acceptsAnyProject = projectIDs.isEmpty
-    }
-
-    /// Whether `uri` is allowlisted.
-    public func contains(_ uri: String) -> Bool {
-        exact.contains(uri) || unpinnedProjectID(uri) != nil
-    }
-
-    /// The project ID of an `/r/ID` URI accepted only because no project is
-    /// pinned; nil otherwise.
-    public func unpinnedProjectID(_ uri: String) -> String? {
-        guard acceptsAnyProject else { return nil }
-        let u = uri.utf8
-        for prefix in Self.webPrefixes where u.starts(with: prefix) {
-            let id = u.dropFirst(prefix.count)
-            let ok = !id.isEmpty && id.allSatisfy { b in
-                let l = b | 0x20
-                return (l >= UInt8(ascii: "a") && l <= UInt8(ascii: "z")) || (b >= .zero && b <= .nine) || b == .minus || b == UInt8(ascii: "_")
-            }
-            return ok && !exact.contains(uri) ? String(Substring(id)) : nil
-        }
-        return nil
-    }
-
-    /// `https://HOST/r/` for Google's two hosts, as bytes.
-    private static let webPrefixes: [[UInt8]] = [GoogleHosts.production, GoogleHosts.sandbox].map { Array("https://\($0)/r/".utf8) }
-
-    /// Names the trick when a non-allowlisted URI imitates an allowlisted
-    /// one; nil when it resembles none.
-    public func lookAlike(_ uri: String) -> String? {
-        let decodedAgain = PercentDecoding.decode(uri).text
-        if decodedAgain != uri && contains(decodedAgain) {
-            return "double percent-encoding: decodes again to \(decodedAgain)"
-        }
-        if let match = exact.first(where: { $0.lowercased() == uri.lowercased() }) {
-            return "differs only in letter case from \(match)"
-        }
-        guard let url = URLParts(uri) else { return nil }
-        let googleHosts = [GoogleHosts.production, GoogleHosts.sandbox]
-        if let userinfo = url.userinfo, googleHosts.contains(where: { userinfo.lowercased().hasPrefix($0) }) {
-            return "userinfo trick: the real host is \(url.host), not Google's"
-        }
-        if let g = googleHosts.first(where: { url.host.lowercased().hasPrefix($0 + ".") && url.host.count > $0.count + 1 }) {
-            return "suffix domain: \(url.host) is not \(g)"
-        }
-        if googleHosts.contains(url.host.lowercased().trimmingSuffix(".")) && url.host.hasSuffix(".") {
-            return "trailing dot after the host"
-        }
-        guard googleHosts.contains(url.host.lowercased()) else { return nil }
-        var https = url
-        https.scheme = "https"
-        https.port = nil
-        let base = https.base
-        if url.scheme.lowercased() == "http" { return "http:// instead of https://" }
-        if url.port != nil { return "explicit port :\(url.port!)" }
-        if url.path.hasSuffix("/"), contains(String(base.dropLast())) { return "trailing slash" }
-        if url.path.hasSuffix("."), contains(String(base.dropLast())) { return "trailing dot in the path" }
-        if contains(base) {
-            if url.query != nil { return "added query ?\(url.query!)" }
-            if url.fragment != nil { return "added fragment #\(url.fragment!)" }
-        }
-        if exact.contains(where: { base.hasPrefix($0 + "/") }) || (acceptsAnyProject && base.contains("/r/") && base.split(separator: "/").count > 4) {
-            return "extra path segment"
-        }
-        return nil
     }
 }
 

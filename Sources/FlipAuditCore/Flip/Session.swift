@@ -1,30 +1,3 @@
-/// How a session ended (SPEC §3).
-public enum Outcome: String, CaseIterable, Sendable, Codable, Comparable {
-    case code, error, empty, failed, rejected
-    case noReturn = "no-return"
-    case pending, unobservable
-    /// Closed by `--max-sessions` before its timeout, with no return and
-    /// no failure: no verdict can be given.
-    case closedEarly = "closed-early"
-
-    public static func < (a: Self, b: Self) -> Bool { a.rank < b.rank }
-    /// By rank, not by the raw String.
-    public func hash(into hasher: inout Hasher) { hasher.combine(rank) }
-    var rank: Int {
-        switch self {
-        case .code: return 0
-        case .error: return 1
-        case .empty: return 2
-        case .failed: return 3
-        case .rejected: return 4
-        case .noReturn: return 5
-        case .pending: return 6
-        case .unobservable: return 7
-        case .closedEarly: return 8
-        }
-    }
-}
-
 /// One App Flip session while it is open: everything seen with its `state`.
 final class Session {
     /// The exact `state` value; empty for a request that had none.
@@ -109,50 +82,5 @@ final class Session {
         moreCodeKeys = Array(c.codeKeys.dropFirst())
         expiresAt = c.expiresAt
         observable = c.observable
-    }
-}
-
-/// A closed session: one row of `sessions.csv`.
-public struct SessionRecord: Sendable {
-    public var state: String
-    public var firstSeen: Int64
-    public var lastSeen: Int64
-    public var target: RedirectTarget
-    public var clientID: String
-    public var redirectURI: String
-    public var outcome: Outcome
-    public var error: String
-    public var errorDescription: String
-    /// Milliseconds from first request to first return; nil without a return.
-    public var latencyMs: Int64?
-    /// Whether request and first return were on separate records.
-    public var latencyAcrossRecords: Bool
-    public var findings: [FindingKind]
-    public var clientIP: String
-    public var source: SourceRef
-}
-
-/// What the audit needs to know of a request's `redirect_uri`, decided
-/// where the URI is decoded: the same few URIs come back in nearly every
-/// request, so one judgement serves them all (`RedirectValue`).
-final class RedirectFacts: Sendable {
-    /// The decoded URI.
-    let uri: String
-    let target: RedirectTarget
-    let allowlisted: Bool
-    /// The URI as it may be shown: codes redacted.
-    let shown: String
-    /// The project ID of an `/r/ID` accepted only because none is pinned.
-    let unpinnedProjectID: String?
-    /// For a URI that is not allowlisted: the trick, when it imitates one.
-    let lookAlike: String?
-
-    init(_ uri: String, allowlist: Allowlist) {
-        self.uri = uri
-        target = RedirectTarget.classify(uri)
-        allowlisted = allowlist.contains(uri)
-        shown = CodeDigest.redact(uri)
-        unpinnedProjectID = allowlist.unpinnedProjectID(uri)
-        lookAlike = allowlisted ? nil : allowlist.lookAlike(uri)
     }
 }

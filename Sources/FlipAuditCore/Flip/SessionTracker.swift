@@ -7,7 +7,7 @@ public protocol AuditSink: AnyObject {
 }
 
 /// Rebuilds App Flip sessions from flip events in time order and raises the
-/// findings of SPEC §4. This is where every finding is decided; `Session`
+/// findings of docs/contract.md §4. This is where every finding is decided; `Session`
 /// only holds state.
 public final class SessionTracker {
     /// The App Flip error values.

@@ -1,6 +1,6 @@
 /// One JSON object per line (nginx `escape=json`, structured app logs).
 /// A single forward scan notes the value of every recognised key; for each
-/// role the first key of its list that the object has wins (SPEC §2).
+/// role the first key of its list that the object has wins (docs/contract.md §2).
 /// Nested objects and arrays are skipped; only chosen strings are unescaped.
 public struct JSONLineParser: RecordParser {
     /// What a recognised key is used for, and its rank in the role's list.

@@ -1,17 +1,3 @@
-/// A command-line setting that cannot work. Prints as one sentence.
-public enum ConfigurationError: Error, CustomStringConvertible, Equatable, Sendable {
-    case logFormat(String)
-    /// The checkpoint cannot be used with this input.
-    case checkpoint(String)
-
-    public var description: String {
-        switch self {
-        case .logFormat(let why): return "--log-format: \(why)"
-        case .checkpoint(let why): return "--checkpoint: \(why)"
-        }
-    }
-}
-
 /// Parses lines written by a pasted nginx `log_format`: the format is split
 /// into literal text and `$variables`, and each variable's value runs up to
 /// the next literal. Values of `-` are empty; `\xHH` escapes are decoded.

@@ -1,6 +1,6 @@
 import Histogram
 
-/// A (flow, app, environment) group, the unit of SPEC §5's breakdowns.
+/// A (flow, app, environment) group, the unit of docs/contract.md §5's breakdowns.
 public struct TargetGroup: Hashable, Comparable, Sendable {
     public var flow: Flow
     public var app: GoogleApp
@@ -30,7 +30,7 @@ public struct ErrorBucket: Hashable, Comparable, Sendable {
     }
 }
 
-/// SPEC §5's statistics, gathered from closed sessions and findings.
+/// docs/contract.md §5's statistics, gathered from closed sessions and findings.
 public struct AuditStatistics: Sendable {
     public var outcomes: [TargetGroup: [Outcome: Int]] = [:]
     public var outcomeTotals: [Outcome: Int] = [:]
@@ -80,7 +80,7 @@ public struct AuditStatistics: Sendable {
         return (latency.valueAtPercentile(50), latency.valueAtPercentile(90), latency.valueAtPercentile(99), latency.totalCount)
     }
 
-    /// Error-distribution rows of SPEC §7: per (period, group) the values
+    /// Error-distribution rows of docs/contract.md §7: per (period, group) the values
     /// and a `*` total, with share = count / total.
     public var errorDistributionRows: [(period: String, group: TargetGroup, error: String, count: Int, share: Double)] {
         var totals: [String: [TargetGroup: Int]] = [:]

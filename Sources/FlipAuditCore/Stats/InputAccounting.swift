@@ -1,4 +1,4 @@
-/// What was read: SPEC §5's input accounting.
+/// What was read: docs/contract.md §5's input accounting.
 public struct InputAccounting: Sendable, Codable, Equatable {
     /// How many malformed lines are listed by `FILE:LINE`.
     public static let exampleLimit = 5

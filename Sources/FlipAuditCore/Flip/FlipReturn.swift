@@ -1,0 +1,38 @@
+/// A Location URL shaped like a return to Google: it carries `code` and/or
+/// `error`, or goes to an allowlisted URI with neither. Whether it *is* a
+/// return is decided by `SessionTracker` (SPEC §3).
+public final class FlipReturn: Sendable {
+    /// `scheme://host/path` of the URL, as logged.
+    public let base: String
+    /// Whether the URL's host is one of Google's two redirect hosts.
+    public let toGoogleHost: Bool
+    public let state: String?
+    /// The state with its hash (as `FlipRequest.stateKey`).
+    let stateKey: StateKey?
+    /// The code, sealed: it shows only as its digest (`CodeHash`).
+    public let codeDigest: CodeHash?
+    public let error: String?
+    public let errorDescription: String?
+    public let allowlisted: Bool
+    public let duplicateParams: [FlipParam]
+    public let badEncodingParams: [FlipParam]
+
+    public var hasCode: Bool { codeDigest != nil }
+    public var hasError: Bool { error != nil }
+
+    /// `stateKey`, when given, is `state`'s (the request's on the same record).
+    init(base: String, toGoogleHost: Bool, state: String?, stateKey: StateKey?, codeDigest: CodeHash?, error: String?,
+         errorDescription: String?, allowlisted: Bool, duplicateParams: [FlipParam], badEncodingParams: [FlipParam],
+         fingerprint: Fingerprint = .process) {
+        self.base = base
+        self.toGoogleHost = toGoogleHost
+        self.state = state
+        self.stateKey = stateKey ?? state.map { StateKey($0, fingerprint: fingerprint) }
+        self.codeDigest = codeDigest
+        self.error = error
+        self.errorDescription = errorDescription
+        self.allowlisted = allowlisted
+        self.duplicateParams = duplicateParams
+        self.badEncodingParams = badEncodingParams
+    }
+}

@@ -1,0 +1,24 @@
+/// What the audit needs to know of a request's `redirect_uri`, decided
+/// where the URI is decoded: the same few URIs come back in nearly every
+/// request, so one judgement serves them all (`RedirectValue`).
+final class RedirectFacts: Sendable {
+    /// The decoded URI.
+    let uri: String
+    let target: RedirectTarget
+    let allowlisted: Bool
+    /// The URI as it may be shown: codes redacted.
+    let shown: String
+    /// The project ID of an `/r/ID` accepted only because none is pinned.
+    let unpinnedProjectID: String?
+    /// For a URI that is not allowlisted: the trick, when it imitates one.
+    let lookAlike: String?
+
+    init(_ uri: String, allowlist: Allowlist) {
+        self.uri = uri
+        target = RedirectTarget.classify(uri)
+        allowlisted = allowlist.contains(uri)
+        shown = CodeDigest.redact(uri)
+        unpinnedProjectID = allowlist.unpinnedProjectID(uri)
+        lookAlike = allowlisted ? nil : allowlist.lookAlike(uri)
+    }
+}
