@@ -117,8 +117,11 @@ public enum HTMLReport {
         if !result.unpinnedProjectIDs.isEmpty {
             notes.append("<p>Web-linking redirects were accepted for project IDs \(result.unpinnedProjectIDs.prefix(listLimit).map(esc).joined(separator: ", ")) because no <code>--project-id</code> is set; pin yours with <code>--project-id ID</code> so that others are flagged.</p>")
         }
+        if result.carriedIn > 0 || result.checkpoint != nil {
+            notes.append("<p>Checkpoint: <span data-total=\"carried_in\">\(result.carriedIn)</span> open sessions carried in from the previous run, <span data-total=\"carried_out\">\(result.carriedOut)</span> carried out to the next; their rows are written by the run in which they close.</p>")
+        }
         if result.evictedSessions > 0 {
-            notes.append("<p><span data-total=\"evicted_sessions\">\(result.evictedSessions)</span> sessions were closed early because more than \(result.configuration.maxSessions) were open at once (a flood of distinct states?); their outcomes may read no-return and their returns unknown-state. Raise <code>--max-sessions</code> if this is normal traffic.</p>")
+            notes.append("<p><span data-total=\"evicted_sessions\">\(result.evictedSessions)</span> sessions were closed early because more than \(result.configuration.maxSessions) were open at once (a flood of distinct states?); their outcome is closed-early, later returns may read unknown-state, and results are not exact. Raise <code>--max-sessions</code> if this is normal traffic.</p>")
         }
         if a.outOfOrderRecords > 0 {
             notes.append("<p>\(a.outOfOrderRecords) flip records were more than \(TimeOrderedMerge.defaultWindow / 1000) s behind the newest record of their file and were audited where they stand; pass rotated logs as separate files rather than concatenated out of order.</p>")
