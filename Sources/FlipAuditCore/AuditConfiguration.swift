@@ -38,8 +38,8 @@ public struct AuditConfiguration: Sendable {
     public var maxSessions = SessionTracker.defaultMaxSessions
 
     /// Flip events held in memory by the sorting pass before a sorted run
-    /// goes to a temporary file (about 64 MiB of events).
-    public var sortBudget = 200_000
+    /// goes to a temporary file (about 20 MiB of events).
+    public var sortBudget = 50_000
     /// Rows of each kind held in memory for ordering before they are
     /// sorted and spilled to a temporary file.
     public var rowBudget = 50_000
