@@ -68,13 +68,15 @@ public final class Analyzer {
 
     /// Audits the inputs named by `arguments`. Rows go to `rows` in their
     /// final order while the audit runs (a `CSVWriter`, a `RowCollector`);
-    /// the result holds the summary.
-    public func run(_ arguments: [String], rows: [RowSink] = []) throws(ConfigurationError) -> AuditResult {
+    /// the result holds the summary. Directory walks skip `outputs`.
+    public func run(_ arguments: [String], rows: [RowSink] = [], skipping outputs: OwnOutputs = OwnOutputs()) throws(ConfigurationError) -> AuditResult {
         // A log_format that cannot work is refused before any input is read.
         if case .nginx(let text) = configuration.format {
             _ = try NginxLogFormatParser(logFormat: text, maxLine: configuration.maxLine)
         }
-        let (inputs, problems) = InputCatalog.resolve(arguments)
+        let resolution = InputCatalog.resolve(arguments, skipping: outputs)
+        let (inputs, problems) = (resolution.files, resolution.problems)
+        for note in resolution.notes { warn(note) }
         var accounting = InputAccounting()
         var inputErrors: [String] = []
         for (name, error) in problems {
