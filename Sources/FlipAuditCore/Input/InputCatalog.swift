@@ -117,7 +117,11 @@ public enum InputCatalog {
                 continue
             }
             if outputs.isTemporary(name: name, in: canonicalDir) {
-                notes.append("\(path): skipped (a temporary file of flipaudit's outputs)")
+                // This run's own are skipped without a word; an earlier
+                // run's (one killed by SIGKILL) are named.
+                if !name.hasSuffix(".\(getpid()).tmp") {
+                    notes.append("\(path): skipped (a temporary file of flipaudit's outputs)")
+                }
                 continue
             }
             guard let identity = FileIdentity.of(path: path) else {
