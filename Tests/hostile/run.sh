@@ -17,7 +17,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/flipaudit-hostile.XXXXXX")
 children=()
 cleanup() {
   for p in "${children[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null; done
-  mountpoint -q "$work/small" 2>/dev/null && umount "$work/small"
+  for m in small ro; do mountpoint -q "$work/$m" 2>/dev/null && umount "$work/$m"; done
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -65,9 +65,12 @@ if [ $st = 2 ] && [ ! -e out2/findings.csv ]; then ok "json onto a CSV output no
 else ko "json onto a CSV output not made yet" "exit $st"; fi
 
 # 3. Devices, FIFOs and symlinks as outputs stay what they are.
-"$bin" -q --json /dev/null basic.log 2>/dev/null; st=$?
-if [ $st = 0 ] && [ -c /dev/null ]; then ok "--json /dev/null: written through, still a device"
-else ko "--json /dev/null" "exit $st"; fi
+# A device node of our own when we may make one (root): a binary that
+# replaced it would not take the machine's /dev/null with it.
+if mknod null.dev c 1 3 2>/dev/null; then dev=null.dev; else dev=/dev/null; fi
+"$bin" -q --json $dev basic.log 2>/dev/null; st=$?
+if [ $st = 0 ] && [ -c $dev ]; then ok "--json onto a device ($dev): written through, still a device"
+else ko "--json onto a device ($dev)" "exit $st"; fi
 mkfifo out.fifo
 cat out.fifo > fifo-got.json & children+=($!); reader=$!
 timeout 60 "$bin" -q --json out.fifo basic.log 2>/dev/null; st=$?

@@ -33,16 +33,6 @@ public struct OutputPlan: Sendable {
         var plan = OutputPlan()
         var outputs: [OutputTarget] = []
         var createFolder: String?
-        if let json {
-            if json == "-" {
-                plan.json = OutputTarget(option: "--json", given: "-", path: "-", method: .standardOutput,
-                                         identity: FileIdentity.of(descriptor: STDOUT_FILENO))
-            } else {
-                let target = try file(json, option: "--json")
-                plan.json = target
-                outputs.append(target)
-            }
-        }
         if let csv {
             try checkLength(csv, option: "--csv")
             if let identity = FileIdentity.of(path: csv) {
@@ -65,6 +55,16 @@ public struct OutputPlan: Sendable {
             }
         }
 
+        if let json {
+            if json == "-" {
+                plan.json = OutputTarget(option: "--json", given: "-", path: "-", method: .standardOutput,
+                                         identity: FileIdentity.of(descriptor: STDOUT_FILENO))
+            } else {
+                let target = try file(json, option: "--json", pendingFolder: createFolder.map(OutputPaths.canonical))
+                plan.json = target
+                outputs.append(target)
+            }
+        }
         // Inputs named on the command line (a directory's files are
         // walked later, and skip the outputs instead).
         var inputs: [FileIdentity: String] = [:]
@@ -101,6 +101,12 @@ public struct OutputPlan: Sendable {
                 plan.csvFiles[name] = target
                 outputs.append(target)
             }
+            if let json = plan.json, json.method == .replace, json.identity == nil {
+                let target = try file(json.given, option: "--json")
+                plan.json = target
+                outputs.removeAll { $0.option == "--json" }
+                outputs.append(target)
+            }
         }
         for output in outputs {
             if let identity = output.identity, output.method == .replace { plan.ownOutputs.identities.insert(identity) }
@@ -121,7 +127,9 @@ public struct OutputPlan: Sendable {
     }
 
     /// The target of one output file, `path` as given.
-    static func file(_ given: String, option: String) throws(OutputPlanError) -> OutputTarget {
+    /// `pendingFolder`: the CSV folder, made once all checks pass; a file
+    /// in it may be planned before it exists.
+    static func file(_ given: String, option: String, pendingFolder: String? = nil) throws(OutputPlanError) -> OutputTarget {
         try checkLength(given, option: option)
         if let identity = FileIdentity.of(path: given) {
             if identity.isDirectory { throw OutputPlanError("\(option): \(given) is a directory") }
@@ -140,7 +148,7 @@ public struct OutputPlan: Sendable {
         if isDescriptorPath(given) { throw OutputPlanError("\(option): \(given) is not an open descriptor") }
         let path = OutputPaths.canonical(given)
         try checkLength(path, option: option)
-        try checkFolder(of: path, given: given, option: option)
+        if OutputPaths.directory(of: path) != pendingFolder { try checkFolder(of: path, given: given, option: option) }
         return OutputTarget(option: option, given: given, path: path, method: .replace, identity: nil)
     }
 

@@ -57,6 +57,10 @@ public enum InputCatalog {
         let fm = FileManager.default
         for arg in arguments {
             if arg == "-" {
+                if StandardStreams.wasClosed(STDIN_FILENO) {
+                    problems.append((standardInputName, .unreadable("standard input is closed")))
+                    continue
+                }
                 files.append(InputFile(displayName: standardInputName, path: nil, identity: FileIdentity.of(descriptor: STDIN_FILENO)))
                 continue
             }
