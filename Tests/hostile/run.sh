@@ -260,6 +260,17 @@ if [ "$(jget d18.json 'd["input"]["malformed_lines"]')" = 2 ] && ! grep -rq '100
   ok "30/Feb/2026 and 31/Dec/9999 -2359: malformed lines"
 else ko "impossible dates" "exit $st, malformed $(jget d18.json 'd["input"]["malformed_lines"]')"; fi
 
+jline=$(gzip -dc "$root/SampleLogs/web2-access.json.gz" | grep -m1 'oauth/authorize')
+jtime=$(sed -E 's/^\{"time":"([^"]*)".*/\1/' <<< "$jline")
+{ echo "$jline"
+  sed "s|\"$jtime\"|\"2026-02-29T10:00:00.000+00:00\"|" <<< "$jline"
+  sed "s|\"$jtime\"|\"9999-12-31T23:59:59.000-00:01\"|" <<< "$jline"
+} > dates.json.log
+"$bin" --json - dates.json.log > d18j.json 2>/dev/null; st=$?
+if [ "$(jget d18j.json 'd["input"]["malformed_lines"]')" = 2 ] && [ "$(jget d18j.json 'd["input"]["records"]')" = 1 ]; then
+  ok "JSON lines: 2026-02-29 and 9999-12-31T23:59:59-00:01 are malformed"
+else ko "JSON-line dates" "exit $st, malformed $(jget d18j.json 'd["input"]["malformed_lines"]')"; fi
+
 # 19. The terminal summary: separators, singular/plural, display width.
 "$bin" --no-color big.log > sum19.txt 2>/dev/null
 if grep -qE '^  all .* [0-9]{1,3},[0-9]{3}$' sum19.txt && grep -qE 'files +1 \(' sum19.txt; then
