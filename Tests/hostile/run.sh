@@ -238,6 +238,13 @@ if [ $st = 0 ] && [ "$(jget second.json 'd["input"]["files"]')" = 1 ] \
   ok "--csv d7 d7 twice: own outputs and temporaries skipped"
 else ko "--csv d7 d7 twice" "exit $st, files $(jget second.json 'd["input"]["files"]')"; fi
 
+# An output inside a folder read as input: an earlier report is replaced
+# (and skipped by the walk), a log is never.
+mkdir w14 && cp basic.log w14/a.log
+"$bin" -q --json w14/a.log w14 2>/dev/null; st=$?
+if [ $st = 2 ] && cmp -s w14/a.log basic.log; then ok "--json onto a log inside an input folder: exit 2, log intact"
+else ko "--json onto a log inside an input folder" "exit $st"; fi
+
 # 15. A file truncated while read: exit 3 naming the file and the offset.
 cp big.log shrink.log
 "$bin" -q shrink.log 2> e15.txt & pid=$!

@@ -87,6 +87,17 @@ public struct OutputPlan: Sendable {
             }
         }
 
+        // An existing output inside a folder read as input is skipped by
+        // the walk, which is right for an earlier run's report and wrong
+        // for a log: it must look like one of flipaudit's own files.
+        let walked = arguments.filter { $0 != "-" && FileIdentity.of(path: $0)?.isDirectory == true }.map(OutputPaths.canonical)
+        for output in outputs where output.method == .replace && output.identity != nil {
+            let inside = walked.first { output.path.hasPrefix($0 == "/" ? "/" : $0 + "/") }
+            if let inside, !looksLikeOwnOutput(output) {
+                throw OutputPlanError("\(output.option) \(output.given) is in the input folder \(inside) and is not a flipaudit output; refusing to overwrite it")
+            }
+        }
+
         if let folder = createFolder {
             var made = false
             do { try makeFolders(folder); made = true } catch {}
@@ -118,6 +129,25 @@ public struct OutputPlan: Sendable {
             plan.ownOutputs.namesByFolder[OutputPaths.canonical(csv), default: []].append(contentsOf: csvNames)
         }
         return plan
+    }
+
+    /// Whether the file `output` names is empty or starts the way
+    /// flipaudit writes it: the CSV file's header row, or a pretty-printed
+    /// JSON report (`{` and a newline: a JSON-lines log starts `{"`).
+    static func looksLikeOwnOutput(_ output: OutputTarget) -> Bool {
+        let fd = open(output.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { return false }
+        defer { _ = close(fd) }
+        var head = [UInt8](repeating: 0, count: 256)
+        let n = head.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+        guard n >= 0 else { return false }
+        if n == 0 { return true }
+        let text = String(decoding: head[0..<n], as: UTF8.self)
+        let headers = [CSVReport.sessionsHeader, CSVReport.findingsHeader, CSVReport.errorDistributionHeader]
+        if output.option == "--csv" || headers.contains(where: { text.hasPrefix($0.joined(separator: ",") + "\n") }) {
+            return headers.contains { text.hasPrefix($0.joined(separator: ",") + "\n") }
+        }
+        return text.hasPrefix("{\n")
     }
 
     /// Whether `path` is one of the paths written as is rather than

@@ -25,7 +25,8 @@ public final class TemporaryOutputs: @unchecked Sendable {
     func create(_ path: String) -> Int32 {
         pthread_mutex_lock(&lock); defer { pthread_mutex_unlock(&lock) }
         guard !closed else { errno = EINTR; return -1 }
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        // Never through a symlink planted under the temporary name.
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
         if fd >= 0 { paths.insert(path) }
         return fd
     }
