@@ -208,7 +208,13 @@ struct FlipAuditCommand: ParsableCommand {
         } catch {
             let code = exitCode(for: error)
             if code == .success {
-                print(fullMessage(for: error))
+                // --help, --version: standard output like any other output.
+                do { try StandardStreams.writeOutput(fullMessage(for: error) + "\n") } catch {
+                    if !error.isBrokenPipe {
+                        StandardStreams.writeError("flipaudit: \(error)")
+                        Foundation.exit(4)
+                    }
+                }
                 Foundation.exit(0)
             }
             StandardStreams.writeError(fullMessage(for: error))
