@@ -13,6 +13,9 @@ bin=${1:-${FLIPAUDIT:-$root/.build/debug/flipaudit}}
 [ -x "$bin" ] || { echo "no binary at $bin (swift build first)"; echo "0 passed, 1 failed"; exit 1; }
 case "$bin" in /*) ;; *) bin="$root/$bin" ;; esac
 
+# Seconds a run may take where a hang is the failure being looked for.
+T=${HOSTILE_TIMEOUT:-60}
+
 work=$(mktemp -d "${TMPDIR:-/tmp}/flipaudit-hostile.XXXXXX")
 children=()
 cleanup() {
@@ -73,8 +76,11 @@ if [ $st = 0 ] && [ -c $dev ]; then ok "--json onto a device ($dev): written thr
 else ko "--json onto a device ($dev)" "exit $st"; fi
 mkfifo out.fifo
 cat out.fifo > fifo-got.json & children+=($!); reader=$!
-timeout 60 "$bin" -q --json out.fifo basic.log 2>/dev/null; st=$?
-wait $reader
+timeout $T "$bin" -q --json out.fifo basic.log 2>/dev/null; st=$?
+# The reader ends when the writer closes; a binary that replaced the
+# FIFO never opened it, so the reader is stopped after a while.
+for _ in $(seq 50); do kill -0 $reader 2>/dev/null || break; sleep 0.1; done
+kill $reader 2>/dev/null; wait $reader 2>/dev/null
 if [ $st = 0 ] && [ -p out.fifo ] && [ "$(jget fifo-got.json 'd["input"]["lines"]')" = "$basic_lines" ]; then
   ok "--json FIFO: written through, still a FIFO"
 else ko "--json FIFO" "exit $st"; fi
@@ -94,6 +100,9 @@ else ko "--csv with a symlinked findings.csv" "exit $st"; fi
 "$bin" --json - <(cat small.log) > s1.json 2>/dev/null; st=$?
 if [ $st = 0 ] && [ "$(jget s1.json 'd["input"]["lines"]')" = "$small_lines" ]; then ok "<(cat 20 KB): every line read"
 else ko "<(cat 20 KB)" "exit $st, lines $(jget s1.json 'd["input"]["lines"]') of $small_lines"; fi
+"$bin" --json - <(cat basic.log) > s1b.json 2>/dev/null; st=$?
+if [ $st = 0 ] && [ "$(jget s1b.json 'd["input"]["lines"]')" = "$basic_lines" ]; then ok "<(cat 900 KB): every line read, none of the first 64 KiB lost"
+else ko "<(cat 900 KB)" "exit $st, lines $(jget s1b.json 'd["input"]["lines"]') of $basic_lines"; fi
 cat small.log | "$bin" --json - /dev/stdin > s2.json 2>/dev/null; st=$?
 if [ $st = 0 ] && [ "$(jget s2.json 'd["input"]["lines"]')" = "$small_lines" ]; then ok "cat | flipaudit /dev/stdin: every line read"
 else ko "cat | flipaudit /dev/stdin" "exit $st, lines $(jget s2.json 'd["input"]["lines"]')"; fi
@@ -105,13 +114,13 @@ else ko "gzip stream as - and /dev/stdin" "exit $st"; fi
 # 5. A FIFO input: read once, no hang.
 mkfifo in.fifo
 cat basic.log > in.fifo & children+=($!)
-timeout 60 "$bin" --json - in.fifo > f.json 2>/dev/null; st=$?
+timeout $T "$bin" --json - in.fifo > f.json 2>/dev/null; st=$?
 if [ $st = 0 ] && [ "$(jget f.json 'd["input"]["lines"]')" = "$basic_lines" ]; then ok "FIFO input: read once, every line"
 else ko "FIFO input" "exit $st (124 = hang)"; fi
 
 # 6. A directory with links to /dev/zero, /dev/urandom and a FIFO: skipped with a note.
 mkdir dir6 && cp victim.log.gz dir6/ && ln -s /dev/zero dir6/zero.log && ln -s /dev/urandom dir6/random.log && mkfifo dir6/pipe.log
-timeout 60 "$bin" --json - dir6 > d6.json 2> d6.err; st=$?
+timeout $T "$bin" --json - dir6 > d6.json 2> d6.err; st=$?
 if [ $st = 0 ] && [ "$(jget d6.json 'd["input"]["files"]')" = 1 ] && [ "$(grep -c 'skipped' d6.err)" = 3 ]; then
   ok "directory with /dev/zero, /dev/urandom, FIFO links: skipped with a note"
 else ko "directory with special files" "exit $st (124 = hang)"; fi
@@ -119,7 +128,7 @@ else ko "directory with special files" "exit $st (124 = hang)"; fi
 # 7. A file appended to while read: ends at its size at open.
 cp basic.log grow.log
 ( while :; do cat basic.log >> grow.log; done ) & grower=$!; children+=($grower)
-timeout 120 "$bin" -q --json g.json grow.log 2>/dev/null; st=$?
+timeout $((2 * T)) "$bin" -q --json g.json grow.log 2>/dev/null; st=$?
 kill $grower 2>/dev/null; wait $grower 2>/dev/null
 if [ $st = 0 ] && [ -s g.json ]; then ok "file appended while read: the run ends"
 else ko "file appended while read" "exit $st (124 = never ended)"; fi
@@ -179,6 +188,22 @@ for sig in HUP QUIT USR1 USR2 INT TERM; do
   if [ $st = $want ] && [ -z "$left" ]; then ok "SIG$sig: exit $want, no temporary file left"
   else ko "SIG$sig" "exit $st (want $want), left: $left"; fi
 done
+
+# SIGPIPE while writing a file: a FIFO output whose reader leaves early is
+# an output error (exit 4) naming it, its temporary file removed.
+mkdir pipe11 && mkfifo pipe11/sessions.csv
+head -c 100 pipe11/sessions.csv > /dev/null & children+=($!)
+timeout $T "$bin" -q --csv pipe11 --json pipe11.json big.log 2> e11.txt; st=$?
+if [ $st = 4 ] && grep -q "sessions.csv: Broken pipe" e11.txt && [ -p pipe11/sessions.csv ] \
+   && [ -z "$(ls -A pipe11 | grep tmp)" ] && head -1 pipe11/findings.csv | grep -q '^time,' && [ -s pipe11.json ]; then
+  ok "CSV FIFO whose reader leaves: exit 4 naming it, no temporary, others written"
+else ko "CSV FIFO whose reader leaves" "exit $st: $(grep -v malformed e11.txt | head -2)"; fi
+
+# Precedence: 4 over 3 over 1.
+"$bin" --fail-on info missing.log basic.log > /dev/full 2>/dev/null; st=$?
+"$bin" -q --fail-on info missing.log basic.log 2>/dev/null; st3=$?
+if [ $st = 4 ] && [ $st3 = 3 ]; then ok "exit 4 wins over 3 and 1, 3 over 1"
+else ko "exit precedence" "got $st and $st3, want 4 and 3"; fi
 
 # 12. A CSV file that cannot be written (full disk) plus --json: the others are written.
 mkdir full12 && ln -s /dev/full full12/sessions.csv
