@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One command for the performance benchmark (README "Performance"):
+# One command for the performance benchmark (docs/performance.md):
 #   bash Benchmarks/run.sh            # 2 GB file and two 1 GB files (first run generates them: minutes)
 #   SIZE_MB=200 RUNS=3 bash Benchmarks/run.sh   # a quicker look
 # Generates the logs with Tools/loggen.py (seeded, not committed), builds the

@@ -68,7 +68,18 @@ public final class Analyzer {
 
     /// Audits the inputs named by `arguments`. Rows go to `rows` in their
     /// final order while the audit runs (a `CSVWriter`, a `RowCollector`);
-    /// the result holds the summary. Directory walks skip `outputs`.
+    /// the result holds the summary. Directory walks skip `outputs`
+    /// (this run's own output files and their temporary files).
+    ///
+    /// Events are audited in (time, file, line) order (docs/contract.md
+    /// §3). Regular files are first read in one streaming pass that merges
+    /// them by time, putting back in order what runs back a little
+    /// (`TimeOrderedMerge`). If an input runs back further than that — logs
+    /// of several servers concatenated, rotated files joined newest first —
+    /// the pass stops, the row sinks start over, and every input is read
+    /// again with all its flip events sorted (`EventSort`, spilling to
+    /// temporary files). Streams (standard input, FIFOs) cannot be read
+    /// twice: they go straight to the sorting pass.
     public func run(_ arguments: [String], rows: [RowSink] = [], skipping outputs: OwnOutputs = OwnOutputs()) throws(ConfigurationError) -> AuditResult {
         // A log_format that cannot work is refused before any input is read.
         if case .nginx(let text) = configuration.format {
@@ -77,80 +88,138 @@ public final class Analyzer {
         let resolution = InputCatalog.resolve(arguments, skipping: outputs)
         let (inputs, problems) = (resolution.files, resolution.problems)
         for note in resolution.notes { warn(note) }
+        for (name, error) in problems { warn("\(name): \(error)") }
+        shown = []
+        if !configuration.alwaysSort && inputs.allSatisfy(Self.canReread) {
+            if let result = pass(inputs, problems: problems, rows: rows, sorted: false) { return result }
+        }
+        return pass(inputs, problems: problems, rows: rows, sorted: true)!
+    }
+
+    /// Whether an input can be read a second time: a regular file.
+    private static func canReread(_ file: InputFile) -> Bool {
+        guard let path = file.path else { return false }
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+    }
+
+    /// Inputs whose messages are already on standard error (a second
+    /// pass does not repeat them); -1 for the count of the rest.
+    private var shown = Set<Int>()
+
+    /// One audit of every input; nil when a streaming pass met an input
+    /// out of time order.
+    private func pass(_ inputs: [InputFile], problems: [(name: String, error: InputError)], rows: [RowSink],
+                      sorted: Bool) -> AuditResult? {
         var accounting = InputAccounting()
         var inputErrors: [String] = []
         for (name, error) in problems {
-            let message = "\(name): \(error)"
-            inputErrors.append(message)
-            warn(message)
+            inputErrors.append("\(name): \(error)")
             accounting.filesWithErrors += 1
         }
         for sink in rows { sink.start(inputs: inputs) }
         let configuration = self.configuration
         let progress = self.progress
-        let feeds: [EventFeed] = inputs.indices.map { index in
+        let pieceBytes = max(LogFileReader.bufferSize, 2 * LineChunker.minimumBuffer(maxLine: configuration.maxLine))
+        func feed(_ index: Int, alone: Bool) -> EventFeed {
             let file = inputs[index]
             let report = progress.map { p in
                 { @Sendable (bytes: UInt64) in p(Progress(file: file.displayName, fileNumber: index + 1, fileCount: inputs.count, bytes: bytes)) }
             }
             // A single input is read by two threads sharing the work, with
-            // up to 64 pieces of 256 KiB (about 90,000 lines) between zlib
-            // and the audit, 8 of them not scanned yet (2 MiB); inputs read
-            // side by side each get a reader thread and a zlib thread, zlib
-            // up to 4 chunks (1 MiB) ahead.
-            let pieceBytes = max(LogFileReader.bufferSize, 2 * LineChunker.minimumBuffer(maxLine: configuration.maxLine))
+            // up to 64 pieces of 256 KiB between zlib and the audit; inputs
+            // read side by side each get a reader thread and a zlib thread.
             guard configuration.parallel else {
                 return DirectFeed(file: file, index: index, configuration: configuration, progress: report)
             }
-            return inputs.count == 1
+            return alone
                 ? SharedFeed(file: file, index: index, configuration: configuration, depth: 64,
                              bufferSize: pieceBytes, progress: report)
                 : ThreadedFeed(file: file, index: index, configuration: configuration, prefetchDepth: 4, progress: report)
         }
-        let startTimes = inputs.map { InputPipeline.firstRecordTime($0, configuration: configuration) }
 
         let collector = ResultCollector(bucket: configuration.bucket)
-        let order = RowOrder(sinks: [collector] + rows)
-        let tracker = SessionTracker(configuration: configuration, fileLogsLocation: Array(repeating: false, count: inputs.count), sink: order)
+        let order = RowOrder(sinks: [collector] + rows, budget: configuration.rowBudget, warn: warn)
+        let tracker = SessionTracker(configuration: configuration, files: inputs.count, sink: order)
         var files = [FileSummary?](repeating: nil, count: inputs.count)
+        var examples = [[String]](repeating: [], count: inputs.count)
         var latest: Int64?
         var malformedWarnings = 0
         let limit = Self.malformedMessageLimit
         let warn = self.warn
-        let merge = TimeOrderedMerge(
-            feeds: feeds, startTimes: startTimes,
-            onBatch: { index, batch in
-                if batch.logsLocation { tracker.markLogsLocation(file: Int32(index)) }
-            },
-            onEnd: { index, scan in
-                accounting.add(scan.accounting)
-                files[index] = scan.summary
-                if scan.logsLocation { tracker.markLogsLocation(file: Int32(index)) }
-                if let t = scan.latestTime { latest = max(latest ?? t, t) }
-                for message in scan.warnings {
-                    if message != scan.error {
-                        malformedWarnings += 1
-                        if malformedWarnings > limit { continue }
-                    }
-                    warn(message)
+        let window = TimeOrderedMerge.defaultWindow
+        /// Per input, the latest flip event time so far: an event further
+        /// back than `window` is counted as out of order.
+        var newest = [Int64](repeating: .min, count: inputs.count)
+        func onBatch(_ index: Int, _ batch: EventBatch) {
+            if let line = batch.firstLocationLine { tracker.markLogsLocation(file: Int32(index), line: line) }
+            for event in batch.events {
+                if newest[index] != .min && event.time < newest[index] - window { accounting.outOfOrderRecords += 1 }
+                if event.time > newest[index] { newest[index] = event.time }
+            }
+        }
+        func onEnd(_ index: Int, _ scan: FileScan) {
+            var fileAccounting = scan.accounting
+            examples[index] = fileAccounting.malformedExamples
+            fileAccounting.malformedExamples = []
+            accounting.add(fileAccounting)
+            files[index] = scan.summary
+            if let line = scan.firstLocationLine { tracker.markLogsLocation(file: Int32(index), line: line) }
+            if let t = scan.latestTime { latest = max(latest ?? t, t) }
+            guard self.shown.insert(index).inserted else { return }
+            for message in scan.warnings {
+                if message != scan.error {
+                    malformedWarnings += 1
+                    if malformedWarnings > limit { continue }
                 }
-            })
-        while let event = merge.next() {
-            tracker.process(event)
-            order.release(before: tracker.settledBefore)
+                warn(message)
+            }
+        }
+
+        if sorted {
+            let sort = EventSort(budget: configuration.sortBudget, allowlist: configuration.allowlist, warn: warn)
+            for index in inputs.indices {
+                let source = feed(index, alone: true)
+                reading: while true {
+                    switch source.next() {
+                    case .batch(let batch):
+                        onBatch(index, batch)
+                        for event in batch.events { sort.add(event) }
+                    case .end(let scan):
+                        onEnd(index, scan)
+                        break reading
+                    }
+                }
+            }
+            while let event = sort.next() {
+                tracker.process(event)
+                order.release(before: tracker.settledBefore)
+            }
+        } else {
+            let startTimes = inputs.map { InputPipeline.firstRecordTime($0, configuration: configuration) }
+            let merge = TimeOrderedMerge(
+                feeds: inputs.indices.map { feed($0, alone: inputs.count == 1) }, startTimes: startTimes,
+                onBatch: onBatch, onEnd: onEnd)
+            while let event = merge.next() {
+                tracker.process(event)
+                order.release(before: tracker.settledBefore)
+            }
+            if let back = merge.outOfOrder {
+                warn("\(inputs[Int(back.file)].displayName):\(back.line): the input runs back in time more than \(window / 1000) s; reading it again with every flip event sorted")
+                return nil
+            }
         }
         tracker.finish(endTime: latest ?? 0)
         order.releaseAll()
 
-        if accounting.malformedLines > min(malformedWarnings, limit) {
+        if accounting.malformedLines > min(malformedWarnings, limit) && !shown.contains(-1) {
+            shown.insert(-1)
             warn("… \(accounting.malformedLines - min(malformedWarnings, limit)) more malformed lines (counted in the report)")
         }
-        accounting.outOfOrderRecords = merge.lateEvents
-        if let first = merge.firstLate {
-            warn("\(inputs[Int(first.file)].displayName):\(first.line): \(merge.lateEvents) flip record(s) more than \(TimeOrderedMerge.defaultWindow / 1000) s behind the newest record of their file; audited where they stand")
-        }
+        // Examples in (file, line) order, whichever input ended first.
+        accounting.malformedExamples = Array(examples.joined().prefix(InputAccounting.exampleLimit))
         if tracker.evictedSessions > 0 {
-            warn("\(tracker.evictedSessions) session(s) closed early: more than \(configuration.maxSessions) were open at once (--max-sessions)")
+            warn("\(tracker.evictedSessions) session(s) closed early: more than \(configuration.maxSessions) were open at once (--max-sessions); results are not exact")
         }
         // Paths that could not be resolved, then read errors by input.
         inputErrors += files.indices.compactMap { i in files[i]?.error.map { "\(inputs[i].displayName): \($0)" } }

@@ -23,6 +23,9 @@ public struct AuditConfiguration: Sendable {
     /// Seconds after its last event that a session expires.
     public var sessionTimeoutSeconds: Int = 600
     public var bucket: Bucket = .day
+    /// How long ended states and returned codes are remembered, in seconds
+    /// of log time (`--reuse-window`).
+    public var reuseWindowSeconds: Int = 86_400
     /// Longest line accepted, in bytes.
     public var maxLine: Int = 64 * 1024
     /// Read on several threads: a single input by a reader thread and the
@@ -33,6 +36,15 @@ public struct AuditConfiguration: Sendable {
     /// Most sessions held open at once (`--max-sessions`); when a new one
     /// would pass it, the least recently active is closed early.
     public var maxSessions = SessionTracker.defaultMaxSessions
+
+    /// Flip events held in memory by the sorting pass before a sorted run
+    /// goes to a temporary file (about 64 MiB of events).
+    public var sortBudget = 200_000
+    /// Rows of each kind held in memory for ordering before they are
+    /// sorted and spilled to a temporary file.
+    public var rowBudget = 50_000
+    /// Skip the streaming pass (tests compare the two passes).
+    var alwaysSort = false
 
     public init() {}
 

@@ -3,7 +3,7 @@ import Foundation
 /// What one input produced once it is read to its end.
 struct FileScan: Sendable {
     var accounting: InputAccounting
-    var logsLocation: Bool
+    var firstLocationLine: Int64?
     var latestTime: Int64?
     var summary: FileSummary
     /// `NAME: message` when the input could not be read completely.

@@ -14,7 +14,9 @@ struct ScanAssembler {
     private var linesInBatch = 0
     private var format: RecordFormat?
     private(set) var accounting = InputAccounting()
-    private(set) var logsLocation = false
+    /// The first line that logged a Location field, once reached.
+    private(set) var firstLocationLine: Int64?
+    var logsLocation: Bool { firstLocationLine != nil }
     /// Latest record time so far (nil before any record).
     private(set) var latestTime: Int64?
     /// Time of the input's first record.
@@ -56,7 +58,9 @@ struct ScanAssembler {
                 if latestTime.map({ t > $0 }) ?? true { latestTime = t }
                 peak += 1
             }
-            if let first = scan.firstLocationLine, first <= upTo { logsLocation = true }
+            if firstLocationLine == nil, let first = scan.firstLocationLine, first <= upTo {
+                firstLocationLine = Int64(base + first)
+            }
             linesInBatch += upTo - done
             done = upTo
             if linesInBatch == Self.batchLines { flush(emit) }
@@ -67,7 +71,7 @@ struct ScanAssembler {
     /// Hands out the events gathered since the last batch.
     private mutating func flush(_ emit: (EventBatch) -> Void) {
         batch.frontier = latestTime
-        batch.logsLocation = logsLocation
+        batch.firstLocationLine = firstLocationLine
         emit(batch)
         batch = EventBatch()
         batch.events.reserveCapacity(64)
@@ -87,7 +91,7 @@ struct ScanAssembler {
         if failure != nil { accounting.filesWithErrors = 1 }
         let message = failure.map { "\(file.displayName): \($0)" }
         return FileScan(
-            accounting: accounting, logsLocation: logsLocation, latestTime: latestTime,
+            accounting: accounting, firstLocationLine: firstLocationLine, latestTime: latestTime,
             summary: FileSummary(name: file.displayName, encoding: end?.encoding.rawValue ?? "plain",
                                  format: format?.rawValue ?? "empty", lines: accounting.lines, logsLocation: logsLocation,
                                  error: failure.map { "\($0)" }),
@@ -114,6 +118,7 @@ struct EventBatch: Sendable {
     var events: [FlipEvent] = []
     /// Latest record time read so far in this input (nil before any record).
     var frontier: Int64?
-    /// Whether this input has logged a Location field so far.
-    var logsLocation = false
+    /// The first line of this input that logged a Location field, when
+    /// the reading has got that far.
+    var firstLocationLine: Int64?
 }

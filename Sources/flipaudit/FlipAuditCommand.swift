@@ -66,6 +66,10 @@ struct FlipAuditCommand: ParsableCommand {
     @Option(name: .customLong("session-timeout"), help: ArgumentHelp("Seconds after its last event that a session expires.", valueName: "SECONDS"))
     var sessionTimeout: Int = 600
 
+    @Option(name: .customLong("reuse-window"),
+            help: ArgumentHelp("How long ended states and returned codes are remembered, in log time (90m, 36h, 7d).", valueName: "DURATION"))
+    var reuseWindow: String = "24h"
+
     @Option(help: "Time bucket of the error distribution (UTC).")
     var bucket: AuditConfiguration.Bucket = .day
 
@@ -106,6 +110,9 @@ struct FlipAuditCommand: ParsableCommand {
         if let text = logFormat {
             do { _ = try NginxLogFormatParser(logFormat: text, maxLine: maxLine) } catch { throw ValidationError("\(error)") }
         }
+        if LogDuration.seconds(reuseWindow) == nil {
+            throw ValidationError("--reuse-window: \"\(reuseWindow)\" is not a duration such as 90m, 36h or 7d (at most \(LogDuration.maximumDays) days)")
+        }
         if inputs.filter({ $0 == "-" }).count > 1 { throw ValidationError("standard input (-) can be read only once") }
     }
 
@@ -123,6 +130,7 @@ struct FlipAuditCommand: ParsableCommand {
         config.endpoints = endpoints
         config.sessionTimeoutSeconds = sessionTimeout
         config.bucket = bucket
+        config.reuseWindowSeconds = LogDuration.seconds(reuseWindow)!
         config.maxLine = maxLine
         config.maxSessions = maxSessions
 

@@ -227,7 +227,11 @@ struct SessionFloodTests {
         let result = audit(lines) { $0.maxSessions = 10 }
         #expect(result.evictedSessions == 40)
         #expect(result.sessions.count == 50)
-        #expect(result.sessions.first { $0.state == "flood0" }?.outcome == .noReturn)
+        // Closed early, never no-return: its return came, after the eviction.
+        #expect(result.sessions.first { $0.state == "flood0" }?.outcome == .closedEarly)
+        #expect(result.sessions.filter { $0.outcome == .closedEarly }.count == 40)
+        #expect(result.count(.noReturn) == 0)
+        #expect(result.sessions.filter { $0.outcome == .pending }.count == 10)
         #expect(result.count(.unknownState) == 1)
         // Evicted sessions did not end: a new request with their state is not a replay.
         #expect(result.count(.stateReuse) == 0)

@@ -51,8 +51,33 @@ struct SessionTests {
         #expect(r.findings.isEmpty)
         #expect(r.unobservableFiles.count == 1)
         // A "-" Location counts as logged.
-        let logged = audit([combined(1, authorize(), 302, location: nil), combined(2, "GET", "/", 200, location: "-")])
+        let logged = audit([combined(0, "GET", "/", 200, location: "-"), combined(1, authorize(), 302, location: nil)])
         #expect(logged.sessions[0].outcome == .pending)
+    }
+
+    @Test("a log whose format gains Location mid-file: sessions before the change are unobservable, after it judged")
+    func locationMidFile() {
+        let r = audit([
+            combined(1, authorize(state: "before"), 200, location: nil),
+            combined(2, "GET", "/", 200, location: nil),
+            combined(3, "GET", "/", 200, location: "-"),
+            combined(4, authorize(state: "after"), 200, location: "-"),
+            // A request on a record without the field, after the file has
+            // shown it: judged.
+            combined(5, authorize(state: "joined"), 200, location: nil),
+            combined(0, "GET", "/", 200, location: "-", minute: 30),
+        ])
+        let outcomes = Dictionary(uniqueKeysWithValues: r.sessions.map { ($0.state, $0.outcome) })
+        #expect(outcomes["before"] == .unobservable)
+        #expect(outcomes["after"] == .noReturn)
+        #expect(outcomes["joined"] == .noReturn)
+        #expect(r.unobservableFiles.count == 1)
+        // Whatever reads the file (one thread or several), the same answer.
+        let single = audit([
+            combined(1, authorize(state: "before"), 200, location: nil),
+            combined(3, "GET", "/", 200, location: "-"),
+        ]) { $0.parallel = false }
+        #expect(single.sessions[0].outcome == .unobservable)
     }
 
     @Test("other OAuth clients are counted, nothing more")

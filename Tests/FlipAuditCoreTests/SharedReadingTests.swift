@@ -14,7 +14,7 @@ func drain(_ feed: EventFeed) -> [String] {
                 "\(e.time)@\(e.source.line) \(e.status) \(e.clientIP) req=\(e.request.map { "\($0.state ?? "-")|\($0.clientID ?? "-")|\($0.redirectURI ?? "-")" } ?? "none") "
                     + "ret=\(e.returned.map { "\($0.state ?? "-")|\($0.codeDigest?.description ?? "-")|\($0.error ?? "-")" } ?? "none")"
             }
-            out.append("batch frontier=\(batch.frontier.map(String.init) ?? "nil") location=\(batch.logsLocation) [\(events.joined(separator: "; "))]")
+            out.append("batch frontier=\(batch.frontier.map(String.init) ?? "nil") location=\(batch.firstLocationLine.map(String.init) ?? "nil") [\(events.joined(separator: "; "))]")
         case .end(let scan):
             var accounting = scan.accounting
             let reasons = accounting.malformedByReason.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }

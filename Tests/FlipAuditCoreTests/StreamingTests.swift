@@ -24,7 +24,7 @@ struct StreamingTests {
         #expect(result.findings.isEmpty)
     }
 
-    @Test("a record far behind its file is audited where it stands, counted, and does not expire its neighbours")
+    @Test("a record far behind its file is put in time order, counted, and does not expire its neighbours")
     func farBehind() {
         // Enough later traffic that "now" has left the merge before "old"
         // (20 minutes back: past the reorder window) is read.
@@ -55,25 +55,43 @@ struct StreamingTests {
         #expect(split.accounting.outOfOrderRecords == 0)
     }
 
-    @Test("a state or a code comes back within the hour: reuse; hours later: forgotten (bounded memory)",
+    @Test("--reuse-window decides how long ended states and codes are remembered",
           arguments: [(1800, true), (3 * 3600, false)])
     func reuseHorizon(_ gap: Int, _ flagged: Bool) {
         let result = audit([
             line(at: 0, authorize(state: "s1"), 302, location: "\(opa)?code=same&state=s1"),
             line(at: gap, authorize(state: "s1"), 302, location: "\(opa)?code=other&state=s1"),
             line(at: gap + 10, authorize(state: "s2"), 302, location: "\(opa)?code=same&state=s2"),
-        ])
+        ]) { $0.reuseWindowSeconds = 3600 }
         #expect(result.count(.stateReuse) == (flagged ? 1 : 0))
         #expect(result.count(.codeReuse) == (flagged ? 1 : 0))
         #expect(result.sessions.count == 3)
     }
 
-    @Test("a long session timeout lengthens the reuse memory with it")
-    func reuseFollowsTimeout() {
+    @Test("by default a state and a code reused hours apart, across midnight, are found")
+    func reuseAcrossMidnight() {
+        func at(_ time: String, _ target: String, _ status: Int, _ location: String) -> String {
+            "203.0.113.9 - - [\(time) +0000] \"GET \(target) HTTP/1.1\" \(status) 0 \"-\" \"GoogleApp/1.0\" \"\(location)\""
+        }
         let result = audit([
-            line(at: 0, authorize(state: "s1"), 302, location: "\(opa)?code=c1&state=s1"),
-            line(at: 3 * 3600, authorize(state: "s1"), 302, location: "\(opa)?code=c2&state=s1"),
-        ]) { $0.sessionTimeoutSeconds = 4 * 3600 }
+            at("21/Nov/2026:22:30:00", authorize(state: "night"), 302, "\(opa)?code=c-night&state=night"),
+            at("21/Nov/2026:22:40:00", authorize(state: "k1"), 302, "\(opa)?code=shared&state=k1"),
+            at("22/Nov/2026:01:00:00", authorize(state: "night"), 302, "\(opa)?code=c-again&state=night"),
+            at("22/Nov/2026:01:10:00", authorize(state: "k2"), 302, "\(opa)?code=shared&state=k2"),
+        ])
         #expect(result.count(.stateReuse) == 1)
+        #expect(result.count(.codeReuse) == 1)
+        #expect(result.findings.first { $0.kind == .codeReuse }?.state == "k2")
+    }
+}
+
+@Suite("--reuse-window durations")
+struct LogDurationTests {
+    @Test("units s, m, h, d and plain seconds; anything else, zero or past ten years is refused",
+          arguments: [("90m", 5400), ("36h", 129_600), ("7d", 604_800), ("3600s", 3600), ("45", 45), ("24h", 86_400),
+                      ("7x", nil), ("h", nil), ("", nil), ("0h", nil), ("-5m", nil), ("1.5h", nil), ("3661d", nil),
+                      ("99999999999999999999d", nil), ("3660d", 3660 * 86_400)] as [(String, Int?)])
+    func parse(_ text: String, _ seconds: Int?) {
+        #expect(LogDuration.seconds(text) == seconds)
     }
 }

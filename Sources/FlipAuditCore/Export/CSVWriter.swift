@@ -118,7 +118,24 @@ public final class CSVWriter: RowSink {
         for output in [sessions, findings, distribution] where output.fd >= 0 { output.discard() }
     }
 
-    public func start(inputs: [InputFile]) { sourcePrefixes = inputs.map { CSVReport.sourcePrefix(displayName: $0.displayName) } }
+    /// Called before the first row; called again, it drops every row
+    /// written since (the audit starts over in time order).
+    public func start(inputs: [InputFile]) {
+        if started {
+            for output in [sessions, findings] {
+                output.buffer.removeAll(keepingCapacity: true)
+                if output.fd >= 0 && (ftruncate(output.fd, 0) != 0 || lseek(output.fd, 0, SEEK_SET) != 0)
+                    && failures[ObjectIdentifier(output)] == nil {
+                    failures[ObjectIdentifier(output)] = .system(output.target.given)
+                }
+            }
+            CSV.append(row: CSVReport.sessionsHeader, to: &sessions.buffer)
+            CSV.append(row: CSVReport.findingsHeader, to: &findings.buffer)
+        }
+        started = true
+        sourcePrefixes = inputs.map { CSVReport.sourcePrefix(displayName: $0.displayName) }
+    }
+    private var started = false
 
     private func prefix(_ source: SourceRef) -> [UInt8] {
         sourcePrefixes.indices.contains(Int(source.file)) ? sourcePrefixes[Int(source.file)] : Array("?:".utf8)

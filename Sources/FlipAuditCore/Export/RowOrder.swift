@@ -4,7 +4,9 @@ import HeapModule
 /// deterministic order, while the audit runs: sessions by (first request,
 /// source, state), findings by (time, source, kind, state).
 public protocol RowSink: AnyObject {
-    /// Called once before any row, with the inputs `SourceRef.file` ranks.
+    /// Called before any row, with the inputs `SourceRef.file` ranks. An
+    /// audit that finds its input out of time order starts over: it calls
+    /// `start` again, and the sink drops every row it was handed since.
     func start(inputs: [InputFile])
     func session(_ row: SessionRecord)
     func finding(_ row: Finding)
@@ -12,23 +14,52 @@ public protocol RowSink: AnyObject {
 
 /// Puts the rows the tracker decides — in the order sessions close — into
 /// row order, and hands each on as soon as no row can still come before it
-/// (see `SessionTracker.settledBefore`). Memory is bounded by the rows of
-/// the sessions still open; past `limit` waiting rows the earliest go out
-/// regardless (the order then depends only on the input, still the same
-/// for every run).
+/// (see `SessionTracker.settledBefore`). A session open for long holds back
+/// every row after it: past `budget` rows of a kind held in memory, they
+/// are sorted and spilled to a temporary file, and the release merges the
+/// files with what is held (`RowQueue`). No row is ever handed on early, so
+/// the CSV files are always in their documented order.
 final class RowOrder: AuditSink {
-    /// Rows held for ordering at most, per kind of row.
-    static let limit = 50_000
+    private var sessions: RowQueue<SessionRecord>
+    private var findings: RowQueue<Finding>
+    private let sinks: [RowSink]
 
-    /// A row waiting in a heap: the key fields that decide nearly every
-    /// comparison (time, source, finding kind rank) next to the row, which
-    /// is boxed — a session row is a dozen Strings, and the heap moves its
-    /// elements on every insert and removal.
-    private struct Pending<Row: OrderedRow>: Comparable {
+    init(sinks: [RowSink], budget: Int, warn: @escaping (String) -> Void) {
+        self.sinks = sinks
+        sessions = RowQueue(budget: budget, warn: warn)
+        findings = RowQueue(budget: budget, warn: warn)
+    }
+
+    func sessionClosed(_ session: SessionRecord) { sessions.insert(session) }
+
+    func finding(_ finding: Finding) { findings.insert(finding) }
+
+    /// Hands on every row keyed before `time`.
+    func release(before time: Int64) {
+        while let row = sessions.popMin(before: time) { for s in sinks { s.session(row) } }
+        while let row = findings.popMin(before: time) { for s in sinks { s.finding(row) } }
+    }
+
+    /// Hands on everything left (at the end of the audit).
+    func releaseAll() { release(before: .max) }
+
+    /// Runs spilled to temporary files so far.
+    var spilledRuns: Int { sessions.spilledRuns + findings.spilledRuns }
+}
+
+/// Rows of one kind waiting for their turn, smallest first: a heap in
+/// memory up to `budget` rows, and sorted runs in `SpillFile`s past it.
+/// Not `Sendable`: the audit's thread only.
+struct RowQueue<Row: OrderedRow> {
+    /// A row waiting: the key fields that decide nearly every comparison
+    /// (time, source, finding kind rank) next to the row, which is boxed —
+    /// a session row is a dozen Strings, and the heap moves its elements on
+    /// every insert and removal.
+    struct Pending: Comparable {
         var time: Int64
         var source: SourceRef
         var rank: Int
-        let boxed: Box<Row>
+        let boxed: Box
         var row: Row { boxed.row }
 
         init(_ row: Row) {
@@ -48,44 +79,66 @@ final class RowOrder: AuditSink {
     }
 
     /// A row on the heap (of the process), so that `Pending` stays small.
-    private final class Box<Row> {
+    final class Box {
         let row: Row
         init(_ row: Row) { self.row = row }
     }
 
-    private typealias PendingSession = Pending<SessionRecord>
-    private typealias PendingFinding = Pending<Finding>
+    private let budget: Int
+    private let warn: (String) -> Void
+    private var heap = Heap<Pending>()
+    /// Sorted runs on disk, each with its next row read ahead.
+    private var runs: [(file: SpillFile, head: Pending?)] = []
+    private var spillFailed = false
 
-    private var sessions = Heap<PendingSession>()
-    private var findings = Heap<PendingFinding>()
-    private let sinks: [RowSink]
-
-    init(sinks: [RowSink]) { self.sinks = sinks }
-
-    func sessionClosed(_ session: SessionRecord) {
-        sessions.insert(PendingSession(session))
-        if sessions.count > Self.limit { let row = sessions.removeMin().row; for s in sinks { s.session(row) } }
+    init(budget: Int, warn: @escaping (String) -> Void) {
+        self.budget = max(1, budget)
+        self.warn = warn
     }
 
-    func finding(_ finding: Finding) {
-        findings.insert(PendingFinding(finding))
-        if findings.count > Self.limit { let row = findings.removeMin().row; for s in sinks { s.finding(row) } }
+    var spilledRuns: Int { runs.count }
+
+    mutating func insert(_ row: Row) {
+        heap.insert(Pending(row))
+        if heap.count > budget && !spillFailed { spill() }
     }
 
-    /// Hands on every row keyed before `time`.
-    func release(before time: Int64) {
-        while let first = sessions.min?.time, first < time {
-            let row = sessions.removeMin().row
-            for s in sinks { s.session(row) }
+    /// The smallest row waiting, when it is keyed before `time`.
+    mutating func popMin(before time: Int64) -> Row? {
+        var best = -1
+        var key = heap.min
+        for i in runs.indices {
+            guard let head = runs[i].head else { continue }
+            if key == nil || head < key! { key = head; best = i }
         }
-        while let first = findings.min?.time, first < time {
-            let row = findings.removeMin().row
-            for s in sinks { s.finding(row) }
-        }
+        guard let key, key.time < time else { return nil }
+        if best < 0 { return heap.removeMin().row }
+        runs[best].head = Self.read(runs[best].file, warn: warn)
+        if runs[best].head == nil { runs.remove(at: best) }
+        return key.row
     }
 
-    /// Hands on everything left (at the end of the audit).
-    func releaseAll() { release(before: .max) }
+    private mutating func spill() {
+        var sorted: [Row] = []
+        sorted.reserveCapacity(heap.count)
+        while let p = heap.popMin() { sorted.append(p.row) }
+        guard let file = SpillFile(sorted, encode: { row, out in row.encode(into: &out) }) else {
+            spillFailed = true
+            warn("cannot write the row order's temporary file; holding rows in memory")
+            for row in sorted { heap.insert(Pending(row)) }
+            return
+        }
+        runs.append((file, Self.read(file, warn: warn)))
+    }
+
+    private static func read(_ file: SpillFile, warn: (String) -> Void) -> Pending? {
+        while let line = file.nextLine() {
+            do { return Pending(try Row.decode(line)) } catch {
+                warn("row order: a temporary file holds an unreadable line (\(error)); skipped")
+            }
+        }
+        return nil
+    }
 }
 
 /// Keeps every row in memory: for library callers and tests that want the
@@ -96,25 +149,38 @@ public final class RowCollector: RowSink {
     public private(set) var inputs: [InputFile] = []
 
     public init() {}
-    public func start(inputs: [InputFile]) { self.inputs = inputs }
+    /// Called before the first row; called again, it drops the rows
+    /// collected since.
+    public func start(inputs: [InputFile]) {
+        self.inputs = inputs
+        sessions = []
+        findings = []
+    }
     public func session(_ row: SessionRecord) { sessions.append(row) }
     public func finding(_ row: Finding) { findings.append(row) }
 }
 
-/// What orders a row: time, source, then (findings) kind, then state.
-private protocol OrderedRow {
+/// What orders a row: time, source, then (findings) kind, then state;
+/// and how it is spilled.
+protocol OrderedRow {
     var orderTime: Int64 { get }
     var source: SourceRef { get }
     var orderRank: Int { get }
     var state: String { get }
+    func encode(into out: inout [UInt8])
+    static func decode(_ line: ArraySlice<UInt8>) throws(TextFields.Malformed) -> Self
 }
 
 extension SessionRecord: OrderedRow {
     var orderTime: Int64 { firstSeen }
     var orderRank: Int { 0 }
+    func encode(into out: inout [UInt8]) { RowCodec.encode(self, into: &out) }
+    static func decode(_ line: ArraySlice<UInt8>) throws(TextFields.Malformed) -> Self { try RowCodec.session(line) }
 }
 
 extension Finding: OrderedRow {
     var orderTime: Int64 { time }
     var orderRank: Int { kind.rank }
+    func encode(into out: inout [UInt8]) { RowCodec.encode(self, into: &out) }
+    static func decode(_ line: ArraySlice<UInt8>) throws(TextFields.Malformed) -> Self { try RowCodec.finding(line) }
 }

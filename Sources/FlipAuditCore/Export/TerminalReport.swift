@@ -111,7 +111,7 @@ public struct TerminalReport {
             notes.append("web-linking redirects were accepted for project IDs \(result.unpinnedProjectIDs.map(esc).joined(separator: ", ")) because no --project-id is set; pin yours with --project-id ID so that others are flagged")
         }
         if result.evictedSessions > 0 {
-            notes.append("\(Self.count(result.evictedSessions, "session was", "sessions were")) closed early because more than \(Self.number(result.configuration.maxSessions)) were open at once (a flood of distinct states?); their outcomes may read no-return and their returns unknown-state. Raise --max-sessions if this is normal traffic")
+            notes.append("\(Self.count(result.evictedSessions, "session was", "sessions were")) closed early because more than \(Self.number(result.configuration.maxSessions)) were open at once (a flood of distinct states?); their outcome is closed-early, later returns may read unknown-state, and results are not exact. Raise --max-sessions if this is normal traffic")
         }
         if result.accounting.outOfOrderRecords > 0 {
             notes.append("\(Self.count(result.accounting.outOfOrderRecords, "flip record was", "flip records were")) more than \(TimeOrderedMerge.defaultWindow / 1000) s behind the newest record of their file and were audited where they stand; pass rotated logs as separate files rather than concatenated out of order")

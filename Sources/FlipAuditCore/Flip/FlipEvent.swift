@@ -107,21 +107,44 @@ public final class FlipEvent: @unchecked Sendable {
 public struct CodeHash: Hashable, Sendable, CustomStringConvertible, CustomReflectable {
     /// What `code-reuse` compares (and remembers, instead of the code).
     public let key: UInt64
-    private let code: [UInt8]
+    /// The code's bytes while it is held in memory; nil once it was read
+    /// back from a spilled event (which holds the digest only).
+    private let code: [UInt8]?
+    private let digest: String?
 
     public init(_ code: UnsafeRawBufferPointer) {
         var hasher = Hasher()
         hasher.combine(bytes: code)
         key = UInt64(UInt(bitPattern: hasher.finalize()))
         self.code = Array(code)
+        digest = nil
     }
 
-    public static func == (a: Self, b: Self) -> Bool { a.key == b.key && a.code == b.code }
+    /// A code known only by its key and digest (as `EventCodec` writes it).
+    init(key: UInt64, digest: String) {
+        self.key = key
+        code = nil
+        self.digest = digest
+    }
+
+    /// Whether `text` has the form of `description`: `sha256:` and 12
+    /// lowercase hex digits.
+    static func isDigest(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        return bytes.count == 19 && text.hasPrefix("sha256:")
+            && bytes[7...].allSatisfy { ($0 >= .zero && $0 <= .nine) || ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "f")) }
+    }
+
+    public static func == (a: Self, b: Self) -> Bool {
+        guard a.key == b.key else { return false }
+        if let x = a.code, let y = b.code { return x == y }
+        return a.description == b.description
+    }
     /// `dump` and debuggers see the digest, not the code.
     public var customMirror: Mirror { Mirror(self, children: ["digest": description]) }
     public func hash(into hasher: inout Hasher) { hasher.combine(key) }
 
-    public var description: String { code.withUnsafeBytes(CodeDigest.text) }
+    public var description: String { digest ?? code!.withUnsafeBytes(CodeDigest.text) }
 }
 
 /// Hashes authorization codes so they never reach output in clear.

@@ -3,6 +3,9 @@ public enum Outcome: String, CaseIterable, Sendable, Codable, Comparable {
     case code, error, empty, failed, rejected
     case noReturn = "no-return"
     case pending, unobservable
+    /// Closed by `--max-sessions` before its timeout, with no return and
+    /// no failure: no verdict can be given.
+    case closedEarly = "closed-early"
 
     public static func < (a: Self, b: Self) -> Bool { a.rank < b.rank }
     /// By rank, not by the raw String.
@@ -17,6 +20,7 @@ public enum Outcome: String, CaseIterable, Sendable, Codable, Comparable {
         case .noReturn: return 5
         case .pending: return 6
         case .unobservable: return 7
+        case .closedEarly: return 8
         }
     }
 }
@@ -32,6 +36,9 @@ final class Session {
     let firstSeen: Int64
     var lastSeen: Int64
     let firstSource: SourceRef
+    /// Line of the session's last record in the file of its first request
+    /// (what `unobservable` is judged by).
+    var lastLineInFirstFile: Int64
     let clientID: String?
     /// The first request's `redirect_uri` and the verdicts on it.
     let redirect: RedirectFacts?
@@ -61,6 +68,7 @@ final class Session {
         firstSeen = event.time
         lastSeen = event.time
         firstSource = event.source
+        lastLineInFirstFile = event.source.line
         clientID = request.clientID
         redirect = request.redirect
         clientMismatch = request.clientMismatch

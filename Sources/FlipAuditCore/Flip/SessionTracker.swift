@@ -15,14 +15,11 @@ public final class SessionTracker {
 
     /// Most sessions held open at once by default (`--max-sessions`).
     public static let defaultMaxSessions = 100_000
-    /// How long an ended state and a returned code are remembered for
-    /// `state-reuse` and `code-reuse`, at least (milliseconds of log time).
-    public static let minimumRetention: Int64 = 3_600_000
-
     private let timeoutMs: Int64
     private let maxSessions: Int
-    /// Whether each input file has logged a Location field, by file rank.
-    private var fileLogsLocation: [Bool]
+    /// Per input file (by rank), the first line that logged a Location
+    /// field, once the reading has got that far.
+    private var firstLocationLine: [Int64?]
     private unowned let sink: AuditSink
     /// Latest event time processed: the tracker's clock.
     private var clock = Int64.min
@@ -39,9 +36,8 @@ public final class SessionTracker {
     /// from the front): the oldest open `firstSeen` bounds every row still
     /// to come.
     private var openOrder = Deque<Session>()
-    /// States whose session returned or expired, for an hour of log time
-    /// (or the session timeout, if longer): a new request with one of them
-    /// is `state-reuse`.
+    /// States whose session returned or expired, for `--reuse-window` of
+    /// log time: a new request with one of them is `state-reuse`.
     private var endedStates: RecentMemory<Void>
     /// Returned codes (by `CodeHash.key`) → the session that first received them,
     /// remembered as long as ended states.
@@ -54,21 +50,22 @@ public final class SessionTracker {
     /// Files with sessions that could not be judged (no Location logged).
     public private(set) var unobservableFiles = Set<Int32>()
 
-    public init(configuration: AuditConfiguration, fileLogsLocation: [Bool], sink: AuditSink) {
+    public init(configuration: AuditConfiguration, files: Int, sink: AuditSink) {
         timeoutMs = Int64(configuration.sessionTimeoutSeconds) * 1000
         maxSessions = max(1, configuration.maxSessions)
-        let retention = max(Self.minimumRetention, timeoutMs)
+        let retention = Int64(configuration.reuseWindowSeconds) * 1000
         endedStates = RecentMemory(retention: retention)
         codeOwners = RecentMemory(retention: retention)
-        self.fileLogsLocation = fileLogsLocation
+        firstLocationLine = Array(repeating: nil, count: files)
         self.sink = sink
     }
 
-    /// Notes that input `file` logs a Location field (seen on one of its
-    /// records): its sessions can be judged.
-    public func markLogsLocation(file: Int32) {
+    /// Notes that input `file` logged a Location field first at `line`:
+    /// its sessions whose records reach that line can be judged.
+    public func markLogsLocation(file: Int32, line: Int64) {
         let i = Int(file)
-        if fileLogsLocation.indices.contains(i) { fileLogsLocation[i] = true }
+        guard firstLocationLine.indices.contains(i) else { return }
+        if firstLocationLine[i].map({ line < $0 }) ?? true { firstLocationLine[i] = line }
     }
 
     /// No row still to come — session or finding — is keyed before this
@@ -116,7 +113,7 @@ public final class SessionTracker {
         if !state.isEmpty, let existing = open[stateKey] {
             if existing.returnCount == 0 {
                 existing.requestCount += 1
-                touch(existing, event.time)
+                touch(existing, event.time, source: event.source)
                 requestFindings(request, session: existing, event: event)
                 return existing
             }
@@ -130,7 +127,7 @@ public final class SessionTracker {
         nextSerial += 1
         if state.isEmpty { stateless[session.serial] = session } else { open[stateKey] = session }
         openOrder.append(session)
-        touch(session, event.time)
+        touch(session, event.time, source: event.source)
         if reused {
             raise(.stateReuse, session: session, event: event, detail: "state \(Quote.text(state)) was already used by a session that returned or expired")
         }
@@ -185,7 +182,7 @@ public final class SessionTracker {
         }
         if let session {
             session.returnCount += 1
-            touch(session, event.time)
+            touch(session, event.time, source: event.source)
             if session.returnCount == 1 {
                 session.firstReturn = (event.time, event.source, ret.hasCode, ret.error, ret.errorDescription)
                 if !session.state.isEmpty { endedStates.insert(session.key.hash, (), at: clock) }
@@ -244,8 +241,11 @@ public final class SessionTracker {
 
     // MARK: Expiry and closing
 
-    private func touch(_ session: Session, _ time: Int64) {
+    private func touch(_ session: Session, _ time: Int64, source: SourceRef) {
         session.lastSeen = max(session.lastSeen, time)
+        if source.file == session.firstSource.file && source.line > session.lastLineInFirstFile {
+            session.lastLineInFirstFile = source.line
+        }
         // On the clock, so the expiry queue stays in order even when a
         // record runs back in time.
         session.expiresAt = max(session.lastSeen, clock) + timeoutMs
@@ -290,6 +290,16 @@ public final class SessionTracker {
         return UInt64(UInt(bitPattern: hasher.finalize()))
     }
 
+    /// Whether the file of the session's first request had logged a
+    /// Location field by the session's last record in it (docs/contract.md
+    /// §3): a server whose log format gains the field mid-file is judged
+    /// from then on.
+    private func logsLocation(_ s: Session) -> Bool {
+        let i = Int(s.firstSource.file)
+        guard firstLocationLine.indices.contains(i), let first = firstLocationLine[i] else { return false }
+        return first <= s.lastLineInFirstFile
+    }
+
     /// Decides the outcome, raises the closing findings and hands the row
     /// on. `endTime` is set when the input ended with the session open.
     private func close(_ s: Session, endTime: Int64?, evicted: Bool = false) {
@@ -320,9 +330,11 @@ public final class SessionTracker {
                           detail: "answered \(f.status) without returning an error to \(Quote.text(s.redirectShown))")
                 }
             }
-        } else if !(fileLogsLocation.indices.contains(Int(s.firstSource.file)) && fileLogsLocation[Int(s.firstSource.file)]) {
+        } else if !logsLocation(s) {
             outcome = .unobservable
             unobservableFiles.insert(s.firstSource.file)
+        } else if evicted {
+            outcome = .closedEarly
         } else if let endTime, s.expiresAt >= endTime {
             outcome = .pending
         } else {

@@ -8,17 +8,20 @@ import HeapModule
 ///
 /// Logs are nearly in time order but not quite (several workers, request
 /// start times): within an input, records up to `window` older than the
-/// newest one read are put back in order. An event older than that arrives
-/// after later ones have left; it is audited where it arrives and counted
-/// in `lateEvents`. Which input is read next depends only on the data, so
-/// the stream is the same however the inputs are read (threads or not).
+/// newest one read are put back in order. An event that would leave after
+/// a later one has left ends the merge: `next()` returns nil and
+/// `outOfOrder` names it, and the caller sorts the whole input instead
+/// (`EventSort`). So does a flood of events inside the window past
+/// `maxPending`, which must leave before they are settled. Which input is
+/// read next depends only on the data, so the stream is the same however
+/// the inputs are read (threads or not).
 final class TimeOrderedMerge {
     /// How far records of one input may run back in time and still be put
     /// in order (milliseconds).
     static let defaultWindow: Int64 = 300_000
     /// Events held for ordering at most: past it the earliest goes out
-    /// even before it is settled (a flood of flip records inside the
-    /// window would otherwise hold them all).
+    /// even before it is settled (should an earlier one come after, the
+    /// merge stops and the input is sorted instead).
     static let maxPending = 50_000
 
     /// An event waiting in the heap, its key inline.
@@ -49,10 +52,9 @@ final class TimeOrderedMerge {
     private let onBatch: (Int, EventBatch) -> Void
     private let onEnd: (Int, FileScan) -> Void
 
-    /// Events that arrived after later ones had left.
-    private(set) var lateEvents = 0
-    /// The first of them.
-    private(set) var firstLate: SourceRef?
+    /// The first event that came after a later one had left; the merge
+    /// stopped there.
+    private(set) var outOfOrder: SourceRef?
 
     /// `startTimes` are the inputs' first record times, where known.
     /// `onBatch` sees every batch as it is pulled, `onEnd` each input's end.
@@ -71,16 +73,16 @@ final class TimeOrderedMerge {
 
     /// The next event in time order, or nil when every input is done.
     func next() -> FlipEvent? {
+        guard outOfOrder == nil else { return nil }
         while true {
             if pending > 0, let (from, first) = earliest(), activeCount == 0 || first < settled || pending > Self.maxPending {
                 let event = from < 0 ? heap.removeMin().event : inOrder[from].removeFirst()
                 pending -= 1
                 if event.time < clock {
-                    lateEvents += 1
-                    if firstLate == nil { firstLate = event.source }
-                } else {
-                    clock = event.time
+                    outOfOrder = event.source
+                    return nil
                 }
+                clock = event.time
                 return event
             }
             guard behind >= 0 else { return nil }

@@ -94,20 +94,26 @@ public struct FlipQuery {
     /// The decoded value of `p`'s first occurrence; notes in `duplicates`
     /// when it repeats (for the parameters where that matters) and in `bad`
     /// when its encoding is malformed.
+    /// States are decoded without loss (`PercentDecoding.exact`): two
+    /// states that differ in bytes that are not UTF-8 stay different.
     func decoded(_ p: FlipParam, duplicates: inout [FlipParam], bad: inout [FlipParam]) -> String? {
         guard let raw = values[p.rawValue] else { return nil }
         if counts[p.rawValue] > 1 && p.duplicateMatters { duplicates.append(p) }
-        let (text, malformed) = PercentDecoding.decode(raw)
+        let (text, malformed) = p == .state ? PercentDecoding.exact(raw) : PercentDecoding.decode(raw)
         if malformed { bad.append(p) }
         return text
     }
 
-    /// The digest of the decoded `code` (see `decoded`); the code itself
-    /// never becomes a String.
+    /// The digest of the decoded `code`'s bytes; the code itself never
+    /// becomes a String.
     func codeDigest(duplicates: inout [FlipParam], bad: inout [FlipParam]) -> CodeHash? {
         guard let raw = values[FlipParam.code.rawValue] else { return nil }
         if Bytes.find(.percent, in: raw) != nil || Bytes.find(.plus, in: raw) != nil {
-            return decoded(.code, duplicates: &duplicates, bad: &bad).map { Array($0.utf8).withUnsafeBytes { CodeHash($0) } }
+            if counts[FlipParam.code.rawValue] > 1 { duplicates.append(.code) }
+            let (bytes, malformed) = PercentDecoding.bytes(raw)
+            let valid = bytes.withUnsafeBytes { Bytes.isValidText($0) }
+            if malformed || !valid { bad.append(.code) }
+            return bytes.withUnsafeBytes { CodeHash($0) }
         }
         if counts[FlipParam.code.rawValue] > 1 { duplicates.append(.code) }
         // Lines are valid UTF-8 before they get here; checked all the same.
@@ -131,6 +137,48 @@ public enum PercentDecoding {
             let valid = Bytes.isValidText(raw)
             return (Bytes.string(raw), !valid)
         }
+        let (out, malformed) = bytes(raw, plusIsSpace: plusIsSpace)
+        let valid = out.withUnsafeBytes { Bytes.isValidText($0) }
+        return (String(decoding: out, as: UTF8.self), malformed || !valid)
+    }
+
+    /// The decoded value as text that keeps every byte (docs/contract.md
+    /// §7): a byte that is not part of valid UTF-8 is written `\xHH`, a
+    /// backslash `\\`, so two different byte strings never give the same
+    /// text. Malformed as in `decode`.
+    public static func exact(_ raw: UnsafeRawBufferPointer) -> (text: String, malformed: Bool) {
+        if Bytes.find(.percent, in: raw) == nil && Bytes.find(.plus, in: raw) == nil && Bytes.find(.backslash, in: raw) == nil
+            && Bytes.isValidText(raw) {
+            return (Bytes.string(raw), false)
+        }
+        let (out, malformed) = bytes(raw)
+        var text = [UInt8]()
+        text.reserveCapacity(out.count + 8)
+        var invalid = false
+        var i = 0
+        while i < out.count {
+            let b = out[i]
+            if b == .backslash {
+                text += [.backslash, .backslash]
+                i += 1
+                continue
+            }
+            let length = UTF8Sequence.length(out, at: i)
+            if length == 0 {
+                invalid = true
+                text += Array("\\x".utf8) + Array(String(b, radix: 16, uppercase: true).utf8).leftPadded(to: 2)
+                i += 1
+            } else {
+                text += out[i..<(i + length)]
+                i += length
+            }
+        }
+        return (String(decoding: text, as: UTF8.self), malformed || invalid || out.contains(0))
+    }
+
+    /// The decoded bytes and whether a `%` was not followed by two hex
+    /// digits (it is kept literally).
+    static func bytes(_ raw: UnsafeRawBufferPointer, plusIsSpace: Bool = true) -> (bytes: [UInt8], malformed: Bool) {
         var out = [UInt8]()
         out.reserveCapacity(raw.count)
         var malformed = false
@@ -152,8 +200,7 @@ public enum PercentDecoding {
             }
             i += 1
         }
-        let valid = out.withUnsafeBytes { Bytes.isValidText($0) }
-        return (String(decoding: out, as: UTF8.self), malformed || !valid)
+        return (out, malformed)
     }
 
     /// Decodes a `String` (used for the look-alike check on double encoding).
@@ -161,4 +208,32 @@ public enum PercentDecoding {
         var copy = text
         return copy.withUTF8 { decode(UnsafeRawBufferPointer($0), plusIsSpace: plusIsSpace) }
     }
+}
+
+/// The length of the well-formed UTF-8 sequence at a place in a byte
+/// string (Unicode's table 3-7: no overlong forms, no surrogates, nothing
+/// past U+10FFFF), or 0 when none starts there.
+enum UTF8Sequence {
+    static func length(_ b: [UInt8], at i: Int) -> Int {
+        let c = b[i]
+        func continuation(_ k: Int, _ low: UInt8 = 0x80, _ high: UInt8 = 0xBF) -> Bool {
+            i + k < b.count && b[i + k] >= low && b[i + k] <= high
+        }
+        switch c {
+        case 0x00...0x7F: return 1
+        case 0xC2...0xDF: return continuation(1) ? 2 : 0
+        case 0xE0: return continuation(1, 0xA0) && continuation(2) ? 3 : 0
+        case 0xE1...0xEC, 0xEE...0xEF: return continuation(1) && continuation(2) ? 3 : 0
+        case 0xED: return continuation(1, 0x80, 0x9F) && continuation(2) ? 3 : 0
+        case 0xF0: return continuation(1, 0x90) && continuation(2) && continuation(3) ? 4 : 0
+        case 0xF1...0xF3: return continuation(1) && continuation(2) && continuation(3) ? 4 : 0
+        case 0xF4: return continuation(1, 0x80, 0x8F) && continuation(2) && continuation(3) ? 4 : 0
+        default: return 0
+        }
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// Two hex digits: a leading zero added to one.
+    fileprivate func leftPadded(to n: Int) -> [UInt8] { count >= n ? self : [UInt8](repeating: .zero, count: n - count) + self }
 }
