@@ -48,13 +48,15 @@ struct OptionFuzzTests {
         let dir = temporaryDirectory()
         let log = writeLog(["203.0.113.9 - - [22/Nov/2026:10:00:01 +0000] \"GET / HTTP/1.1\" 200 5 \"-\" \"curl\""],
                            named: "one.log", in: dir)
-        let options = ["--session-timeout", "--max-line", "--max-sessions"]
-        for (i, value) in Self.values(count: 60, seed: 22).enumerated() {
+        let options = ["--session-timeout", "--max-line", "--max-sessions", "--reuse-window"]
+        let units = ["s", "m", "h", "d", ""]
+        for (i, number) in Self.values(count: 80, seed: 22).enumerated() {
             let option = options[i % options.count]
+            let value = option == "--reuse-window" ? number + units[i / options.count % units.count] : number
             let run = try runCLI(["-q", "\(option)=\(value)", log])
             #expect(run.status == 0 || run.status == 2, "\(option) \(value): exit \(run.status) \(run.stderr)")
             #expect(!run.stderr.contains("Fatal error"), "\(option) \(value)")
-            if let n = Int(value) {
+            if option != "--reuse-window", let n = Int(value) {
                 let refused: Bool
                 switch option {
                 case "--session-timeout": refused = !OptionLimits.sessionTimeout.contains(n)
