@@ -29,6 +29,8 @@ struct OutputPlanTests {
         #expect(refused(nil, dir + "/missing/r.json", [log])?.contains("does not exist") == true)
         #expect(refused(nil, dir + "/" + String(repeating: "n", count: 300), [log])?.contains("longer") == true)
         #expect(refused(log, nil, [dir])?.contains("not a folder") == true)
+        #expect(refused(nil, "", [log])?.contains("names no file") == true)
+        #expect(refused(nil, dir + "/sub/", [log])?.contains("names no file") == true)
         // Outputs in a walked folder are skipped by the walk, not refused.
         #expect(refused(nil, dir + "/r.json", [dir]) == nil)
     }

@@ -161,6 +161,9 @@ public struct OutputPlan: Sendable {
     /// in it may be planned before it exists.
     static func file(_ given: String, option: String, pendingFolder: String? = nil) throws(OutputPlanError) -> OutputTarget {
         try checkLength(given, option: option)
+        if ["", ".", ".."].contains(OutputPaths.name(of: given)) {
+            throw OutputPlanError("\(option): \(given.isEmpty ? "an empty path" : given) names no file")
+        }
         if let identity = FileIdentity.of(path: given) {
             if identity.isDirectory { throw OutputPlanError("\(option): \(given) is a directory") }
             if identity.isSocket { throw OutputPlanError("\(option): \(given) is a socket") }
