@@ -66,7 +66,8 @@ public func fuzzRecords(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     var nginx = try! NginxLogFormatParser(logFormat: nginxFormat, maxLine: 4096)
     for which in 0..<3 {
         let sink = CheckingSink()
-        let tracker = SessionTracker(configuration: configuration, fileLogsLocation: [true], sink: sink)
+        let tracker = SessionTracker(configuration: configuration, files: 1, sink: sink)
+        tracker.markLogsLocation(file: 0, line: 0)
         var extractor = FlipEventExtractor(configuration: configuration)
         var record = LogRecord()
         var lineStart = 0
