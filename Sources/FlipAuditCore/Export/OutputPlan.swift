@@ -72,7 +72,9 @@ public struct OutputPlan: Sendable {
             let identity = argument == "-" ? FileIdentity.of(descriptor: STDIN_FILENO) : FileIdentity.of(path: argument)
             if let identity, !identity.isDirectory, inputs[identity] == nil { inputs[identity] = argument }
         }
-        for output in outputs {
+        // A character device (/dev/null, a terminal) is read and written
+        // without either destroying the other.
+        for output in outputs where output.identity?.isCharacterDevice != true {
             if let identity = output.identity, let input = inputs[identity] {
                 throw OutputPlanError("\(output.option) \(output.given) is the input \(input); refusing to overwrite it")
             }
