@@ -1,9 +1,10 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
+// 6.2: the parser keeps its parameter slots in InlineArrays (`[7 of T]`).
 import PackageDescription
 
 let package = Package(
     name: "flipaudit",
-    platforms: [.macOS(.v13)],
+    platforms: [.macOS(.v26)],
     products: [
         .executable(name: "flipaudit", targets: ["flipaudit"]),
         .library(name: "FlipAuditCore", targets: ["FlipAuditCore"]),
@@ -13,6 +14,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.0.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         /// zlib, through a module map that links `z` and a shim for its macros.
@@ -37,11 +39,9 @@ let package = Package(
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "HeapModule", package: "swift-collections"),
-            ],
-            // Release builds drop the run-time exclusivity checks on class
-            // properties (about 4% of the instructions); debug
-            // builds, which the tests run, keep them.
-            swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+                // --config files (TOML).
+                .product(name: "TOMLKit", package: "TOMLKit"),
+            ]
         ),
         /// The thin command: options, validation, exit codes. On Linux it
         /// runs on jemalloc: events are made on one thread and freed on

@@ -24,7 +24,7 @@ for i in range(n):
               f'200 512 "-" "python-requests/2.31" "-"\n')
 PY
 fi
-swift build -c release --static-swift-stdlib -q
+swift build -c release --static-swift-stdlib -Xswiftc -enforce-exclusivity=unchecked -q
 bin=.build/release/flipaudit
 printf '%-22s %10s %14s %12s\n' "--max-sessions" "wall" "peak RSS" "evicted"
 for cap in 10000 100000 1000000 "$FLOOD"; do

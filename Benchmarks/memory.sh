@@ -10,7 +10,7 @@ small="$DATA/two-a-1000m.log.gz"
 big="$DATA/four-4000m.log.gz"
 [ -s "$small" ] || python3 Tools/loggen.py large "$small" --size-mb 1000 --seed 7
 [ -s "$big" ] || python3 Tools/loggen.py large "$big" --size-mb 4000 --seed 44
-swift build -c release --static-swift-stdlib -q
+swift build -c release --static-swift-stdlib -Xswiftc -enforce-exclusivity=unchecked -q
 printf '%-24s %12s %10s %12s\n' input uncompressed wall "peak RSS"
 for f in "$small" "$big"; do
   out=$(mktemp -d)

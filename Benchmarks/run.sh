@@ -30,6 +30,6 @@ b="$DATA/two-b-${half}m.log.gz"
 [ -s "$b" ] || { echo "generating $b"; python3 Tools/loggen.py large "$b" --size-mb "$half" --seed 8; }
 
 cc -O2 -o "$DATA/zscan" Benchmarks/baseline/zscan.c -lz
-swift build -c release --static-swift-stdlib -q
+swift build -c release --static-swift-stdlib -Xswiftc -enforce-exclusivity=unchecked -q
 python3 Benchmarks/bench.py --runs "$RUNS" --baseline "$DATA/zscan" --flipaudit .build/release/flipaudit \
   --one "$one" --two "$a" "$b" --out "$DATA"

@@ -18,10 +18,21 @@ public struct AuditResult: Sendable {
     public var unpinnedProjectIDs: [String]
     /// Files whose sessions were `unobservable` (no Location logged).
     public var unobservableFiles: [String]
+    /// Names of earlier runs' inputs that carried sessions' sources name
+    /// (ranked after `inputs`).
+    public var carriedFiles: [String] = []
+    /// Open sessions taken in from the previous run's checkpoint.
+    public var carriedIn = 0
+    /// What this run hands to the next, when it carries (`--checkpoint`):
+    /// its open sessions (`carriedOut`), memories, clock and key.
+    public var checkpoint: Checkpoint?
+    public var carriedOut: Int { checkpoint?.openSessions ?? 0 }
 
     /// `FILE:LINE` of a source.
     public func describe(_ source: SourceRef) -> String {
-        let name = inputs.indices.contains(Int(source.file)) ? inputs[Int(source.file)].displayName : "?"
+        let i = Int(source.file)
+        let name = inputs.indices.contains(i) ? inputs[i].displayName
+            : carriedFiles.indices.contains(i - inputs.count) ? carriedFiles[i - inputs.count] : "?"
         return "\(name):\(source.line)"
     }
 
@@ -53,12 +64,18 @@ public final class Analyzer {
         public var file: String
         public var fileNumber: Int
         public var fileCount: Int
-        /// Decoded bytes of this file read so far.
-        public var bytes: UInt64
+        /// Bytes of this file read so far as stored (compressed for gzip).
+        public var compressedBytes: UInt64
+        /// Whether this file has been read to its end (or its error).
+        public var finished: Bool
+        /// The sizes of all inputs added up; nil when one is a stream
+        /// (standard input, a FIFO), whose size is not known in advance.
+        public var totalBytes: UInt64?
     }
 
     /// `warn` receives one-line messages about bad input (for standard
-    /// error); `progress` is called once per decoded chunk.
+    /// error); `progress` is called once per decoded chunk and once per
+    /// finished input.
     public init(configuration: AuditConfiguration, warn: @escaping (String) -> Void = { _ in },
                 progress: (@Sendable (Progress) -> Void)? = nil) {
         self.configuration = configuration
@@ -80,7 +97,14 @@ public final class Analyzer {
     /// again with all its flip events sorted (`EventSort`, spilling to
     /// temporary files). Streams (standard input, FIFOs) cannot be read
     /// twice: they go straight to the sorting pass.
-    public func run(_ arguments: [String], rows: [RowSink] = [], skipping outputs: OwnOutputs = OwnOutputs()) throws(ConfigurationError) -> AuditResult {
+    ///
+    /// With `carry`, the run hands on to the next (`--checkpoint`): it
+    /// takes in `carried` (the previous run's checkpoint, nil for a fresh
+    /// start), sessions still open at the end are carried in the result's
+    /// checkpoint instead of closing as `pending`, and an input that lies
+    /// before the carried clock (beyond the reorder window) is refused.
+    public func run(_ arguments: [String], rows: [RowSink] = [], carry: Bool = false,
+                    carried: Checkpoint? = nil, skipping outputs: OwnOutputs = OwnOutputs()) throws(ConfigurationError) -> AuditResult {
         // A log_format that cannot work is refused before any input is read.
         if case .nginx(let text) = configuration.format {
             _ = try NginxLogFormatParser(logFormat: text, maxLine: configuration.maxLine)
@@ -90,10 +114,34 @@ public final class Analyzer {
         for note in resolution.notes { warn(note) }
         for (name, error) in problems { warn("\(name): \(error)") }
         shown = []
+        let handOn = Carry(on: carry, from: carried)
         if !configuration.alwaysSort && inputs.allSatisfy(Self.canReread) {
-            if let result = pass(inputs, problems: problems, rows: rows, sorted: false) { return result }
+            switch pass(inputs, problems: problems, rows: rows, sorted: false, carry: handOn) {
+            case .done(let result): return result
+            case .refused(let why): throw .checkpoint(why)
+            case .outOfOrder: break
+            }
         }
-        return pass(inputs, problems: problems, rows: rows, sorted: true)!
+        switch pass(inputs, problems: problems, rows: rows, sorted: true, carry: handOn) {
+        case .done(let result): return result
+        case .refused(let why): throw .checkpoint(why)
+        case .outOfOrder: preconditionFailure("the sorting pass is never out of order")
+        }
+    }
+
+    /// Whether and from what a run hands on.
+    private struct Carry {
+        var on: Bool
+        var from: Checkpoint?
+    }
+
+    /// How a pass ended.
+    private enum PassEnd {
+        case done(AuditResult)
+        /// A streaming pass met an input out of time order.
+        case outOfOrder
+        /// Input before the carried clock.
+        case refused(String)
     }
 
     /// Whether an input can be read a second time: a regular file.
@@ -107,24 +155,29 @@ public final class Analyzer {
     /// pass does not repeat them); -1 for the count of the rest.
     private var shown = Set<Int>()
 
-    /// One audit of every input; nil when a streaming pass met an input
-    /// out of time order.
+    /// One audit of every input.
     private func pass(_ inputs: [InputFile], problems: [(name: String, error: InputError)], rows: [RowSink],
-                      sorted: Bool) -> AuditResult? {
+                      sorted: Bool, carry: Carry) -> PassEnd {
         var accounting = InputAccounting()
         var inputErrors: [String] = []
         for (name, error) in problems {
             inputErrors.append("\(name): \(error)")
             accounting.filesWithErrors += 1
         }
-        for sink in rows { sink.start(inputs: inputs) }
+        let carriedFiles = carry.from?.files ?? []
+        let sourceFiles = inputs + carriedFiles.map { InputFile(displayName: $0, path: nil) }
+        for sink in rows { sink.start(inputs: sourceFiles) }
         let configuration = self.configuration
         let progress = self.progress
         let pieceBytes = max(LogFileReader.bufferSize, 2 * LineChunker.minimumBuffer(maxLine: configuration.maxLine))
+        let totalBytes = progress == nil ? nil : Self.totalSize(inputs)
         func feed(_ index: Int, alone: Bool) -> EventFeed {
             let file = inputs[index]
             let report = progress.map { p in
-                { @Sendable (bytes: UInt64) in p(Progress(file: file.displayName, fileNumber: index + 1, fileCount: inputs.count, bytes: bytes)) }
+                { @Sendable (bytes: UInt64) in
+                    p(Progress(file: file.displayName, fileNumber: index + 1, fileCount: inputs.count, compressedBytes: bytes,
+                               finished: false, totalBytes: totalBytes))
+                }
             }
             // A single input is read by two threads sharing the work, with
             // up to 64 pieces of 256 KiB between zlib and the audit; inputs
@@ -140,7 +193,15 @@ public final class Analyzer {
 
         let collector = ResultCollector(bucket: configuration.bucket)
         let order = RowOrder(sinks: [collector] + rows, budget: configuration.rowBudget, warn: warn)
-        let tracker = SessionTracker(configuration: configuration, files: inputs.count, sink: order)
+        let tracker = SessionTracker(configuration: configuration, files: inputs.count, sink: order, carried: carry.from)
+        /// Events before this are refused: they lie before the carried
+        /// clock, beyond the reorder window.
+        let floor = carry.from.map { $0.clock - TimeOrderedMerge.defaultWindow } ?? .min
+        func refusal(_ event: FlipEvent) -> PassEnd {
+            .refused("\(sourceFiles[Int(event.source.file)].displayName):\(event.source.line) at \(Timestamp.iso8601(event.time)) "
+                     + "lies before the checkpoint's clock \(Timestamp.iso8601(carry.from!.clock)) (the same night twice, or nights out of order); "
+                     + "nothing written, the checkpoint is unchanged")
+        }
         var files = [FileSummary?](repeating: nil, count: inputs.count)
         var examples = [[String]](repeating: [], count: inputs.count)
         var latest: Int64?
@@ -159,6 +220,8 @@ public final class Analyzer {
             }
         }
         func onEnd(_ index: Int, _ scan: FileScan) {
+            progress?(Progress(file: inputs[index].displayName, fileNumber: index + 1, fileCount: inputs.count,
+                               compressedBytes: scan.accounting.compressedBytes, finished: true, totalBytes: totalBytes))
             var fileAccounting = scan.accounting
             examples[index] = fileAccounting.malformedExamples
             fileAccounting.malformedExamples = []
@@ -177,7 +240,8 @@ public final class Analyzer {
         }
 
         if sorted {
-            let sort = EventSort(budget: configuration.sortBudget, allowlist: configuration.allowlist, warn: warn)
+            let sort = EventSort(budget: configuration.sortBudget, allowlist: configuration.allowlist,
+                                 fingerprint: configuration.fingerprint, warn: warn)
             for index in inputs.indices {
                 let source = feed(index, alone: true)
                 reading: while true {
@@ -192,6 +256,7 @@ public final class Analyzer {
                 }
             }
             while let event = sort.next() {
+                if event.time < floor { return refusal(event) }
                 tracker.process(event)
                 order.release(before: tracker.settledBefore)
             }
@@ -201,15 +266,22 @@ public final class Analyzer {
                 feeds: inputs.indices.map { feed($0, alone: inputs.count == 1) }, startTimes: startTimes,
                 onBatch: onBatch, onEnd: onEnd)
             while let event = merge.next() {
+                if event.time < floor { return refusal(event) }
                 tracker.process(event)
                 order.release(before: tracker.settledBefore)
             }
             if let back = merge.outOfOrder {
                 warn("\(inputs[Int(back.file)].displayName):\(back.line): the input runs back in time more than \(window / 1000) s; reading it again with every flip event sorted")
-                return nil
+                return .outOfOrder
             }
         }
-        tracker.finish(endTime: latest ?? 0)
+        var checkpoint: Checkpoint?
+        if carry.on {
+            checkpoint = tracker.carry(endTime: max(latest ?? .min, carry.from?.clock ?? .min), names: sourceFiles.map(\.displayName))
+            checkpoint!.key = configuration.fingerprint.keyBytes ?? []
+        } else {
+            tracker.finish(endTime: latest ?? 0)
+        }
         order.releaseAll()
 
         if accounting.malformedLines > min(malformedWarnings, limit) && !shown.contains(-1) {
@@ -223,12 +295,31 @@ public final class Analyzer {
         }
         // Paths that could not be resolved, then read errors by input.
         inputErrors += files.indices.compactMap { i in files[i]?.error.map { "\(inputs[i].displayName): \($0)" } }
-        return AuditResult(
+        var result = AuditResult(
             configuration: configuration, inputs: inputs, accounting: accounting, files: files.map { $0! },
             inputErrors: inputErrors, findingExamples: collector.examples, statistics: collector.statistics,
             evictedSessions: tracker.evictedSessions,
             unpinnedProjectIDs: tracker.unpinnedProjectIDs.sorted(),
             unobservableFiles: tracker.unobservableFiles.sorted().map { inputs[Int($0)].displayName })
+        result.carriedFiles = carriedFiles
+        result.carriedIn = carry.from?.openSessions ?? 0
+        result.checkpoint = checkpoint
+        return .done(result)
+    }
+}
+
+extension Analyzer {
+    /// The sizes of the inputs added up, or nil when one is not a regular
+    /// file (standard input, a FIFO): the progress line's 100 %.
+    static func totalSize(_ inputs: [InputFile]) -> UInt64? {
+        var total: UInt64 = 0
+        for input in inputs {
+            // stat, not lstat: a symlink counts as the file it names.
+            var info = stat()
+            guard let path = input.path, stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+            total += UInt64(max(0, info.st_size))
+        }
+        return total
     }
 }
 

@@ -43,6 +43,9 @@ public struct AuditConfiguration: Sendable {
     /// Rows of each kind held in memory for ordering before they are
     /// sorted and spilled to a temporary file.
     public var rowBudget = 50_000
+    /// How states and codes become keys: keyed, and kept in the
+    /// checkpoint, when runs are chained (`--checkpoint`).
+    public var fingerprint = Fingerprint.process
     /// Skip the streaming pass (tests compare the two passes).
     var alwaysSort = false
 

@@ -31,9 +31,9 @@ final class InputPipeline {
     private var reader: LogFileReader?
     private var prefetcher: ChunkPrefetcher?
     private var failure: InputError?
-    /// Decoded bytes split so far (counted here: with a prefetcher the
-    /// reader's own count belongs to zlib's thread).
-    private var decoded: UInt64 = 0
+    /// Called per chunk with the bytes of the input read as stored (with a
+    /// prefetcher, as of the chunk handed out: the reader's own count
+    /// belongs to zlib's thread).
     private let progress: ((UInt64) -> Void)?
     private let emit: (EventBatch) -> Void
     private var done = false
@@ -65,8 +65,7 @@ final class InputPipeline {
             if let chunk = try (prefetcher != nil ? prefetcher!.next() : reader.nextChunk()) {
                 splitter.feed(chunk, to: &scanner)
                 assembler.add(scanner.take(), emit: emit)
-                decoded += UInt64(chunk.count)
-                progress?(decoded)
+                if let progress { progress(prefetcher?.compressedBytes ?? reader.compressedBytes) }
                 return true
             }
             splitter.finish(to: &scanner)

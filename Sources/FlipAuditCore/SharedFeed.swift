@@ -67,6 +67,11 @@ final class SharedFeed: EventFeed, @unchecked Sendable {
     private var freeSlots: [Int] = []
     /// The last piece has been cut.
     private var cutAll = false
+    /// Flip events in pieces scanned and not yet handed to the audit: a log
+    /// that is all flip traffic holds `eventBudget` of them, not `depth`
+    /// pieces' worth.
+    private var scannedEvents = 0
+    static let eventBudget = 8192
     private var producerWaiting = false
     private var consumerWaiting = false
 
@@ -151,7 +156,8 @@ final class SharedFeed: EventFeed, @unchecked Sendable {
             var claimed: (piece: LineChunker.Piece, slot: Int, position: Int)?
             while true {
                 let unclaimed = pieces.count - firstUnclaimed
-                if !cutAll && !freeSlots.isEmpty && pieces.count < depth && unclaimed < readyTarget {
+                if !cutAll && !freeSlots.isEmpty && pieces.count < depth && unclaimed < readyTarget
+                    && scannedEvents < Self.eventBudget {
                     slot = freeSlots.removeLast()
                     break
                 }
@@ -169,7 +175,7 @@ final class SharedFeed: EventFeed, @unchecked Sendable {
             condition.unlock()
             if let slot {
                 let piece = chunker.cut(into: slots[slot])
-                progress?(chunker.decodedBytes)
+                progress?(chunker.compressedBytes)
                 condition.lock()
                 pieces.append(.cut(piece, slot: slot))
                 if piece.end != nil { cutAll = true }
@@ -199,6 +205,7 @@ final class SharedFeed: EventFeed, @unchecked Sendable {
         let scan = scanner.scan(claimed.piece, bytes: bytes)
         condition.lock()
         pieces[claimed.position - handedOut] = .scanned(scan, end: claimed.piece.end)
+        scannedEvents += scan.events.count
         freeSlots.append(claimed.slot)
         wakeConsumer()
         wakeProducer()
@@ -212,6 +219,7 @@ final class SharedFeed: EventFeed, @unchecked Sendable {
         while true {
             if case .scanned(let scan, let end) = pieces.first {
                 pieces.removeFirst()
+                scannedEvents -= scan.events.count
                 firstUnclaimed -= 1
                 handedOut += 1
                 wakeProducer()

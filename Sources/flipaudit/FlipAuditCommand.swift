@@ -66,6 +66,9 @@ struct FlipAuditCommand: ParsableCommand {
     @Option(name: .customLong("session-timeout"), help: ArgumentHelp("Seconds after its last event that a session expires.", valueName: "SECONDS"))
     var sessionTimeout: Int = 600
 
+    @Option(help: ArgumentHelp("Carry open sessions and remembered states and codes from run to run (started when missing).", valueName: "FILE"))
+    var checkpoint: String?
+
     @Option(name: .customLong("reuse-window"),
             help: ArgumentHelp("How long ended states and returned codes are remembered, in log time (90m, 36h, 7d).", valueName: "DURATION"))
     var reuseWindow: String = "24h"
@@ -79,6 +82,12 @@ struct FlipAuditCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Write the summary report as JSON to FILE, or - for standard output.", valueName: "FILE|-"))
     var json: String?
 
+    @Option(help: ArgumentHelp("Write the report as one self-contained HTML page to FILE.", valueName: "FILE"))
+    var html: String?
+
+    @Option(help: ArgumentHelp("Write Prometheus metrics of this run to FILE (node_exporter's textfile collector).", valueName: "FILE"))
+    var metrics: String?
+
     @Option(name: .customLong("fail-on"), help: "Exit 1 when a finding at or above this severity exists.")
     var failOn: FailOn = .never
 
@@ -87,6 +96,9 @@ struct FlipAuditCommand: ParsableCommand {
 
     @Option(name: .customLong("max-sessions"), help: ArgumentHelp("Most sessions held open at once; past it the least recently active is closed early (counted in the report).", valueName: "N"))
     var maxSessions: Int = SessionTracker.defaultMaxSessions
+
+    @Option(help: ArgumentHelp("Read options from a TOML file: any long option under its own name (command-line options win).", valueName: "FILE"))
+    var config: String?
 
     @Flag(name: [.short, .long], help: "Print no summary and no progress (errors still go to standard error).")
     var quiet = false
@@ -117,6 +129,7 @@ struct FlipAuditCommand: ParsableCommand {
     }
 
     func run() throws {
+        let started = ContinuousClock.now
         var config = AuditConfiguration()
         switch format {
         case .auto: config.format = logFormat.map { .nginx($0) } ?? .auto
@@ -139,10 +152,23 @@ struct FlipAuditCommand: ParsableCommand {
         // input is read.
         let plan: OutputPlan
         do {
-            plan = try OutputPlan.make(csv: csv, json: json, arguments: inputs, usesStandardOutput: json == "-" || !quiet)
+            let files = [("--html", html), ("--metrics", metrics), ("--checkpoint", checkpoint)].compactMap { option, path in
+                path.map { (option: option, path: $0) }
+            }
+            plan = try OutputPlan.make(csv: csv, json: json, files: files, regularOnly: ["--checkpoint"],
+                                       arguments: inputs, usesStandardOutput: json == "-" || !quiet)
         } catch {
             stderr.write("flipaudit: \(error)")
             throw ExitCode(2)
+        }
+        var carried: Checkpoint?
+        if let checkpoint {
+            do { carried = try Checkpoint.load(checkpoint) } catch {
+                stderr.write("flipaudit: --checkpoint \(TerminalText.escape(checkpoint)): \(error); nothing written")
+                throw ExitCode(2)
+            }
+            if carried == nil { stderr.write("flipaudit: --checkpoint \(TerminalText.escape(checkpoint)) does not exist: starting fresh") }
+            config.fingerprint = .keyed(carried?.key ?? Fingerprint.newKey())
         }
         let meter: ProgressLine? = (quiet || noProgress || isatty(STDERR_FILENO) != 1) ? nil : ProgressLine()
         var onProgress: (@Sendable (Analyzer.Progress) -> Void)?
@@ -161,7 +187,8 @@ struct FlipAuditCommand: ParsableCommand {
                 throw ExitCode(2)
             }
         }
-        let result = try analyzer.run(inputs, rows: writer.map { [$0] } ?? [], skipping: plan.ownOutputs)
+        let result = try analyzer.run(inputs, rows: writer.map { [$0] } ?? [], carry: checkpoint != nil, carried: carried,
+                                      skipping: plan.ownOutputs)
         meter?.clear()
 
         // Each output is written whatever happened to the others; a failure
@@ -188,11 +215,53 @@ struct FlipAuditCommand: ParsableCommand {
             let useColor = !noColor && ProcessInfo.processInfo.environment["NO_COLOR"].map(\.isEmpty) ?? true && isatty(STDOUT_FILENO) == 1
             do { try StandardStreams.writeOutput(TerminalReport(color: useColor).render(result)) } catch { failed(error, option: "summary") }
         }
-        if outputFailed { throw ExitCode(4) }
-        if result.hadInputErrors { throw ExitCode(3) }
-        if let threshold = Severity(rawValue: failOn.rawValue), let worst = result.worstSeverity, worst >= threshold {
-            throw ExitCode(1)
+        // The exit status (the highest of 4, 3, 1), known before the
+        // metrics, which carry it; the metrics are written last for that
+        // reason.
+        var status: Int32 = 0
+        if let threshold = Severity(rawValue: failOn.rawValue), let worst = result.worstSeverity, worst >= threshold { status = 1 }
+        if result.hadInputErrors { status = 3 }
+        if outputFailed { status = Self.outputFailureStatus }
+        if let checkpoint, let next = result.checkpoint, let target = plan.files["--checkpoint"] {
+            if result.hadInputErrors {
+                stderr.write("flipaudit: --checkpoint \(TerminalText.escape(checkpoint)) left as it was: some input could not be read completely (run this night again once it is mended)")
+            } else {
+                do { try next.write(to: target.path) } catch {
+                    stderr.write("flipaudit: --checkpoint: \(error)")
+                    status = Self.outputFailureStatus
+                }
+            }
         }
+        if let target = plan.files["--html"] {
+            let text = HTMLReport.render(result, failOn: Severity(rawValue: failOn.rawValue))
+            if !Self.writeOutput(text, to: target) { status = Self.outputFailureStatus }
+        }
+        if let metrics {
+            let elapsed = ContinuousClock.now - started
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            // The previous run's file, when it is one (never a FIFO's reader's data).
+            let previous = plan.files["--metrics"]?.method == .replace
+                ? (try? String(contentsOfFile: metrics, encoding: .utf8)).flatMap(MetricsReport.lastSuccess(in:)) : nil
+            let text = MetricsReport.render(result, exitStatus: status, duration: seconds,
+                                            now: Date().timeIntervalSince1970, previousSuccess: previous,
+                                            carriedIn: result.carriedIn, carriedOut: result.carriedOut)
+            if let target = plan.files["--metrics"], !Self.writeOutput(text, to: target) { status = Self.outputFailureStatus }
+        }
+        if status != 0 { throw ExitCode(status) }
+    }
+
+    /// The exit status when an output could not be written.
+    static let outputFailureStatus: Int32 = 4
+
+    /// Writes one output file as its target wants it; on failure says so
+    /// on standard error and returns false (the other outputs are still
+    /// written).
+    static func writeOutput(_ text: String, to target: OutputTarget) -> Bool {
+        do { try OutputWriter.write(text, to: target) } catch {
+            StandardError().write("flipaudit: \(target.option): \(error)")
+            return false
+        }
+        return true
     }
 
     /// Parses, runs, and exits with SPEC §6's statuses: ArgumentParser's
@@ -206,10 +275,13 @@ struct FlipAuditCommand: ParsableCommand {
         do {
             // `--help` comes back as a command of its own (ArgumentParser's
             // HelpCommand): run whatever was parsed.
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(try ConfigArguments.expand(Array(CommandLine.arguments.dropFirst())))
             try command.run()
         } catch let code as ExitCode {
             Foundation.exit(code.rawValue)
+        } catch let error as ConfigFile.ConfigError {
+            StandardStreams.writeError("flipaudit: --config \(TerminalText.escape(error.description))")
+            Foundation.exit(2)
         } catch let error as ConfigurationError {
             StandardStreams.writeError("flipaudit: \(error)")
             Foundation.exit(2)
@@ -234,21 +306,41 @@ struct FlipAuditCommand: ParsableCommand {
 
 extension AuditConfiguration.Bucket: ExpressibleByArgument {}
 
-/// A progress line on standard error (a terminal), redrawn at most five
-/// times a second and erased before any other output.
+/// A progress line on standard error (a terminal): percent of all input
+/// bytes, rate, time left, files done (`ProgressText`), redrawn at most ten
+/// times a second and erased before any other output. Inputs are read side
+/// by side, so it adds up each one's latest position.
 final class ProgressLine: @unchecked Sendable {
     private let lock = NSLock()
-    private var last = Date.distantPast
+    private let started = ContinuousClock.now
+    private var last: ContinuousClock.Instant?
     private var shown = false
+    /// Per input (by number): bytes read as stored, and whether it is done.
+    private var positions: [Int: UInt64] = [:]
+    private var finished: Set<Int> = []
+    /// The line on screen, not drawn again while it reads the same.
+    private var lastText = ""
+    /// The terminal's width: a longer line would wrap, and `\r` would
+    /// then no longer return to its start.
+    private let columns: Int = {
+        var size = winsize()
+        return ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0 ? Int(size.ws_col) : 80
+    }()
 
     func update(_ p: Analyzer.Progress) {
         lock.lock(); defer { lock.unlock() }
-        let now = Date()
-        guard now.timeIntervalSince(last) >= 0.2 else { return }
+        positions[p.fileNumber] = p.compressedBytes
+        if p.finished { finished.insert(p.fileNumber) }
+        let now = ContinuousClock.now
+        if let last, now - last < .milliseconds(100) { return }
         last = now
-        let mb = Double(p.bytes) / 1_048_576
-        let name = TerminalText.escape(p.file)
-        let text = "reading \(p.fileNumber)/\(p.fileCount) \(name.count > 50 ? "…" + name.suffix(49) : name[...])  \(Int(mb)) MiB"
+        let elapsed = now - started
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let text = String(ProgressText.line(read: positions.values.reduce(0, +), total: p.totalBytes,
+                                            filesDone: finished.count, fileCount: p.fileCount, elapsed: seconds)
+                            .prefix(columns - 1))
+        guard text != lastText else { return }
+        lastText = text
         StandardStreams.writeError("\r\u{1B}[K" + text, newline: false)
         shown = true
     }
@@ -258,6 +350,7 @@ final class ProgressLine: @unchecked Sendable {
         guard shown else { return }
         StandardStreams.writeError("\r\u{1B}[K", newline: false)
         shown = false
+        lastText = ""
     }
 }
 

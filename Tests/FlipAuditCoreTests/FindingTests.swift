@@ -52,7 +52,7 @@ struct FindingTests {
         ])
         #expect(result.sessions.map(\.state) == [a, b])
         #expect(result.findings.isEmpty)
-        #expect(SessionTracker.key(a) != SessionTracker.key(b))
+        #expect(StateKey(a).hash != StateKey(b).hash)
     }
 
     @Test("code-to-unlisted-redirect: a code sent to a look-alike host")

@@ -195,4 +195,3 @@ public final class CSVWriter: RowSink {
         for output in [sessions, findings, distribution] { output.discard() }
     }
 }
-

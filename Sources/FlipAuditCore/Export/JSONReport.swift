@@ -19,6 +19,9 @@ public enum JSONReport {
         var findings: Findings
         var unpinned_project_ids: [String]
         var evicted_sessions: Int
+        /// Open sessions taken from and handed to the checkpoint.
+        var carried_in: Int
+        var carried_out: Int
         var unobservable_files: [String]
     }
 
@@ -96,6 +99,8 @@ public enum JSONReport {
                 }),
             unpinned_project_ids: result.unpinnedProjectIDs,
             evicted_sessions: result.evictedSessions,
+            carried_in: result.carriedIn,
+            carried_out: result.carriedOut,
             unobservable_files: result.unobservableFiles)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

@@ -14,6 +14,9 @@ import Darwin
 public struct OutputPlan: Sendable {
     /// `--json`, when given.
     public var json: OutputTarget?
+    /// The other single-file outputs (`--html`, `--metrics`,
+    /// `--checkpoint`), by option.
+    public var files: [String: OutputTarget] = [:]
     /// `--csv`'s folder, when given (created by `make` when missing).
     public var csvDirectory: String?
     /// The three CSV files, by name (`sessions.csv`, …).
@@ -29,7 +32,13 @@ public struct OutputPlan: Sendable {
     /// standard output when `usesStandardOutput` (the summary or
     /// `--json -`) and it is a regular file. Creates the CSV folder when
     /// everything else is fine.
-    public static func make(csv: String?, json: String?, arguments: [String], usesStandardOutput: Bool) throws(OutputPlanError) -> OutputPlan {
+    ///
+    /// `files` are further single-file outputs by option (`--html`,
+    /// `--metrics`); those in `regularOnly` (`--checkpoint`, read back by
+    /// the next run) must be a regular file or a new one.
+    public static func make(csv: String?, json: String?, files: [(option: String, path: String)] = [],
+                            regularOnly: Set<String> = [], arguments: [String],
+                            usesStandardOutput: Bool) throws(OutputPlanError) -> OutputPlan {
         var plan = OutputPlan()
         var outputs: [OutputTarget] = []
         var createFolder: String?
@@ -64,6 +73,14 @@ public struct OutputPlan: Sendable {
                 plan.json = target
                 outputs.append(target)
             }
+        }
+        for (option, path) in files {
+            let target = try file(path, option: option, pendingFolder: createFolder.map(OutputPaths.canonical))
+            if regularOnly.contains(option) && target.method != .replace {
+                throw OutputPlanError("\(option): \(path) is a \(target.identity?.kindName ?? "special file"), not a regular file")
+            }
+            plan.files[option] = target
+            outputs.append(target)
         }
         // Inputs named on the command line (a directory's files are
         // walked later, and skip the outputs instead).
@@ -120,6 +137,12 @@ public struct OutputPlan: Sendable {
                 outputs.removeAll { $0.option == "--json" }
                 outputs.append(target)
             }
+            for (option, old) in plan.files where old.method == .replace && old.identity == nil {
+                let target = try file(old.given, option: option)
+                plan.files[option] = target
+                outputs.removeAll { $0.option == option }
+                outputs.append(target)
+            }
         }
         for output in outputs {
             if let identity = output.identity, output.method == .replace { plan.ownOutputs.identities.insert(identity) }
@@ -134,8 +157,9 @@ public struct OutputPlan: Sendable {
     }
 
     /// Whether the file `output` names is empty or starts the way
-    /// flipaudit writes it: the CSV file's header row, or a pretty-printed
-    /// JSON report (`{` and a newline: a JSON-lines log starts `{"`).
+    /// flipaudit writes it: the CSV file's header row, a pretty-printed
+    /// JSON report (`{` and a newline: a JSON-lines log starts `{"`), the
+    /// HTML page, the metrics, the checkpoint.
     static func looksLikeOwnOutput(_ output: OutputTarget) -> Bool {
         let fd = open(output.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { return false }
@@ -146,10 +170,13 @@ public struct OutputPlan: Sendable {
         if n == 0 { return true }
         let text = String(decoding: head[0..<n], as: UTF8.self)
         let headers = [CSVReport.sessionsHeader, CSVReport.findingsHeader, CSVReport.errorDistributionHeader]
-        if output.option == "--csv" || headers.contains(where: { text.hasPrefix($0.joined(separator: ",") + "\n") }) {
-            return headers.contains { text.hasPrefix($0.joined(separator: ",") + "\n") }
+        switch output.option {
+        case "--csv": return headers.contains { text.hasPrefix($0.joined(separator: ",") + "\n") }
+        case "--html": return text.hasPrefix("<!DOCTYPE html>")
+        case "--metrics": return text.hasPrefix("# HELP flipaudit")
+        case "--checkpoint": return text.hasPrefix("flipaudit checkpoint ")
+        default: return text.hasPrefix("{\n") || headers.contains { text.hasPrefix($0.joined(separator: ",") + "\n") }
         }
-        return text.hasPrefix("{\n")
     }
 
     /// Whether `path` is one of the paths written as is rather than

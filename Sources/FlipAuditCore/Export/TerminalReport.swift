@@ -110,6 +110,9 @@ public struct TerminalReport {
         if !result.unpinnedProjectIDs.isEmpty {
             notes.append("web-linking redirects were accepted for project IDs \(result.unpinnedProjectIDs.map(esc).joined(separator: ", ")) because no --project-id is set; pin yours with --project-id ID so that others are flagged")
         }
+        if result.carriedIn > 0 || result.checkpoint != nil {
+            notes.append("checkpoint: \(Self.number(result.carriedIn)) open sessions carried in, \(Self.number(result.carriedOut)) carried out to the next run")
+        }
         if result.evictedSessions > 0 {
             notes.append("\(Self.count(result.evictedSessions, "session was", "sessions were")) closed early because more than \(Self.number(result.configuration.maxSessions)) were open at once (a flood of distinct states?); their outcome is closed-early, later returns may read unknown-state, and results are not exact. Raise --max-sessions if this is normal traffic")
         }

@@ -34,9 +34,9 @@ final class EventSort {
     /// Position in `held` (sorted by then) of the next event to merge.
     private var heldNext = 0
 
-    init(budget: Int, allowlist: Allowlist, warn: @escaping (String) -> Void) {
+    init(budget: Int, allowlist: Allowlist, fingerprint: Fingerprint, warn: @escaping (String) -> Void) {
         self.budget = max(1, budget)
-        codec = EventCodec(allowlist: allowlist)
+        codec = EventCodec(allowlist: allowlist, fingerprint: fingerprint)
         self.warn = warn
     }
 

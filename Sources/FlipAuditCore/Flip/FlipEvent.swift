@@ -22,9 +22,9 @@ public final class FlipRequest: Sendable {
     let stateKey: StateKey
 
     init(state: String?, clientID: String?, clientMismatch: Bool, redirect: RedirectFacts?,
-         duplicateParams: [FlipParam], badEncodingParams: [FlipParam]) {
+         duplicateParams: [FlipParam], badEncodingParams: [FlipParam], fingerprint: Fingerprint = .process) {
         self.state = state
-        stateKey = StateKey(state ?? "")
+        stateKey = StateKey(state ?? "", fingerprint: fingerprint)
         self.clientID = clientID
         self.clientMismatch = clientMismatch
         self.redirect = redirect
@@ -57,11 +57,12 @@ public final class FlipReturn: Sendable {
 
     /// `stateKey`, when given, is `state`'s (the request's on the same record).
     init(base: String, toGoogleHost: Bool, state: String?, stateKey: StateKey?, codeDigest: CodeHash?, error: String?,
-         errorDescription: String?, allowlisted: Bool, duplicateParams: [FlipParam], badEncodingParams: [FlipParam]) {
+         errorDescription: String?, allowlisted: Bool, duplicateParams: [FlipParam], badEncodingParams: [FlipParam],
+         fingerprint: Fingerprint = .process) {
         self.base = base
         self.toGoogleHost = toGoogleHost
         self.state = state
-        self.stateKey = stateKey ?? state.map(StateKey.init)
+        self.stateKey = stateKey ?? state.map { StateKey($0, fingerprint: fingerprint) }
         self.codeDigest = codeDigest
         self.error = error
         self.errorDescription = errorDescription
@@ -112,10 +113,8 @@ public struct CodeHash: Hashable, Sendable, CustomStringConvertible, CustomRefle
     private let code: [UInt8]?
     private let digest: String?
 
-    public init(_ code: UnsafeRawBufferPointer) {
-        var hasher = Hasher()
-        hasher.combine(bytes: code)
-        key = UInt64(UInt(bitPattern: hasher.finalize()))
+    public init(_ code: UnsafeRawBufferPointer, fingerprint: Fingerprint = .process) {
+        key = fingerprint.of(code)
         self.code = Array(code)
         digest = nil
     }

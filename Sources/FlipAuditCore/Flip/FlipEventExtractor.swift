@@ -19,6 +19,7 @@ public struct FlipEventExtractor {
     private let allowlist: Allowlist
     /// Whether any allowlisted URI is off Google's hosts (`--allow-redirect`).
     private let hasCustomAllowlist: Bool
+    private let fingerprint: Fingerprint
     private var requestQuery = FlipQuery()
     private var locationQuery = FlipQuery()
     /// Recent raw `redirect_uri` values, decoded and judged.
@@ -34,6 +35,7 @@ public struct FlipEventExtractor {
         endpoints = configuration.endpoints.map { Array($0.utf8) }
         allowlist = configuration.allowlist
         hasCustomAllowlist = !configuration.allowRedirects.isEmpty
+        fingerprint = configuration.fingerprint
     }
 
     /// Classifies `record` and builds its event when it is a flip request or
@@ -89,7 +91,7 @@ public struct FlipEventExtractor {
                 request = FlipRequest(state: state, clientID: client?.text,
                                       clientMismatch: !clientIDs.isEmpty && client != nil && !client!.configured,
                                       redirect: redirect?.facts(allowlist: allowlist),
-                                      duplicateParams: duplicates, badEncodingParams: bad)
+                                      duplicateParams: duplicates, badEncodingParams: bad, fingerprint: fingerprint)
             } else {
                 classification = .otherOAuth
             }
@@ -179,7 +181,7 @@ public struct FlipEventExtractor {
         let query = locationQuery
         let value = { (p: FlipParam) in query.decoded(p, duplicates: &duplicates, bad: &bad) }
         // The code is hashed at once; only its digest is kept.
-        let codeDigest = query.codeDigest(duplicates: &duplicates, bad: &bad)
+        let codeDigest = query.codeDigest(duplicates: &duplicates, bad: &bad, fingerprint: fingerprint)
         let state: String?
         var stateKey: StateKey?
         if let request, let requestState = request.state, let raw = query[.state],
@@ -197,7 +199,7 @@ public struct FlipEventExtractor {
         let description = value(.errorDescription)
         return FlipReturn(base: base, toGoogleHost: toGoogleHost, state: state, stateKey: stateKey, codeDigest: codeDigest, error: error,
                           errorDescription: description, allowlisted: allowlisted,
-                          duplicateParams: Self.inOrder(duplicates), badEncodingParams: Self.inOrder(bad))
+                          duplicateParams: Self.inOrder(duplicates), badEncodingParams: Self.inOrder(bad), fingerprint: fingerprint)
     }
 }
 

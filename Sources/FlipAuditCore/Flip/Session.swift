@@ -57,7 +57,17 @@ final class Session {
     /// The first 4xx/5xx answer to a request of this session.
     var failure: (status: Int, time: Int64, source: SourceRef)?
     var findings = FindingKindSet()
+    /// Keys of the codes this session was the first to receive: nearly
+    /// always one, kept inline.
+    var codeKey: UInt64?
+    var moreCodeKeys: [UInt64] = []
+
+    func received(_ key: UInt64) -> Bool { codeKey == key || moreCodeKeys.contains(key) }
+    func receive(_ key: UInt64) { if codeKey == nil { codeKey = key } else { moreCodeKeys.append(key) } }
     var isClosed = false
+    /// For a session carried in from a checkpoint: whether its request's
+    /// file had logged a Location by its last record in that file.
+    var observable: Bool?
     /// When the session times out, on the tracker's clock (which a record
     /// out of time order does not turn back).
     var expiresAt: Int64 = 0
@@ -73,6 +83,32 @@ final class Session {
         redirect = request.redirect
         clientMismatch = request.clientMismatch
         clientIP = event.clientIP
+    }
+
+    /// A session carried in from a checkpoint; its sources' files ranked
+    /// from `fileOffset`. The redirect URI is judged under this run's
+    /// allowlist.
+    init(carried c: CarriedSession, fileOffset: Int32, fingerprint: Fingerprint, allowlist: Allowlist) {
+        func map(_ s: SourceRef) -> SourceRef { SourceRef(file: s.file + fileOffset, line: s.line) }
+        key = StateKey(c.state, fingerprint: fingerprint)
+        serial = c.serial
+        firstSeen = c.firstSeen
+        lastSeen = c.lastSeen
+        firstSource = map(c.firstSource)
+        lastLineInFirstFile = c.lastLineInFirstFile
+        clientID = c.clientID
+        redirect = c.redirectURI.map { RedirectFacts($0, allowlist: allowlist) }
+        clientMismatch = c.clientMismatch
+        clientIP = c.clientIP
+        requestCount = c.requestCount
+        returnCount = c.returnCount
+        firstReturn = c.firstReturn.map { ($0.time, map($0.source), $0.hasCode, $0.error, $0.errorDescription) }
+        failure = c.failure.map { ($0.status, $0.time, map($0.source)) }
+        for kind in c.findings { findings.insert(kind) }
+        codeKey = c.codeKeys.first
+        moreCodeKeys = Array(c.codeKeys.dropFirst())
+        expiresAt = c.expiresAt
+        observable = c.observable
     }
 }
 

@@ -38,10 +38,11 @@ public final class SessionTracker {
     private var openOrder = Deque<Session>()
     /// States whose session returned or expired, for `--reuse-window` of
     /// log time: a new request with one of them is `state-reuse`.
-    private var endedStates: RecentMemory<Void>
-    /// Returned codes (by `CodeHash.key`) → the session that first received them,
-    /// remembered as long as ended states.
-    private var codeOwners: RecentMemory<(serial: Int, state: String)>
+    private var endedStates: ReuseMemory
+    /// Returned codes (by `CodeHash.key`), remembered as long as ended
+    /// states; which session received a code is known by the session
+    /// (`Session.received`).
+    private var returnedCodes: ReuseMemory
     private var nextSerial = 0
     /// Sessions closed early because `maxSessions` were open.
     public private(set) var evictedSessions = 0
@@ -50,14 +51,36 @@ public final class SessionTracker {
     /// Files with sessions that could not be judged (no Location logged).
     public private(set) var unobservableFiles = Set<Int32>()
 
-    public init(configuration: AuditConfiguration, files: Int, sink: AuditSink) {
+    /// `files` inputs are read; `carried`, the previous run's checkpoint,
+    /// adds its open sessions, memories and clock, its sessions' files
+    /// ranked after the inputs.
+    public init(configuration: AuditConfiguration, files: Int, sink: AuditSink, carried: Checkpoint? = nil) {
         timeoutMs = Int64(configuration.sessionTimeoutSeconds) * 1000
         maxSessions = max(1, configuration.maxSessions)
         let retention = Int64(configuration.reuseWindowSeconds) * 1000
-        endedStates = RecentMemory(retention: retention)
-        codeOwners = RecentMemory(retention: retention)
-        firstLocationLine = Array(repeating: nil, count: files)
+        endedStates = ReuseMemory(retention: retention)
+        returnedCodes = ReuseMemory(retention: retention)
+        firstLocationLine = Array(repeating: nil, count: files + (carried?.files.count ?? 0))
         self.sink = sink
+        if let carried { restore(carried, after: files, configuration: configuration) }
+    }
+
+    /// Takes in what a checkpoint carries.
+    private func restore(_ checkpoint: Checkpoint, after files: Int, configuration: AuditConfiguration) {
+        clock = checkpoint.clock
+        nextSerial = checkpoint.serial
+        for r in checkpoint.endedStates where clock - r.time <= endedStates.retention { endedStates.remember(r.key, at: r.time) }
+        for r in checkpoint.returnedCodes where clock - r.time <= returnedCodes.retention { returnedCodes.remember(r.key, at: r.time) }
+        let allowlist = configuration.allowlist
+        let sessions = checkpoint.sessions
+            .map { Session(carried: $0, fileOffset: Int32(files), fingerprint: configuration.fingerprint, allowlist: allowlist) }
+        for s in sessions.sorted(by: { ($0.firstSeen, $0.serial) < ($1.firstSeen, $1.serial) }) {
+            if s.state.isEmpty { stateless[s.serial] = s } else { open[s.key] = s }
+            openOrder.append(s)
+        }
+        for s in sessions.sorted(by: { ($0.expiresAt, $0.serial) < ($1.expiresAt, $1.serial) }) {
+            expiries.append((s.expiresAt, s))
+        }
     }
 
     /// Notes that input `file` logged a Location field first at `line`:
@@ -98,6 +121,47 @@ public final class SessionTracker {
     public func finish(endTime: Int64) {
         expire(before: endTime)
         for s in openOrder where !s.isClosed { close(s, endTime: max(endTime, clock)) }
+        clear()
+    }
+
+    /// Ends the input for a run that hands on to the next: closes what
+    /// timed out by `endTime`, and carries the sessions still open, with
+    /// the memories and the clock, instead of closing them as `pending`.
+    /// `names` names every file rank the sessions' sources use. The
+    /// checkpoint's key is left for the caller.
+    public func carry(endTime: Int64, names: [String]) -> Checkpoint {
+        expire(before: endTime)
+        let now = max(clock, endTime)
+        var files: [String] = []
+        var index: [Int32: Int32] = [:]
+        func map(_ source: SourceRef) -> SourceRef {
+            if let i = index[source.file] { return SourceRef(file: i, line: source.line) }
+            let i = Int32(files.count)
+            index[source.file] = i
+            files.append(names.indices.contains(Int(source.file)) ? names[Int(source.file)] : "?")
+            return SourceRef(file: i, line: source.line)
+        }
+        var sessions: [CarriedSession] = []
+        for s in openOrder where !s.isClosed {
+            sessions.append(CarriedSession(
+                state: s.state, serial: s.serial, firstSeen: s.firstSeen, lastSeen: s.lastSeen,
+                firstSource: map(s.firstSource), lastLineInFirstFile: s.lastLineInFirstFile,
+                clientID: s.clientID, redirectURI: s.redirectURI, clientMismatch: s.clientMismatch, clientIP: s.clientIP,
+                requestCount: s.requestCount, returnCount: s.returnCount,
+                firstReturn: s.firstReturn.map { ($0.time, map($0.source), $0.hasCode, $0.error, $0.errorDescription) },
+                failure: s.failure.map { ($0.status, $0.time, map($0.source)) },
+                findings: s.findings.kinds, codeKeys: (s.codeKey.map { [$0] } ?? []) + s.moreCodeKeys,
+                expiresAt: s.expiresAt, observable: logsLocation(s)))
+        }
+        let checkpoint = Checkpoint(
+            clock: now, key: [], serial: nextSerial, files: files, sessions: sessions,
+            endedStates: endedStates.live(now: now).map { .init(key: $0.key, time: $0.time) }.sorted { ($0.time, $0.key) < ($1.time, $1.key) },
+            returnedCodes: returnedCodes.live(now: now).map { .init(key: $0.key, time: $0.time) }.sorted { ($0.time, $0.key) < ($1.time, $1.key) })
+        clear()
+        return checkpoint
+    }
+
+    private func clear() {
         open.removeAll()
         stateless.removeAll()
         expiries.removeAll()
@@ -185,7 +249,7 @@ public final class SessionTracker {
             touch(session, event.time, source: event.source)
             if session.returnCount == 1 {
                 session.firstReturn = (event.time, event.source, ret.hasCode, ret.error, ret.errorDescription)
-                if !session.state.isEmpty { endedStates.insert(session.key.hash, (), at: clock) }
+                if !session.state.isEmpty { endedStates.remember(session.key.hash, at: clock) }
             } else {
                 raise(.duplicateReturn, session: session, event: event, detail: "return number \(session.returnCount) for this session")
             }
@@ -231,10 +295,14 @@ public final class SessionTracker {
         }
         if let digest = ret.codeDigest {
             let key = digest.key
-            if let owner = codeOwners.value(for: key, orRemember: (session.serial, session.state), now: clock),
-               owner.serial != session.serial {
-                raise(.codeReuse, session: session, event: event,
-                      detail: "code \(digest) was already returned in session \(Quote.text(owner.state))")
+            let first = returnedCodes.time(of: key, orRememberAt: clock)
+            if !session.received(key) {
+                if let first {
+                    raise(.codeReuse, session: session, event: event,
+                          detail: "code \(digest) was already returned to another session at \(Timestamp.iso8601(first))")
+                } else {
+                    session.receive(key)
+                }
             }
         }
     }
@@ -275,26 +343,12 @@ public final class SessionTracker {
         }
     }
 
-    /// A 64-bit key for a state: what the open-session table hashes and the
-    /// ended-state memory keeps instead of the text. Swift's `Hasher`
-    /// (SipHash under the run's random seed), like codes: states come from
-    /// the logs, and an unseeded hash lets a client craft states that share
-    /// one key — which would pile them into one chain of the open-session
-    /// table and match one another in the ended-state memory.
-    static func key(_ text: String) -> UInt64 {
-        var hasher = Hasher()
-        if text.utf8.withContiguousStorageIfAvailable({ hasher.combine(bytes: UnsafeRawBufferPointer($0)) }) == nil {
-            var copy = text
-            copy.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-        }
-        return UInt64(UInt(bitPattern: hasher.finalize()))
-    }
-
     /// Whether the file of the session's first request had logged a
     /// Location field by the session's last record in it (docs/contract.md
     /// §3): a server whose log format gains the field mid-file is judged
     /// from then on.
     private func logsLocation(_ s: Session) -> Bool {
+        if let carried = s.observable { return carried }
         let i = Int(s.firstSource.file)
         guard firstLocationLine.indices.contains(i), let first = firstLocationLine[i] else { return false }
         return first <= s.lastLineInFirstFile
@@ -308,7 +362,7 @@ public final class SessionTracker {
         if s.state.isEmpty { stateless[s.serial] = nil } else if open[s.key] === s { open[s.key] = nil }
         // Remembered from the session's last activity, not from the event
         // that happened to close it.
-        if !s.state.isEmpty && !evicted { endedStates.insert(s.key.hash, (), at: s.lastSeen) }
+        if !s.state.isEmpty && !evicted { endedStates.remember(s.key.hash, at: s.lastSeen) }
         let outcome: Outcome
         var error = ""
         var description = ""
@@ -372,85 +426,3 @@ public final class SessionTracker {
     }
 }
 
-/// A state as a dictionary key: its 64-bit hash (`SessionTracker.key`) is
-/// computed once, on the scanning thread, and is all that is hashed;
-/// equality still compares the text, so two states that collide stay apart.
-struct StateKey: Hashable {
-    let hash: UInt64
-    let text: String
-
-    init(_ text: String) {
-        self.text = text
-        hash = SessionTracker.key(text)
-    }
-
-    func hash(into hasher: inout Hasher) { hasher.combine(hash) }
-    static func == (a: Self, b: Self) -> Bool { a.hash == b.hash && a.text == b.text }
-}
-
-/// Keys remembered for a while of log time: insertion times only grow, so
-/// a queue in insertion order says what to forget first.
-struct RecentMemory<Value> {
-    private var entries: [UInt64: (time: Int64, value: Value)] = [:]
-    private var order = Deque<(time: Int64, key: UInt64)>()
-    let retention: Int64
-
-    init(retention: Int64) { self.retention = retention }
-
-    /// Remembers `key` from `time` on (again, if it was known from an
-    /// earlier time). Times may run back a little; the forgetting queue
-    /// then keeps an entry somewhat longer, never shorter.
-    mutating func insert(_ key: UInt64, _ value: Value, at time: Int64) {
-        forget(before: time)
-        // One hash lookup (the dictionary's modify accessor), not two.
-        func renew(_ entry: inout (time: Int64, value: Value)) -> Bool {
-            guard entry.time < time else { return false }
-            entry = (time, value)
-            return true
-        }
-        if renew(&entries[key, default: (.min, value)]) { order.append((time, key)) }
-    }
-
-    /// The value remembered for `key` at `now`; when there is none, `value`
-    /// is remembered from `now` on and nil returned. One hash lookup.
-    mutating func value(for key: UInt64, orRemember value: Value, now: Int64) -> Value? {
-        forget(before: now)
-        let retention = retention
-        func known(_ entry: inout (time: Int64, value: Value)) -> Value? {
-            if entry.time != .min && now - entry.time <= retention { return entry.value }
-            entry = (now, value)
-            return nil
-        }
-        let found = known(&entries[key, default: (.min, value)])
-        if found == nil { order.append((now, key)) }
-        return found
-    }
-
-    func contains(_ key: UInt64, now: Int64) -> Bool {
-        guard let entry = entries[key] else { return false }
-        return now - entry.time <= retention
-    }
-
-    private mutating func forget(before now: Int64) {
-        while let first = order.first, now - first.time > retention {
-            order.removeFirst()
-            // Gone unless it was remembered again since (rare): then put back.
-            if let entry = entries.removeValue(forKey: first.key), entry.time != first.time { entries[first.key] = entry }
-        }
-    }
-}
-
-/// Quoting of log-derived text inside finding details.
-enum Quote {
-    /// `"value"`, shortened to 80 characters.
-    static func text(_ s: String) -> String {
-        // Most values are short: count bytes before counting characters.
-        let short = s.utf8.count > 80 && s.count > 80 ? String(s.prefix(77)) + "..." : s
-        return "\"" + short + "\""
-    }
-
-    /// A URL with codes redacted, quoted.
-    static func url(_ s: String) -> String {
-        text(CodeDigest.redact(s))
-    }
-}

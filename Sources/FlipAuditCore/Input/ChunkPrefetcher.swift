@@ -14,6 +14,8 @@ final class ChunkPrefetcher: @unchecked Sendable {
         let buffer: UnsafeMutableRawBufferPointer
         var count = 0
         var error: InputError?
+        /// The reader's compressed position after this chunk.
+        var compressed: UInt64 = 0
     }
 
     private var slots: [Slot]
@@ -29,6 +31,9 @@ final class ChunkPrefetcher: @unchecked Sendable {
     /// A slot handed to the consumer and not yet given back.
     private var outstanding = false
     private var done = false
+    /// Bytes of the input read as stored, up to the last chunk handed out
+    /// (for progress; the reader itself belongs to the producer thread).
+    private(set) var compressedBytes: UInt64 = 0
 
     /// Starts decoding `reader` at once, `depth` chunks ahead at most.
     init(reader: LogFileReader, depth: Int, bufferSize: Int = LogFileReader.bufferSize) {
@@ -59,6 +64,7 @@ final class ChunkPrefetcher: @unchecked Sendable {
             do {
                 slots[i].count = try reader.read(into: slots[i].buffer)
                 slots[i].error = nil
+                slots[i].compressed = reader.compressedBytes
             } catch {
                 slots[i].count = 0
                 slots[i].error = error
@@ -106,6 +112,7 @@ final class ChunkPrefetcher: @unchecked Sendable {
             return nil
         }
         outstanding = true
+        compressedBytes = slot.compressed
         return UnsafeRawBufferPointer(rebasing: slot.buffer[0..<slot.count])
     }
 }

@@ -53,6 +53,9 @@ final class LineChunker: @unchecked Sendable {
     /// Decoded bytes read so far.
     var decodedBytes: UInt64 { reader.decodedBytes }
 
+    /// Bytes of the input read as stored (compressed for gzip), for progress.
+    var compressedBytes: UInt64 { reader.compressedBytes }
+
     /// The smallest buffer `cut(into:)` accepts: a carried line plus at
     /// least one fresh byte.
     static func minimumBuffer(maxLine: Int) -> Int { maxLine + 2 }

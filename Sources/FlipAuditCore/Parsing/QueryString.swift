@@ -106,19 +106,19 @@ public struct FlipQuery {
 
     /// The digest of the decoded `code`'s bytes; the code itself never
     /// becomes a String.
-    func codeDigest(duplicates: inout [FlipParam], bad: inout [FlipParam]) -> CodeHash? {
+    func codeDigest(duplicates: inout [FlipParam], bad: inout [FlipParam], fingerprint: Fingerprint) -> CodeHash? {
         guard let raw = values[FlipParam.code.rawValue] else { return nil }
         if Bytes.find(.percent, in: raw) != nil || Bytes.find(.plus, in: raw) != nil {
             if counts[FlipParam.code.rawValue] > 1 { duplicates.append(.code) }
             let (bytes, malformed) = PercentDecoding.bytes(raw)
             let valid = bytes.withUnsafeBytes { Bytes.isValidText($0) }
             if malformed || !valid { bad.append(.code) }
-            return bytes.withUnsafeBytes { CodeHash($0) }
+            return bytes.withUnsafeBytes { CodeHash($0, fingerprint: fingerprint) }
         }
         if counts[FlipParam.code.rawValue] > 1 { duplicates.append(.code) }
         // Lines are valid UTF-8 before they get here; checked all the same.
         if !Bytes.isValidText(raw) { bad.append(.code) }
-        return CodeHash(raw)
+        return CodeHash(raw, fingerprint: fingerprint)
     }
 
     /// How many of `client_id`, `state`, `redirect_uri` are present.

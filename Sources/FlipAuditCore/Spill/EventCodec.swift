@@ -12,10 +12,14 @@ struct EventCodec {
     typealias Malformed = TextFields.Malformed
 
     private let allowlist: Allowlist
+    private let fingerprint: Fingerprint
     /// Redirect URIs decoded so far, judged once each.
     private var redirects: [String: RedirectFacts] = [:]
 
-    init(allowlist: Allowlist) { self.allowlist = allowlist }
+    init(allowlist: Allowlist, fingerprint: Fingerprint = .process) {
+        self.allowlist = allowlist
+        self.fingerprint = fingerprint
+    }
 
     // MARK: Writing
 
@@ -88,7 +92,8 @@ struct EventCodec {
             request = FlipRequest(
                 state: try F.optional(fields[6]), clientID: try F.optional(fields[7]),
                 clientMismatch: try F.flag(fields[8]), redirect: redirect,
-                duplicateParams: try Self.params(fields[10]), badEncodingParams: try Self.params(fields[11]))
+                duplicateParams: try Self.params(fields[10]), badEncodingParams: try Self.params(fields[11]),
+                fingerprint: fingerprint)
         default: throw Malformed(reason: "bad request mark")
         }
 
@@ -111,7 +116,8 @@ struct EventCodec {
                 state: try F.optional(fields[17]), stateKey: nil, codeDigest: code,
                 error: try F.optional(fields[18]), errorDescription: try F.optional(fields[19]),
                 allowlisted: try F.flag(fields[20]),
-                duplicateParams: try Self.params(fields[21]), badEncodingParams: try Self.params(fields[22]))
+                duplicateParams: try Self.params(fields[21]), badEncodingParams: try Self.params(fields[22]),
+                fingerprint: fingerprint)
         default: throw Malformed(reason: "bad return mark")
         }
         guard request != nil || returned != nil else { throw Malformed(reason: "neither request nor return") }

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Renders flipaudit's HTML report in a real browser (headless Chromium,
+# host resolution disabled) and checks what a reader gets:
+#  - the totals shown equal the JSON summary of the same run (SampleLogs);
+#  - markup and script carried by a log (state, error, redirect_uri,
+#    User-Agent, file name) stay text: no element, no handler, no script;
+#  - the browser logs nothing to the console (a CSP violation would show
+#    that something tried to load or run);
+#  - a control page with injected markup is caught by the same checks.
+# Usage: Tests/browser/check-html.sh [--screenshot FILE]
+#   FLIPAUDIT=path/to/flipaudit to use a given binary (default: swift build's).
+# The last line is "N passed, N failed"; the exit status is 1 on a failure.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+
+shot=""
+if [ "${1:-}" = "--screenshot" ]; then shot="$2"; fi
+bin="${FLIPAUDIT:-$(swift build --show-bin-path)/flipaudit}"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+
+# Counts the PASS/FAIL lines of dom_check.py (and prints the failures).
+count() {
+  while IFS= read -r line; do
+    case "$line" in
+      PASS*) passed=$((passed + 1)) ;;
+      *) failed=$((failed + 1)); echo "$line" ;;
+    esac
+  done
+}
+check() { # name, then a command that succeeds when the check passes
+  local name="$1"; shift
+  if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL $name"; fi
+}
+chrome() {
+  chromium --headless=new --no-sandbox --disable-gpu --host-resolver-rules="MAP * ~NOTFOUND" \
+    --user-data-dir="$tmp/profile" --hide-scrollbars "$@"
+}
+# Renders an HTML file: its DOM into $2, the browser's log into $3.
+render() { chrome --enable-logging=stderr --v=0 --dump-dom "file://$1" > "$2" 2> "$3"; }
+# Whether the browser's log holds a console message, an uncaught error or
+# a refused load (CSP).
+console_clean() { ! grep -E "CONSOLE|Uncaught|Refused|violates" "$1" > /dev/null; }
+
+# 1. The SampleLogs report against the JSON summary of the same run.
+"$bin" SampleLogs --quiet --fail-on high --html "$tmp/sample.html" --json "$tmp/sample.json" 2> /dev/null
+check "flipaudit exits 1 on the samples with --fail-on high" test $? -eq 1
+render "$tmp/sample.html" "$tmp/sample.dom" "$tmp/sample.log"
+check "the sample report renders" grep -q 'data-verdict="fail"' "$tmp/sample.dom"
+count < <(python3 Tests/browser/dom_check.py totals "$tmp/sample.dom" "$tmp/sample.json")
+check "no console message on the sample report" console_clean "$tmp/sample.log"
+check "the sample report has no script element" bash -c "! grep -qi '<script' '$tmp/sample.html'"
+if [ -n "$shot" ]; then
+  chrome --window-size=1000,1800 --screenshot="$shot" "file://$tmp/sample.html" > /dev/null 2>&1
+  check "screenshot written" test -s "$shot"
+fi
+
+# 2. A log whose fields carry markup and script.
+mkdir -p "$tmp/hostile"
+hostile_log="$tmp/hostile/<svg onload=alert(1)>.log"
+python3 - "$hostile_log" <<'EOF'
+import sys, urllib.parse as u
+img = '"><img src=x onerror=alert(1)>'
+script = '<script>alert(1)</script>'
+svg = '<svg onload=alert(1)>'
+opa = 'https://oauth-redirect.googleusercontent.com/a/com.google.OPA'
+def q(s): return u.quote(s, safe='')
+def line(sec, target, status, location, ua='GoogleApp/1.0'):
+    return (f'203.0.113.9 - - [22/Nov/2026:10:00:{sec:02d} +0000] "GET {target} HTTP/1.1" {status} 0 "-" '
+            f'"{ua}" "{location}"\n')
+def authorize(state, redirect=opa):
+    return f'/oauth/authorize?response_type=code&client_id=G123&redirect_uri={q(redirect)}&state={q(state)}'
+lines = [
+    # state and error carry markup; the error is not a standard one.
+    line(1, authorize(img), 302, f'{opa}?error={q(script)}&state={q(img)}', ua=script),
+    # the return's state differs from the request's (state-mismatch shows both).
+    line(2, authorize(svg), 302, f'{opa}?code=abcdefghijklmnop&state={q(script)}', ua=svg),
+    # a return with a state no session has.
+    line(4, '/landing', 302, f'{opa}?code=qrstuvwxyzabcdef&state={q(svg)}'),
+]
+# look-alike redirect_uris carrying markup (redirect-not-allowlisted shows them).
+for i, payload in enumerate([img, script, svg]):
+    lines.append(line(10 + i, authorize(f's{i}', redirect='https://oauth-redirect.googleusercontent.com@e.x/' + payload), 400, '-', ua=img))
+open(sys.argv[1], 'w').write(''.join(lines))
+EOF
+"$bin" "$hostile_log" --quiet --html "$tmp/hostile.html" --csv "$tmp/hostile" 2> /dev/null
+check "flipaudit audits the hostile log" test -s "$tmp/hostile.html"
+render "$tmp/hostile.html" "$tmp/hostile.dom" "$tmp/hostile.log"
+count < <(python3 Tests/browser/dom_check.py hostile "$tmp/hostile.dom" \
+  '<img src=x onerror=alert(1)>' '<script>alert(1)</script>' '<svg onload=alert(1)>')
+check "no console message on the hostile report" console_clean "$tmp/hostile.log"
+# The payloads did reach the page (escaped): the state, the error value,
+# the redirect_uri and the file name.
+for needle in 'request state &quot;&lt;svg onload=alert(1)&gt;&quot; came back as &quot;&lt;script&gt;alert(1)&lt;/script&gt;' \
+    '&lt;script&gt;alert(1)&lt;/script&gt;&quot; is not an App Flip error value' \
+    'e.x/&lt;svg onload=alert(1)&gt;&quot; is not allowlisted' '&lt;svg onload=alert(1)&gt;.log'; do
+  check "the report shows: $needle" grep -qF "$needle" "$tmp/hostile.html"
+done
+
+# 3. Control: the same checks see markup that was injected.
+sed 's|<footer>|<img src=x onerror=alert(1)><script>alert(1)</script><svg onload=alert(1)></svg><footer>|' \
+  "$tmp/sample.html" > "$tmp/control.html"
+render "$tmp/control.html" "$tmp/control.dom" "$tmp/control.log"
+count < <(python3 Tests/browser/dom_check.py injected "$tmp/control.dom")
+check "control page: the console check sees the blocked script" grep -qE "CONSOLE|Refused|violates" "$tmp/control.log"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

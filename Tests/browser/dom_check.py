@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""Checks a DOM that headless Chromium dumped from flipaudit's HTML report.
+
+Prints one line per check, "PASS name" or "FAIL name: why"; check-html.sh
+counts them.
+
+  dom_check.py totals DOM JSON    the numbers marked data-total / data-kind
+                                  equal the JSON summary of the same run
+  dom_check.py hostile DOM TEXT.. no element or event handler came from the
+                                  log, and each TEXT is shown as text
+  dom_check.py injected DOM       the opposite, for the control page: the
+                                  checks above do see injected markup
+"""
+import json
+import sys
+from html.parser import HTMLParser
+
+
+class Dom(HTMLParser):
+    """Start tags with their attributes, and the text, as the browser left them."""
+
+    def __init__(self, text):
+        super().__init__(convert_charrefs=True)
+        self.tags = []
+        self.text = []
+        self.totals = {}
+        self.kinds = {}
+        self._capture = None
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        self.tags.append((tag, a))
+        if "data-total" in a:
+            self._capture = ("total", a["data-total"], [])
+        elif "data-kind" in a:
+            self._capture = ("kind", a["data-kind"], [])
+
+    def handle_endtag(self, tag):
+        if self._capture:
+            kind, key, parts = self._capture
+            (self.totals if kind == "total" else self.kinds)[key] = "".join(parts).strip()
+            self._capture = None
+
+    def handle_data(self, data):
+        self.text.append(data)
+        if self._capture:
+            self._capture[2].append(data)
+
+
+def report(name, ok, why=""):
+    print(("PASS " if ok else "FAIL ") + name + ("" if ok else ": " + why))
+
+
+def totals(dom_path, json_path):
+    dom = Dom(open(dom_path, encoding="utf-8").read())
+    j = json.load(open(json_path, encoding="utf-8"))
+    f = j["findings"]
+    want = {
+        "files": j["input"]["files"],
+        "lines": j["input"]["lines"],
+        "records": j["input"]["records"],
+        "malformed_lines": j["input"]["malformed_lines"],
+        "in_scope_flip_records": j["input"]["in_scope_flip_records"],
+        "sessions": j["sessions"],
+        "findings": f["total"],
+        "error_sessions": sum(e["count"] for e in j["error_totals"]),
+    }
+    for sev, n in f["by_severity"].items():
+        want["findings-" + sev] = n
+    for outcome, n in j["outcomes"].items():
+        if n > 0:
+            want["outcome-" + outcome] = n
+    if j.get("latency_ms"):
+        want["latency_count"] = j["latency_ms"]["count"]
+    for key, value in sorted(want.items()):
+        shown = dom.totals.get(key)
+        report("total " + key, shown == str(value), f"page shows {shown!r}, JSON has {value}")
+    report("finding kinds listed", set(dom.kinds) == {k["kind"] for k in f["by_kind"]},
+           f"page {sorted(dom.kinds)} vs JSON {sorted(k['kind'] for k in f['by_kind'])}")
+    for k in f["by_kind"]:
+        report("kind " + k["kind"], dom.kinds.get(k["kind"]) == str(k["count"]),
+               f"page shows {dom.kinds.get(k['kind'])!r}, JSON has {k['count']}")
+
+
+def injected_markup(dom):
+    """Elements and attributes that only a log could have added."""
+    bad = []
+    for tag, attrs in dom.tags:
+        if tag in ("script", "img", "iframe", "object", "embed", "link", "base", "form"):
+            bad.append(tag)
+        bad += [f"{tag}[{a}]" for a in attrs if a.startswith("on") or a in ("src", "href", "srcdoc")]
+    return bad
+
+
+def hostile(dom_path, texts):
+    dom = Dom(open(dom_path, encoding="utf-8").read())
+    bad = injected_markup(dom)
+    report("no element or handler from the log", not bad, ", ".join(bad[:5]))
+    text = "".join(dom.text)
+    for t in texts:
+        report("shown as text: " + t, t in text, "not found in the page text")
+
+
+def injected(dom_path):
+    dom = Dom(open(dom_path, encoding="utf-8").read())
+    report("control page: injected markup is detected", len(injected_markup(dom)) >= 3, "the DOM check saw nothing")
+
+
+if __name__ == "__main__":
+    mode = sys.argv[1]
+    if mode == "totals":
+        totals(sys.argv[2], sys.argv[3])
+    elif mode == "hostile":
+        hostile(sys.argv[2], sys.argv[3:])
+    elif mode == "injected":
+        injected(sys.argv[2])
+    else:
+        sys.exit("unknown mode " + mode)
