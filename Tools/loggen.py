@@ -455,6 +455,43 @@ def samples(outdir):
         f.write(gzip_bytes("".join(lines)))
 
 
+def next_night(outdir):
+    """SampleLogs-next/: the four hours after SampleLogs/, for a chain of two
+    runs with --checkpoint. The session left pending at the end of
+    SampleLogs/ gets its return here, and its state is then requested
+    again (state-reuse once it has returned)."""
+    os.makedirs(outdir, exist_ok=True)
+    servers = [
+        Server("web1-access.log.gz", "combined", 0, True, 1.0),
+        Server("web2-access.json.gz", "json", 0, True, 1.0),
+    ]
+    start = datetime(2026, 11, 22, 2, 0, tzinfo=timezone.utc)
+    g = Gen(20261123, start, 4 * 3600, servers, noise_per_sec=0.9, flip_per_sec=0.05)
+    texts = [[] for _ in servers]
+    gen = g.run()
+    try:
+        item = next(gen)
+        while True:
+            server, rec, ms = item
+            line = servers[server].line(rec, ms)
+            texts[server].append((ms, line + "\n"))
+            item = gen.send(len(line) + 1)
+    except StopIteration:
+        pass
+    # The same pending state as samples() writes at 01:59:30.
+    pend = Gen(7, datetime(2026, 11, 21, 22, 0, tzinfo=timezone.utc), 1, servers, 0, 0)
+    state = "pending-" + pend.token(14)
+    r = PROD + "/a/com.google.OPA"
+    consent = datetime(2026, 11, 22, 2, 3, 0, tzinfo=timezone.utc).timestamp() * 1000
+    texts[0].append((consent, servers[0].line(pend.rec("POST", "/oauth/consent", 302, location=pend.ret(r, code="4/0AdNextNight" + pend.token(20), state=state)), consent) + "\n"))
+    again = consent + 3600 * 1000
+    texts[0].append((again, servers[0].line(pend.rec("GET", pend.authorize(state, r), 302, location=pend.ret(r, code="4/0AdAgain" + pend.token(20), state=state)), again) + "\n"))
+    for i, s in enumerate(servers):
+        lines = [line for _, line in sorted(texts[i], key=lambda t: t[0])]
+        with open(os.path.join(outdir, s.name), "wb") as f:
+            f.write(gzip_bytes("".join(lines)))
+
+
 def large(path, size_mb, flip_share, seed):
     """One big combined log with Location, streamed through `gzip -6`."""
     server = Server(os.path.basename(path), "combined", 0, True)
@@ -493,6 +530,8 @@ def main():
     sub = ap.add_subparsers(dest="cmd", required=True)
     s = sub.add_parser("samples", help="write the small sample logs")
     s.add_argument("outdir")
+    n = sub.add_parser("next-night", help="write the sample logs of the night after (SampleLogs-next)")
+    n.add_argument("outdir")
     l = sub.add_parser("large", help="write one large gzip'd combined log")
     l.add_argument("path")
     l.add_argument("--size-mb", type=int, default=2000, help="uncompressed size in MiB (default 2000)")
@@ -501,6 +540,8 @@ def main():
     a = ap.parse_args()
     if a.cmd == "samples":
         samples(a.outdir)
+    elif a.cmd == "next-night":
+        next_night(a.outdir)
     else:
         large(a.path, a.size_mb, a.flip_share, a.seed)
 
