@@ -58,6 +58,12 @@ if [ $st = 2 ] && cmp -s victim.log.gz "$root/SampleLogs/web1-access.log.gz" && 
   ok "json onto a symlink to an input: exit 2"
 else ko "json onto a symlink to an input" "exit $st"; fi
 
+for opt in --html --metrics --checkpoint; do
+  "$bin" -q $opt victim.log.gz victim.log.gz 2>/dev/null; st=$?
+  if [ $st = 2 ] && cmp -s victim.log.gz "$root/SampleLogs/web1-access.log.gz"; then ok "$opt onto its own input: exit 2, input intact"
+  else ko "$opt onto its own input" "exit $st"; fi
+done
+
 # 2. One output onto another: --csv out --json out/sessions.csv.
 mkdir out && echo keep > out/sessions.csv
 "$bin" -q --csv out --json out/sessions.csv basic.log 2>/dev/null; st=$?
@@ -198,6 +204,15 @@ if [ $st = 4 ] && grep -q "sessions.csv: Broken pipe" e11.txt && [ -p pipe11/ses
    && [ -z "$(ls -A pipe11 | grep tmp)" ] && head -1 pipe11/findings.csv | grep -q '^time,' && [ -s pipe11.json ]; then
   ok "CSV FIFO whose reader leaves: exit 4 naming it, no temporary, others written"
 else ko "CSV FIFO whose reader leaves" "exit $st: $(grep -v malformed e11.txt | head -2)"; fi
+
+"$bin" -q --metrics /dev/full --html h11.html basic.log 2> e11b.txt; st=$?
+if [ $st = 4 ] && grep -q -- "--metrics: cannot write /dev/full: No space left on device" e11b.txt && [ -c /dev/full ] && [ -s h11.html ]; then
+  ok "--metrics onto /dev/full: exit 4 naming it, still a device, --html written"
+else ko "--metrics onto /dev/full" "exit $st: $(head -2 e11b.txt)"; fi
+mkfifo cp.fifo
+timeout 20 "$bin" -q --checkpoint cp.fifo basic.log 2>/dev/null; st=$?
+if [ $st = 2 ] && [ -p cp.fifo ]; then ok "--checkpoint onto a FIFO: exit 2 before reading"
+else ko "--checkpoint onto a FIFO" "exit $st"; fi
 
 # Precedence: 4 over 3 over 1.
 "$bin" --fail-on info missing.log basic.log > /dev/full 2>/dev/null; st=$?
