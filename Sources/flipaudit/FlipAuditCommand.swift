@@ -264,7 +264,7 @@ struct FlipAuditCommand: ParsableCommand {
         return true
     }
 
-    /// Parses, runs, and exits with SPEC §6's statuses: ArgumentParser's
+    /// Parses, runs, and exits with docs/contract.md §6's statuses: ArgumentParser's
     /// usage errors become 2.
     static func main() {
         // A closed standard descriptor must not be taken by an output file.
