@@ -17,5 +17,7 @@ let package = Package(
         .executableTarget(name: "FuzzOptions", dependencies: ["FuzzDriver", .product(name: "FlipAuditCore", package: "flipaudit")]),
         /// Raw bytes through the gzip/plain input reader and the line splitter.
         .executableTarget(name: "FuzzGzip", dependencies: ["FuzzDriver", .product(name: "FlipAuditCore", package: "flipaudit")]),
+        /// What flipaudit reads back: checkpoints, spilled events and rows.
+        .executableTarget(name: "FuzzReadBack", dependencies: ["FuzzDriver", .product(name: "FlipAuditCore", package: "flipaudit")]),
     ]
 )

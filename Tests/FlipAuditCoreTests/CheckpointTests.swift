@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import FlipAuditCore
+@_spi(Fuzzing) @testable import FlipAuditCore
 
 /// A combined line at a full timestamp (`20/Nov/2026:23:56:00`).
 private func at(_ time: String, _ target: String, _ status: Int, _ location: String = "-") -> String {
@@ -241,6 +241,8 @@ struct CheckpointCommandTests {
             // Whole: the old one, or (if the run got that far) a new one that reads.
             #expect(now == before || (try? Checkpoint.decode(now)) != nil, "after \(delay) s")
         }
+        // (A run may have finished before its kill: start from the old one.)
+        FileManager.default.createFile(atPath: cp, contents: Data(before))
         #expect(try runCLI([big, "--checkpoint", cp, "--quiet"]).status == 0)
         #expect((try? Checkpoint.decode(bytes(cp)!))?.clock ?? 0 > (try Checkpoint.decode(before)).clock)
     }

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import FlipAuditCore
+@_spi(Fuzzing) @testable import FlipAuditCore
 
 /// A session row without its source (what may differ when the same records
 /// come from other files).
@@ -261,5 +261,25 @@ struct RowSpillTests {
                 #expect(throws: TextFields.Malformed.self) { try RowCodec.finding(line[..<cut]) }
             }
         }
+    }
+}
+
+@Suite("Fuzz seeds of what is read back")
+struct ReadBackSeedTests {
+    /// The committed seeds of the FuzzReadBack target are lines the readers
+    /// accept: the fuzzer starts from real structure.
+    @Test("every seed line of Fuzz/Corpus/FuzzReadBack reads")
+    func seeds() throws {
+        let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fuzz/Corpus/FuzzReadBack").path
+        let checkpoint = try Checkpoint.decode(Array(FileManager.default.contents(atPath: dir + "/checkpoint-400-lines")!))
+        #expect(checkpoint.openSessions > 0)
+        var codec = EventCodec(allowlist: AuditConfiguration().allowlist)
+        let events = FileManager.default.contents(atPath: dir + "/event-lines")!.split(separator: 0x0A)
+        #expect(events.count == 2)
+        for line in events { _ = try codec.decode(ArraySlice(line)) }
+        let rows = FileManager.default.contents(atPath: dir + "/row-lines")!.split(separator: 0x0A)
+        _ = try RowCodec.session(ArraySlice(rows[0]))
+        _ = try RowCodec.finding(ArraySlice(rows[1]))
     }
 }

@@ -7,23 +7,23 @@
 /// A code is written only as its keyed hash and its digest, never in clear.
 /// Lines are read back as bad input: a line that does not decode is an
 /// error, never a crash.
-struct EventCodec {
+@_spi(Fuzzing) public struct EventCodec {
     private typealias F = TextFields
-    typealias Malformed = TextFields.Malformed
+    public typealias Malformed = TextFields.Malformed
 
     private let allowlist: Allowlist
     private let fingerprint: Fingerprint
     /// Redirect URIs decoded so far, judged once each.
     private var redirects: [String: RedirectFacts] = [:]
 
-    init(allowlist: Allowlist, fingerprint: Fingerprint = .process) {
+    public init(allowlist: Allowlist, fingerprint: Fingerprint = .process) {
         self.allowlist = allowlist
         self.fingerprint = fingerprint
     }
 
     // MARK: Writing
 
-    static func encode(_ e: FlipEvent, into out: inout [UInt8]) {
+    public static func encode(_ e: FlipEvent, into out: inout [UInt8]) {
         F.number(e.time, &out); F.tab(&out)
         F.number(Int64(e.source.file), &out); F.tab(&out)
         F.number(e.source.line, &out); F.tab(&out)
@@ -70,7 +70,7 @@ struct EventCodec {
     // MARK: Reading
 
     /// The event a line (without its newline) holds.
-    mutating func decode(_ line: ArraySlice<UInt8>) throws(Malformed) -> FlipEvent {
+    public mutating func decode(_ line: ArraySlice<UInt8>) throws(Malformed) -> FlipEvent {
         let fields = try F.split(line, count: 23)
         let time = try F.number(fields[0], "time")
         let source = try F.source(fields[1], fields[2])

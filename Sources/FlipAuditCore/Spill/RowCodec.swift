@@ -1,11 +1,11 @@
 /// Writes the rows of `sessions.csv` and `findings.csv` as lines of text
 /// (`TextFields`) and reads them back: what `RowOrder` spills to its
 /// temporary files when more rows wait than it holds in memory.
-enum RowCodec {
+@_spi(Fuzzing) public enum RowCodec {
     private typealias F = TextFields
-    typealias Malformed = TextFields.Malformed
+    public typealias Malformed = TextFields.Malformed
 
-    static func encode(_ s: SessionRecord, into out: inout [UInt8]) {
+    public static func encode(_ s: SessionRecord, into out: inout [UInt8]) {
         F.text(s.state, &out); F.tab(&out)
         F.number(s.firstSeen, &out); F.tab(&out)
         F.number(s.lastSeen, &out); F.tab(&out)
@@ -27,7 +27,7 @@ enum RowCodec {
         out.append(.newline)
     }
 
-    static func session(_ line: ArraySlice<UInt8>) throws(Malformed) -> SessionRecord {
+    public static func session(_ line: ArraySlice<UInt8>) throws(Malformed) -> SessionRecord {
         let f = try F.split(line, count: 18)
         let latency = try F.optional(f[12]).map { text throws(Malformed) in
             guard let n = Int64(text) else { throw Malformed(reason: "bad latency") }
@@ -51,7 +51,7 @@ enum RowCodec {
             source: try F.source(f[16], f[17]))
     }
 
-    static func encode(_ f: Finding, into out: inout [UInt8]) {
+    public static func encode(_ f: Finding, into out: inout [UInt8]) {
         F.text(f.kind.rawValue, &out); F.tab(&out)
         F.number(f.time, &out); F.tab(&out)
         F.text(f.state, &out); F.tab(&out)
@@ -63,7 +63,7 @@ enum RowCodec {
         out.append(.newline)
     }
 
-    static func finding(_ line: ArraySlice<UInt8>) throws(Malformed) -> Finding {
+    public static func finding(_ line: ArraySlice<UInt8>) throws(Malformed) -> Finding {
         let f = try F.split(line, count: 8)
         return Finding(kind: try F.value(f[0], FindingKind.self), time: try F.number(f[1], "time"), state: try F.text(f[2]),
                        clientID: try F.text(f[3]), redirectURI: try F.text(f[4]), detail: try F.text(f[5]),

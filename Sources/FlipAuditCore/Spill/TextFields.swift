@@ -3,11 +3,11 @@
 /// inside them (`\\`, `\t`, `\n`); an optional text is an empty field when
 /// absent and `=` + the text when present. What is read back is bad input
 /// like any other: every reader throws `Malformed`, never traps.
-enum TextFields {
+@_spi(Fuzzing) public enum TextFields {
     /// Why a line could not be read back.
-    struct Malformed: Error, CustomStringConvertible {
+    public struct Malformed: Error, CustomStringConvertible {
         var reason: String
-        var description: String { reason }
+        public var description: String { reason }
     }
 
     // MARK: Writing
