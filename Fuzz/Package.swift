@@ -13,6 +13,8 @@ let package = Package(
         .executableTarget(name: "FuzzRecords", dependencies: ["FuzzDriver", .product(name: "FlipAuditCore", package: "flipaudit")]),
         /// Query strings, percent-decoding, URLs, the allowlist, timestamps, redaction and escaping.
         .executableTarget(name: "FuzzQuery", dependencies: ["FuzzDriver", .product(name: "FlipAuditCore", package: "flipaudit")]),
+        /// Numeric option values through OptionLimits and LogDuration, and the arithmetic they feed.
+        .executableTarget(name: "FuzzOptions", dependencies: ["FuzzDriver", .product(name: "FlipAuditCore", package: "flipaudit")]),
         /// Raw bytes through the gzip/plain input reader and the line splitter.
         .executableTarget(name: "FuzzGzip", dependencies: ["FuzzDriver", .product(name: "FlipAuditCore", package: "flipaudit")]),
         /// What flipaudit reads back: checkpoints, spilled events and rows.

@@ -10,7 +10,7 @@
 # test before fixing.
 set -euo pipefail
 cd "$(dirname "$0")"
-targets=(FuzzRecords FuzzQuery FuzzGzip FuzzReadBack)
+targets=(FuzzRecords FuzzQuery FuzzGzip FuzzReadBack FuzzOptions)
 if [ $# -ge 1 ]; then targets=("$1"); fi
 seconds=${2:-${SECONDS_EACH:-60}}
 

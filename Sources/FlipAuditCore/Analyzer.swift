@@ -85,7 +85,8 @@ public final class Analyzer {
 
     /// Audits the inputs named by `arguments`. Rows go to `rows` in their
     /// final order while the audit runs (a `CSVWriter`, a `RowCollector`);
-    /// the result holds the summary.
+    /// the result holds the summary. Directory walks skip `outputs`
+    /// (this run's own output files and their temporary files).
     ///
     /// Events are audited in (time, file, line) order (docs/contract.md
     /// §3). Regular files are first read in one streaming pass that merges
@@ -103,12 +104,14 @@ public final class Analyzer {
     /// checkpoint instead of closing as `pending`, and an input that lies
     /// before the carried clock (beyond the reorder window) is refused.
     public func run(_ arguments: [String], rows: [RowSink] = [], carry: Bool = false,
-                    carried: Checkpoint? = nil) throws(ConfigurationError) -> AuditResult {
+                    carried: Checkpoint? = nil, skipping outputs: OwnOutputs = OwnOutputs()) throws(ConfigurationError) -> AuditResult {
         // A log_format that cannot work is refused before any input is read.
         if case .nginx(let text) = configuration.format {
             _ = try NginxLogFormatParser(logFormat: text, maxLine: configuration.maxLine)
         }
-        let (inputs, problems) = InputCatalog.resolve(arguments)
+        let resolution = InputCatalog.resolve(arguments, skipping: outputs)
+        let (inputs, problems) = (resolution.files, resolution.problems)
+        for note in resolution.notes { warn(note) }
         for (name, error) in problems { warn("\(name): \(error)") }
         shown = []
         let handOn = Carry(on: carry, from: carried)

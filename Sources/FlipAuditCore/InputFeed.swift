@@ -85,11 +85,13 @@ final class InputPipeline {
     }
 
     /// Time of the first record of `file`, from its first chunk (nil for
-    /// standard input, which cannot be read twice, and for inputs without
-    /// a record there). The merge uses it to leave an input closed until
-    /// the audit reaches its time.
+    /// inputs without a record there, and for streams — standard input, a
+    /// FIFO, `/dev/stdin`, `<(...)` — which cannot be read twice: a look
+    /// ahead would lose their first bytes, or wait on a FIFO's writer
+    /// forever). The merge uses it to leave an input closed until the
+    /// audit reaches its time.
     static func firstRecordTime(_ file: InputFile, configuration: AuditConfiguration) -> Int64? {
-        guard file.path != nil else { return nil }
+        guard !file.isStream else { return nil }
         let pipeline = InputPipeline(file: file, index: 0, configuration: configuration,
                                      progress: nil, emit: { _ in })
         _ = pipeline.step()

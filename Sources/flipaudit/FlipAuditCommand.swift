@@ -4,7 +4,8 @@ import Foundation
 
 /// `flipaudit`: wires the command line to `FlipAuditCore` and maps the
 /// result to an exit status (0 clean, 1 finding at or above --fail-on,
-/// 2 usage error, 3 input not read completely; 3 wins over 1).
+/// 2 usage error, 3 input not read completely, 4 an output not written
+/// completely; the highest of 4, 3, 1 wins).
 @main
 struct FlipAuditCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -15,8 +16,21 @@ struct FlipAuditCommand: ParsableCommand {
             log_format), rebuilds every App Flip session by its state, and reports what \
             breaks the protocol or looks like an attack.
 
-            Exit status: 0 clean; 1 a finding at or above --fail-on; 2 usage error; \
-            3 some input could not be read completely (3 wins over 1).
+            Outputs are checked before any input is read: one that is an input or \
+            another output, a directory, an over-long name or an unwritable folder is a \
+            usage error. Regular files are replaced atomically; a FIFO, a device or \
+            /dev/fd/N is written as it is; through a symlink, its target is written. \
+            Each input file is read once however many paths name it; in a directory \
+            only regular files are read. A FIFO or - is read once, as a stream. A file \
+            is read up to the size it had when opened. A signal (INT, TERM, HUP, QUIT, \
+            USR1, USR2) leaves no temporary file and exits with 128 + its number; a \
+            closed pipe on standard output ends the output quietly.
+
+            Exit status: 0 clean; 1 a finding at or above --fail-on; 2 usage error \
+            (checked before any input is read); 3 some input could not be read \
+            completely; 4 an output could not be written completely (full disk, \
+            closed standard output; every other output is still written). The \
+            highest of 4, 3, 1 wins.
             """,
         version: "0.1.0")
 
@@ -101,41 +115,17 @@ struct FlipAuditCommand: ParsableCommand {
         if logFormat != nil && format != .nginx && format != .auto {
             throw ValidationError("--log-format goes with --format nginx (or auto), not --format \(format.rawValue)")
         }
+        // Ranges first: the log_format check below sizes buffers by --max-line.
+        if let message = OptionLimits.check(sessionTimeout: sessionTimeout, maxLine: maxLine, maxSessions: maxSessions) {
+            throw ValidationError(message)
+        }
         if let text = logFormat {
             do { _ = try NginxLogFormatParser(logFormat: text, maxLine: maxLine) } catch { throw ValidationError("\(error)") }
         }
-        if sessionTimeout <= 0 { throw ValidationError("--session-timeout must be a positive number of seconds") }
         if LogDuration.seconds(reuseWindow) == nil {
             throw ValidationError("--reuse-window: \"\(reuseWindow)\" is not a duration such as 90m, 36h or 7d (at most \(LogDuration.maximumDays) days)")
         }
-        if maxLine < 256 { throw ValidationError("--max-line must be at least 256 bytes") }
-        if maxSessions < 1 { throw ValidationError("--max-sessions must be at least 1") }
         if inputs.filter({ $0 == "-" }).count > 1 { throw ValidationError("standard input (-) can be read only once") }
-        if let csv { try Self.checkWritableDirectory(csv) }
-        if let json, json != "-" {
-            let parent = (json as NSString).deletingLastPathComponent
-            try Self.checkWritableDirectory(parent.isEmpty ? "." : parent, create: false, option: "--json")
-        }
-        for (option, path) in [("--html", html), ("--metrics", metrics)] {
-            guard let path else { continue }
-            let parent = (path as NSString).deletingLastPathComponent
-            try Self.checkWritableDirectory(parent.isEmpty ? "." : parent, create: false, option: option)
-        }
-    }
-
-    /// Fails before any input is read when an output folder cannot be used.
-    static func checkWritableDirectory(_ path: String, create: Bool = true, option: String = "--csv") throws {
-        let fm = FileManager.default
-        var isDir: ObjCBool = false
-        if !fm.fileExists(atPath: path, isDirectory: &isDir) {
-            guard create else { throw ValidationError("\(option): folder \(path) does not exist") }
-            do { try fm.createDirectory(atPath: path, withIntermediateDirectories: true) } catch {
-                throw ValidationError("\(option): cannot create folder \(path)")
-            }
-            return
-        }
-        guard isDir.boolValue else { throw ValidationError("\(option): \(path) is not a folder") }
-        guard fm.isWritableFile(atPath: path) else { throw ValidationError("\(option): folder \(path) is not writable") }
     }
 
     func run() throws {
@@ -158,6 +148,19 @@ struct FlipAuditCommand: ParsableCommand {
         config.maxSessions = maxSessions
 
         let stderr = StandardError()
+        // Every output is checked, and the CSV folder made, before any
+        // input is read.
+        let plan: OutputPlan
+        do {
+            let files = [("--html", html), ("--metrics", metrics), ("--checkpoint", checkpoint)].compactMap { option, path in
+                path.map { (option: option, path: $0) }
+            }
+            plan = try OutputPlan.make(csv: csv, json: json, files: files, regularOnly: ["--checkpoint"],
+                                       arguments: inputs, usesStandardOutput: json == "-" || !quiet)
+        } catch {
+            stderr.write("flipaudit: \(error)")
+            throw ExitCode(2)
+        }
         var carried: Checkpoint?
         if let checkpoint {
             do { carried = try Checkpoint.load(checkpoint) } catch {
@@ -174,79 +177,88 @@ struct FlipAuditCommand: ParsableCommand {
             configuration: config,
             warn: { meter?.clear(); stderr.write("flipaudit: " + TerminalText.escape($0)) },
             progress: onProgress)
-        // Output files are written through temporary files; an interrupted
-        // run removes them and leaves no partial output.
+        // Output files are written through temporary files; a run ended by
+        // a signal removes them and leaves no partial output.
         Interruption.removeTemporaryOutputs(onExit: { meter?.clear() })
         var writer: CSVWriter?
-        if let csv {
-            do { writer = try CSVWriter(directory: csv) } catch {
+        if csv != nil {
+            do { writer = try CSVWriter(plan: plan) } catch {
                 stderr.write("flipaudit: --csv: \(error)")
                 throw ExitCode(2)
             }
         }
-        let result = try analyzer.run(inputs, rows: writer.map { [$0] } ?? [], carry: checkpoint != nil, carried: carried)
+        let result = try analyzer.run(inputs, rows: writer.map { [$0] } ?? [], carry: checkpoint != nil, carried: carried,
+                                      skipping: plan.ownOutputs)
         meter?.clear()
 
+        // Each output is written whatever happened to the others; a failure
+        // is named and makes the exit status 4. A reader that closed
+        // standard output ends that output quietly.
+        var outputFailed = false
+        var standardOutputClosed = false
+        func failed(_ error: OutputError, option: String) {
+            if error.path == "-" && error.isBrokenPipe {
+                standardOutputClosed = true
+                return
+            }
+            outputFailed = true
+            stderr.write("flipaudit: \(option): \(error)")
+        }
         if let writer {
-            do { try writer.commit(statistics: result.statistics) } catch {
-                stderr.write("flipaudit: \(error)")
-                throw ExitCode(3)
-            }
+            for error in writer.commitAll(statistics: result.statistics) { failed(error, option: "--csv") }
         }
-        if let json {
+        if let target = plan.json {
             let text = try JSONReport.render(result)
-            if json == "-" {
-                FileHandle.standardOutput.write(Data(text.utf8))
-            } else {
-                do { try AtomicFile.write(text, to: json) } catch {
-                    stderr.write("flipaudit: \(error)")
-                    throw ExitCode(3)
-                }
-            }
+            do { try OutputWriter.write(text, to: target) } catch { failed(error, option: "--json") }
         }
-        if !quiet && json != "-" {
+        if !quiet && json != "-" && !standardOutputClosed {
             let useColor = !noColor && ProcessInfo.processInfo.environment["NO_COLOR"].map(\.isEmpty) ?? true && isatty(STDOUT_FILENO) == 1
-            FileHandle.standardOutput.write(Data(TerminalReport(color: useColor).render(result).utf8))
+            do { try StandardStreams.writeOutput(TerminalReport(color: useColor).render(result)) } catch { failed(error, option: "summary") }
         }
-        // The exit status (3 wins over 1), known before the metrics, which
-        // carry it; the metrics are written last for that reason.
+        // The exit status (the highest of 4, 3, 1), known before the
+        // metrics, which carry it; the metrics are written last for that
+        // reason.
         var status: Int32 = 0
         if let threshold = Severity(rawValue: failOn.rawValue), let worst = result.worstSeverity, worst >= threshold { status = 1 }
         if result.hadInputErrors { status = 3 }
-        if let checkpoint, let next = result.checkpoint {
+        if outputFailed { status = Self.outputFailureStatus }
+        if let checkpoint, let next = result.checkpoint, let target = plan.files["--checkpoint"] {
             if result.hadInputErrors {
                 stderr.write("flipaudit: --checkpoint \(TerminalText.escape(checkpoint)) left as it was: some input could not be read completely (run this night again once it is mended)")
             } else {
-                do { try next.write(to: checkpoint) } catch {
+                do { try next.write(to: target.path) } catch {
                     stderr.write("flipaudit: --checkpoint: \(error)")
                     status = Self.outputFailureStatus
                 }
             }
         }
-        if let html {
+        if let target = plan.files["--html"] {
             let text = HTMLReport.render(result, failOn: Severity(rawValue: failOn.rawValue))
-            if !Self.writeOutput(text, to: html, option: "--html") { status = Self.outputFailureStatus }
+            if !Self.writeOutput(text, to: target) { status = Self.outputFailureStatus }
         }
         if let metrics {
             let elapsed = ContinuousClock.now - started
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            let previous = (try? String(contentsOfFile: metrics, encoding: .utf8)).flatMap(MetricsReport.lastSuccess(in:))
+            // The previous run's file, when it is one (never a FIFO's reader's data).
+            let previous = plan.files["--metrics"]?.method == .replace
+                ? (try? String(contentsOfFile: metrics, encoding: .utf8)).flatMap(MetricsReport.lastSuccess(in:)) : nil
             let text = MetricsReport.render(result, exitStatus: status, duration: seconds,
                                             now: Date().timeIntervalSince1970, previousSuccess: previous,
                                             carriedIn: result.carriedIn, carriedOut: result.carriedOut)
-            if !Self.writeOutput(text, to: metrics, option: "--metrics") { status = Self.outputFailureStatus }
+            if let target = plan.files["--metrics"], !Self.writeOutput(text, to: target) { status = Self.outputFailureStatus }
         }
         if status != 0 { throw ExitCode(status) }
     }
 
     /// The exit status when an output could not be written.
-    static let outputFailureStatus: Int32 = 3
+    static let outputFailureStatus: Int32 = 4
 
-    /// Writes one output file atomically; on failure says so on standard
-    /// error and returns false (the other outputs are still written).
-    static func writeOutput(_ text: String, to path: String, option: String) -> Bool {
-        do { try AtomicFile.write(text, to: path) } catch {
-            StandardError().write("flipaudit: \(option): \(error)")
+    /// Writes one output file as its target wants it; on failure says so
+    /// on standard error and returns false (the other outputs are still
+    /// written).
+    static func writeOutput(_ text: String, to target: OutputTarget) -> Bool {
+        do { try OutputWriter.write(text, to: target) } catch {
+            StandardError().write("flipaudit: \(target.option): \(error)")
             return false
         }
         return true
@@ -255,6 +267,11 @@ struct FlipAuditCommand: ParsableCommand {
     /// Parses, runs, and exits with docs/contract.md §6's statuses: ArgumentParser's
     /// usage errors become 2.
     static func main() {
+        // A closed standard descriptor must not be taken by an output file.
+        StandardStreams.reserve()
+        // A closed pipe is an error of the write (EPIPE), handled where it
+        // happens, not a signal that kills the run half-way.
+        signal(SIGPIPE, SIG_IGN)
         do {
             // `--help` comes back as a command of its own (ArgumentParser's
             // HelpCommand): run whatever was parsed.
@@ -263,18 +280,24 @@ struct FlipAuditCommand: ParsableCommand {
         } catch let code as ExitCode {
             Foundation.exit(code.rawValue)
         } catch let error as ConfigFile.ConfigError {
-            FileHandle.standardError.write(Data("flipaudit: --config \(TerminalText.escape(error.description))\n".utf8))
+            StandardStreams.writeError("flipaudit: --config \(TerminalText.escape(error.description))")
             Foundation.exit(2)
         } catch let error as ConfigurationError {
-            FileHandle.standardError.write(Data("flipaudit: \(error)\n".utf8))
+            StandardStreams.writeError("flipaudit: \(error)")
             Foundation.exit(2)
         } catch {
             let code = exitCode(for: error)
             if code == .success {
-                print(fullMessage(for: error))
+                // --help, --version: standard output like any other output.
+                do { try StandardStreams.writeOutput(fullMessage(for: error) + "\n") } catch {
+                    if !error.isBrokenPipe {
+                        StandardStreams.writeError("flipaudit: \(error)")
+                        Foundation.exit(4)
+                    }
+                }
                 Foundation.exit(0)
             }
-            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            StandardStreams.writeError(fullMessage(for: error))
             Foundation.exit(2)
         }
         Foundation.exit(0)
@@ -318,33 +341,37 @@ final class ProgressLine: @unchecked Sendable {
                             .prefix(columns - 1))
         guard text != lastText else { return }
         lastText = text
-        FileHandle.standardError.write(Data(("\r\u{1B}[K" + text).utf8))
+        StandardStreams.writeError("\r\u{1B}[K" + text, newline: false)
         shown = true
     }
 
     func clear() {
         lock.lock(); defer { lock.unlock() }
         guard shown else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        StandardStreams.writeError("\r\u{1B}[K", newline: false)
         shown = false
         lastText = ""
     }
 }
 
-/// What SIGINT and SIGTERM do: remove the temporary output files, then
-/// exit with 128 + the signal number, as a shell expects.
+/// What a terminating signal (INT, TERM, HUP, QUIT, USR1, USR2) does:
+/// remove the temporary output files, then exit with 128 + the signal
+/// number, as a shell expects. SIGPIPE is ignored (see `main`): a write to
+/// a closed pipe fails with EPIPE and is handled as an output error.
 enum Interruption {
     /// Kept alive for the whole run.
     nonisolated(unsafe) private static var sources: [DispatchSourceSignal] = []
 
+    static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2]
+
     static func removeTemporaryOutputs(onExit: @escaping @Sendable () -> Void) {
-        for signalNumber in [SIGINT, SIGTERM] {
+        for signalNumber in signals {
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
             source.setEventHandler {
                 TemporaryOutputs.shared.removeAll()
                 onExit()
-                FileHandle.standardError.write(Data("flipaudit: interrupted; no output written\n".utf8))
+                StandardStreams.writeError("flipaudit: interrupted (signal \(signalNumber)); no output written")
                 _exit(128 + signalNumber)
             }
             source.resume()
@@ -356,6 +383,6 @@ enum Interruption {
 /// Writes one-line messages to standard error.
 struct StandardError: Sendable {
     func write(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        StandardStreams.writeError(line)
     }
 }

@@ -213,8 +213,31 @@ struct TimestampTests {
         #expect(ts("2026-11-22 15:30:01+0530", Timestamp.parseISO8601) == t0)
         #expect(ts("1795341601", Timestamp.parseEpoch) == t0)
         #expect(ts("1795341601000", Timestamp.parseEpoch) == t0)
-        #expect(ts("31/Feb/2026:10:00:01 +0000", Timestamp.parseCommonLog) != nil) // day-of-month is not checked per month
         #expect(ts("22/Foo/2026:10:00:01 +0000", Timestamp.parseCommonLog) == nil)
+    }
+
+    @Test("impossible calendar dates and times outside years 1-9999 (UTC) are not times")
+    func calendar() {
+        #expect(ts("30/Feb/2026:10:00:00 +0000", Timestamp.parseCommonLog) == nil)
+        #expect(ts("29/Feb/2026:10:00:00 +0000", Timestamp.parseCommonLog) == nil)
+        #expect(ts("29/Feb/2024:10:00:00 +0000", Timestamp.parseCommonLog) != nil)
+        #expect(ts("29/Feb/2000:10:00:00 +0000", Timestamp.parseCommonLog) != nil)
+        #expect(ts("29/Feb/2100:10:00:00 +0000", Timestamp.parseCommonLog) == nil)
+        #expect(ts("31/Apr/2026:10:00:00 +0000", Timestamp.parseCommonLog) == nil)
+        #expect(ts("31/Dec/2026:10:00:00 +0000", Timestamp.parseCommonLog) != nil)
+        #expect(ts("00/Dec/2026:10:00:00 +0000", Timestamp.parseCommonLog) == nil)
+        #expect(ts("2026-02-30T10:00:00Z", Timestamp.parseISO8601) == nil)
+        #expect(ts("2026-06-31T10:00:00Z", Timestamp.parseISO8601) == nil)
+        // Year 10000 once the offset is applied, and year 0.
+        #expect(ts("31/Dec/9999:23:59:59 -2359", Timestamp.parseCommonLog) == nil)
+        #expect(ts("9999-12-31T23:59:59-00:01", Timestamp.parseISO8601) == nil)
+        #expect(ts("9999-12-31T23:59:59.999Z", Timestamp.parseISO8601) == Timestamp.latest)
+        #expect(ts("0001-01-01T00:00:00+00:01", Timestamp.parseISO8601) == nil)
+        #expect(ts("0001-01-01T00:00:00Z", Timestamp.parseISO8601) == Timestamp.earliest)
+        #expect(ts("0000-06-01T00:00:00Z", Timestamp.parseISO8601) == nil)
+        #expect(ts("9999999999999999", Timestamp.parseEpoch) == nil)
+        #expect(Timestamp.iso8601(Timestamp.latest) == "9999-12-31T23:59:59.999Z")
+        #expect(Timestamp.iso8601(Timestamp.earliest) == "0001-01-01T00:00:00.000Z")
     }
 
     @Test("formatting back to ISO 8601 with milliseconds, and periods")

@@ -31,9 +31,14 @@ public func fuzzQuery(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     }
     _ = allowlist.lookAlike(text)
     _ = allowlist.unpinnedProjectID(text)
-    _ = Timestamp.parseAny(raw)
-    _ = Timestamp.parseCommonLog(raw)
-    _ = Timestamp.parseISO8601(raw)
+    // Any time taken from a log lies in years 1-9999 UTC, so every output
+    // writes it with a four-digit year.
+    for parse in [Timestamp.parseAny, Timestamp.parseCommonLog, Timestamp.parseISO8601, Timestamp.parseEpoch] {
+        if let t = parse(raw) {
+            invariant(t >= Timestamp.earliest && t <= Timestamp.latest, "time \(t) out of years 1-9999 from \(text.debugDescription)")
+            invariant(Timestamp.iso8601(t).utf8.count == 24, "time \(t) from \(text.debugDescription) prints as \(Timestamp.iso8601(t))")
+        }
+    }
 
     let redacted = CodeDigest.redact(text)
     // Every plain `code=VALUE` (12+ letters and digits) must be gone.

@@ -33,14 +33,14 @@ public struct TerminalReport {
 
         out += heading("INPUT") + "\n"
         let gz = result.files.filter { $0.encoding == "gzip" }.count
-        out += "  files                \(a.files) (\(gz) gzip, \(a.files - gz) plain)"
-        if a.filesWithErrors > 0 { out += paint("  \(a.filesWithErrors) could not be read completely", "31") }
+        out += "  files                \(Self.number(a.files)) (\(Self.number(gz)) gzip, \(Self.number(a.files - gz)) plain)"
+        if a.filesWithErrors > 0 { out += paint("  \(Self.number(a.filesWithErrors)) could not be read completely", "31") }
         out += "\n"
         out += "  bytes                \(Self.bytes(a.compressedBytes)) read, \(Self.bytes(a.uncompressedBytes)) uncompressed\n"
         out += "  lines                \(Self.number(a.lines))  (records \(Self.number(a.records)), malformed \(Self.number(a.malformedLines)), blank \(Self.number(a.blankLines)))\n"
         for example in a.malformedExamples { out += "    " + esc(example) + "\n" }
         if a.malformedLines > a.malformedExamples.count {
-            out += "    … \(a.malformedLines - a.malformedExamples.count) more malformed lines\n"
+            out += "    … \(Self.count(a.malformedLines - a.malformedExamples.count, "more malformed line", "more malformed lines"))\n"
         }
         out += "  in-scope flip records \(Self.number(a.inScopeFlipRecords))\n"
         out += "  other OAuth traffic  \(Self.number(a.otherOAuthRecords))\n"
@@ -54,38 +54,38 @@ public struct TerminalReport {
             for group in stats.outcomes.keys.sorted() {
                 let counts = stats.outcomes[group]!
                 rows.append([group.flow.rawValue, group.app.rawValue, group.environment.rawValue]
-                            + outcomes.map { String(counts[$0] ?? 0) } + [String(counts.values.reduce(0, +))])
+                            + outcomes.map { Self.number(counts[$0] ?? 0) } + [Self.number(counts.values.reduce(0, +))])
             }
-            rows.append(["all", "", ""] + outcomes.map { String(stats.outcomeTotals[$0] ?? 0) } + [String(stats.sessions)])
+            rows.append(["all", "", ""] + outcomes.map { Self.number(stats.outcomeTotals[$0] ?? 0) } + [Self.number(stats.sessions)])
             out += Self.table(rows, indent: 2)
         }
 
         let totals = stats.errorTotals
         let errorSessions = totals.reduce(0) { $0 + $1.count }
-        out += "\n" + heading("ERROR TYPES") + "  (sessions with outcome error: \(errorSessions))\n"
+        out += "\n" + heading("ERROR TYPES") + "  (sessions with outcome error: \(Self.number(errorSessions)))\n"
         if errorSessions > 0 {
             var rows = [["error", "count", "share"]]
-            for t in totals { rows.append([esc(t.error), String(t.count), Self.percent(Double(t.count) / Double(errorSessions))]) }
+            for t in totals { rows.append([esc(t.error), Self.number(t.count), Self.percent(Double(t.count) / Double(errorSessions))]) }
             out += Self.table(rows, indent: 2)
             out += "  by period, app and environment:\n"
             var detail = [["period", "flow", "app", "environment", "error", "count", "share"]]
             for r in stats.errorDistributionRows {
                 detail.append([r.period, r.group.flow.rawValue, r.group.app.rawValue, r.group.environment.rawValue,
-                               esc(r.error), String(r.count), Self.percent(r.share)])
+                               esc(r.error), Self.number(r.count), Self.percent(r.share)])
             }
             out += Self.table(detail, indent: 4)
         }
 
         out += "\n" + heading("LATENCY") + "  request → return on separate records: "
         if let p = stats.latencyPercentiles {
-            out += "\(p.count) sessions, p50 \(Self.duration(p.p50)), p90 \(Self.duration(p.p90)), p99 \(Self.duration(p.p99))\n"
+            out += "\(Self.count(Int(p.count), "session", "sessions")), p50 \(Self.duration(p.p50)), p90 \(Self.duration(p.p90)), p99 \(Self.duration(p.p99))\n"
         } else {
             out += "none\n"
         }
 
         let bySeverity = Severity.allCases.reversed().compactMap { s -> String? in
             guard let n = stats.findingsBySeverity[s], n > 0 else { return nil }
-            return "\(s.rawValue) \(n)"
+            return "\(s.rawValue) \(Self.number(n))"
         }
         out += "\n" + heading("FINDINGS") + "  \(Self.number(result.findingCount))"
         out += bySeverity.isEmpty ? "\n" : "  (" + bySeverity.joined(separator: ", ") + ")\n"
@@ -95,7 +95,7 @@ public struct TerminalReport {
             guard !kinds.isEmpty else { continue }
             out += "  " + severityLabel(severity) + "\n"
             for kind in kinds {
-                out += "    \(paint(kind.rawValue, "1")) ×\(stats.findingsByKind[kind]!) — \(kind.meaning)\n"
+                out += "    \(paint(kind.rawValue, "1")) ×\(Self.number(stats.findingsByKind[kind]!)) — \(kind.meaning)\n"
                 for f in examples[kind] ?? [] {
                     let state = f.state.isEmpty ? "" : " state \(esc(Quote.text(f.state)))"
                     out += "      \(esc(result.describe(f.source)))\(state): \(esc(f.detail))\n"
@@ -114,10 +114,10 @@ public struct TerminalReport {
             notes.append("checkpoint: \(Self.number(result.carriedIn)) open sessions carried in, \(Self.number(result.carriedOut)) carried out to the next run")
         }
         if result.evictedSessions > 0 {
-            notes.append("\(Self.number(result.evictedSessions)) sessions were closed early because more than \(Self.number(result.configuration.maxSessions)) were open at once (a flood of distinct states?); their outcome is closed-early, later returns may read unknown-state, and results are not exact. Raise --max-sessions if this is normal traffic")
+            notes.append("\(Self.count(result.evictedSessions, "session was", "sessions were")) closed early because more than \(Self.number(result.configuration.maxSessions)) were open at once (a flood of distinct states?); their outcome is closed-early, later returns may read unknown-state, and results are not exact. Raise --max-sessions if this is normal traffic")
         }
         if result.accounting.outOfOrderRecords > 0 {
-            notes.append("\(Self.number(result.accounting.outOfOrderRecords)) flip records were more than \(TimeOrderedMerge.defaultWindow / 1000) s behind the newest record of their file and were audited where they stand; pass rotated logs as separate files rather than concatenated out of order")
+            notes.append("\(Self.count(result.accounting.outOfOrderRecords, "flip record was", "flip records were")) more than \(TimeOrderedMerge.defaultWindow / 1000) s behind the newest record of their file and were audited where they stand; pass rotated logs as separate files rather than concatenated out of order")
         }
         if !notes.isEmpty {
             out += "\n" + heading("NOTES") + "\n"
@@ -131,12 +131,12 @@ public struct TerminalReport {
     static func table(_ rows: [[String]], indent: Int) -> String {
         guard let width = rows.map(\.count).max() else { return "" }
         var widths = [Int](repeating: 0, count: width)
-        for r in rows { for (i, c) in r.enumerated() { widths[i] = max(widths[i], c.count) } }
+        for r in rows { for (i, c) in r.enumerated() { widths[i] = max(widths[i], DisplayWidth.of(c)) } }
         var out = ""
         for r in rows {
             var line = String(repeating: " ", count: indent)
             for (i, c) in r.enumerated() {
-                let pad = String(repeating: " ", count: widths[i] - c.count)
+                let pad = String(repeating: " ", count: widths[i] - DisplayWidth.of(c))
                 let numeric = i > 0 && c.first.map { $0.isNumber } == true
                 line += (numeric ? pad + c : c + pad) + (i + 1 < r.count ? "  " : "")
             }
@@ -146,7 +146,9 @@ public struct TerminalReport {
         return out
     }
 
+    /// `n` with thousands separators: `1,234,567`.
     static func number(_ n: Int) -> String {
+        if n < 0 { return "-" + number(0 - n) }
         let s = String(n)
         var out = ""
         for (i, c) in s.enumerated() {
@@ -154,6 +156,11 @@ public struct TerminalReport {
             out.append(c)
         }
         return out
+    }
+
+    /// `1 session`, `2 sessions`, `1,000 sessions`.
+    static func count(_ n: Int, _ singular: String, _ plural: String) -> String {
+        "\(number(n)) \(n == 1 ? singular : plural)"
     }
 
     static func bytes(_ n: UInt64) -> String {

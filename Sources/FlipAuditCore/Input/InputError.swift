@@ -13,6 +13,9 @@ public enum InputError: Error, Equatable, CustomStringConvertible, Sendable {
     case corrupt(offset: UInt64, reason: String)
     /// Bytes after the last complete gzip member that are not another member.
     case trailingGarbage(offset: UInt64)
+    /// A regular file ended at `offset` though it held `size` bytes when
+    /// it was opened: it was truncated while being read.
+    case shrunk(offset: UInt64, size: UInt64)
     /// zlib could not be initialised.
     case decoderUnavailable(String)
 
@@ -30,6 +33,8 @@ public enum InputError: Error, Equatable, CustomStringConvertible, Sendable {
             return "gzip data is corrupt at compressed byte offset \(offset) (\(reason)); lines before it were analysed"
         case .trailingGarbage(let offset):
             return "unexpected non-gzip bytes after the last gzip member at compressed byte offset \(offset); ignored"
+        case .shrunk(let offset, let size):
+            return "file shrank while being read: it ended at byte offset \(offset) of the \(size) bytes it had when opened; lines before it were analysed"
         case .decoderUnavailable(let why):
             return "cannot start the gzip decoder: \(why)"
         }

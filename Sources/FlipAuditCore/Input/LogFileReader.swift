@@ -35,6 +35,10 @@ public final class LogFileReader {
 
     private let fd: Int32
     private let closeOnDeinit: Bool
+    /// A regular file's size when it was opened: it is read that far and
+    /// no further (a file still being appended to ends there); it is an
+    /// error when it ends before. Nil for a stream.
+    public let sizeAtOpen: UInt64?
     private let input: UnsafeMutableRawBufferPointer
     private var inStart = 0
     private var inEnd = 0
@@ -71,6 +75,8 @@ public final class LogFileReader {
             fd = STDIN_FILENO
             closeOnDeinit = false
         }
+        var info = stat()
+        sizeAtOpen = fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG ? UInt64(info.st_size) : nil
         input = .allocate(byteCount: Self.bufferSize, alignment: 16)
     }
 
@@ -120,11 +126,27 @@ public final class LogFileReader {
 
     /// One `read(2)` straight into the caller's buffer.
     private func readPlain(into destination: UnsafeMutableRawBufferPointer) throws(InputError) -> Int {
+        try readBounded(destination.baseAddress!, destination.count)
+    }
+
+    /// One `read(2)` of at most `count` bytes, never past `sizeAtOpen`;
+    /// 0 at the end. A regular file that ends before its size at open was
+    /// cut while read: an error, not a quiet end.
+    private func readBounded(_ buffer: UnsafeMutableRawPointer, _ count: Int) throws(InputError) -> Int {
+        var want = count
+        if let size = sizeAtOpen {
+            guard compressedBytes < size else { return 0 }
+            want = Int(min(UInt64(count), size - compressedBytes))
+        }
         while true {
-            let n = systemRead(fd, destination.baseAddress!, destination.count)
-            if n >= 0 {
+            let n = systemRead(fd, buffer, want)
+            if n > 0 {
                 compressedBytes += UInt64(n)
                 return n
+            }
+            if n == 0 {
+                if let size = sizeAtOpen, compressedBytes < size { throw .shrunk(offset: compressedBytes, size: size) }
+                return 0
             }
             if errno == EINTR { continue }
             throw .unreadable(String(cString: strerror(errno)))
@@ -234,16 +256,8 @@ public final class LogFileReader {
 
     /// One `read(2)` into the free end of the buffer.
     private func readMore() throws(InputError) {
-        while true {
-            let n = systemRead(fd, input.baseAddress! + inEnd, input.count - inEnd)
-            if n > 0 {
-                inEnd += n
-                compressedBytes += UInt64(n)
-                return
-            }
-            if n == 0 { sawEOF = true; return }
-            if errno == EINTR { continue }
-            throw .unreadable(String(cString: strerror(errno)))
-        }
+        let n = try readBounded(input.baseAddress! + inEnd, input.count - inEnd)
+        if n == 0 { sawEOF = true }
+        inEnd += n
     }
 }

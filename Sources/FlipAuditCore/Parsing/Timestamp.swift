@@ -46,11 +46,35 @@ public enum Timestamp {
         }
     }
 
+    /// Days in `month` of `year` (proleptic Gregorian).
+    static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    /// The first and last millisecond a log time may name: years 1 to 9999
+    /// in UTC, the years every output can write with four digits.
+    public static let earliest: Int64 = Int64(daysFromCivil(year: 1, month: 1, day: 1)) * 86_400_000
+    public static let latest: Int64 = Int64(daysFromCivil(year: 10_000, month: 1, day: 1)) * 86_400_000 - 1
+
+    /// A time only when it names a real calendar date (no 30 February) and
+    /// falls in years 1–9999 once the zone offset is applied
+    /// (`31/Dec/9999:23:59:59 -2359` would be year 10000 in UTC).
     private static func compose(_ year: Int, _ month: Int, _ day: Int, _ hour: Int, _ minute: Int, _ second: Int, millis: Int, offsetMinutes: Int) -> Int64? {
-        guard (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second <= 60 else { return nil }
+        guard (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
+              hour < 24, minute < 60, second <= 60 else { return nil }
         let days = daysFromCivil(year: year, month: month, day: day)
         let seconds = ((days * 24 + hour) * 60 + minute) * 60 + second - offsetMinutes * 60
-        return Int64(seconds) * 1000 + Int64(millis)
+        return inRange(Int64(seconds) * 1000 + Int64(millis))
+    }
+
+    /// `ms` when it lies in years 1–9999 UTC, else nil.
+    @inline(__always)
+    private static func inRange(_ ms: Int64) -> Int64? {
+        ms >= earliest && ms <= latest ? ms : nil
     }
 
     /// A zone offset `+hhmm`, `+hh:mm`, `Z` or nothing (UTC) starting at `at`;
@@ -147,7 +171,7 @@ public enum Timestamp {
             guard end == b.count else { return nil }
             millis = m
         }
-        return whole > 100_000_000_000 ? whole : whole * 1000 + Int64(millis)
+        return inRange(whole > 100_000_000_000 ? whole : whole * 1000 + Int64(millis))
     }
 
     /// Any of the formats above.
