@@ -31,7 +31,9 @@ public struct AuditResult: Sendable {
     /// `FILE:LINE` of a source.
     public func describe(_ source: SourceRef) -> String {
         let i = Int(source.file)
-        let name = inputs.indices.contains(i) ? inputs[i].displayName
+        let name =
+            inputs.indices.contains(i)
+            ? inputs[i].displayName
             : carriedFiles.indices.contains(i - inputs.count) ? carriedFiles[i - inputs.count] : "?"
         return "\(name):\(source.line)"
     }
@@ -76,8 +78,10 @@ public final class Analyzer {
     /// `warn` receives one-line messages about bad input (for standard
     /// error); `progress` is called once per decoded chunk and once per
     /// finished input.
-    public init(configuration: AuditConfiguration, warn: @escaping (String) -> Void = { _ in },
-                progress: (@Sendable (Progress) -> Void)? = nil) {
+    public init(
+        configuration: AuditConfiguration, warn: @escaping (String) -> Void = { _ in },
+        progress: (@Sendable (Progress) -> Void)? = nil
+    ) {
         self.configuration = configuration
         self.warn = warn
         self.progress = progress
@@ -103,8 +107,10 @@ public final class Analyzer {
     /// start), sessions still open at the end are carried in the result's
     /// checkpoint instead of closing as `pending`, and an input that lies
     /// before the carried clock (beyond the reorder window) is refused.
-    public func run(_ arguments: [String], rows: [RowSink] = [], carry: Bool = false,
-                    carried: Checkpoint? = nil, skipping outputs: OwnOutputs = OwnOutputs()) throws(ConfigurationError) -> AuditResult {
+    public func run(
+        _ arguments: [String], rows: [RowSink] = [], carry: Bool = false,
+        carried: Checkpoint? = nil, skipping outputs: OwnOutputs = OwnOutputs()
+    ) throws(ConfigurationError) -> AuditResult {
         // A log_format that cannot work is refused before any input is read.
         if case .nginx(let text) = configuration.format {
             _ = try NginxLogFormatParser(logFormat: text, maxLine: configuration.maxLine)
@@ -156,8 +162,10 @@ public final class Analyzer {
     private var shown = Set<Int>()
 
     /// One audit of every input.
-    private func pass(_ inputs: [InputFile], problems: [(name: String, error: InputError)], rows: [RowSink],
-                      sorted: Bool, carry: Carry) -> PassEnd {
+    private func pass(
+        _ inputs: [InputFile], problems: [(name: String, error: InputError)], rows: [RowSink],
+        sorted: Bool, carry: Carry
+    ) -> PassEnd {
         var accounting = InputAccounting()
         var inputErrors: [String] = []
         for (name, error) in problems {
@@ -175,8 +183,10 @@ public final class Analyzer {
             let file = inputs[index]
             let report = progress.map { p in
                 { @Sendable (bytes: UInt64) in
-                    p(Progress(file: file.displayName, fileNumber: index + 1, fileCount: inputs.count, compressedBytes: bytes,
-                               finished: false, totalBytes: totalBytes))
+                    p(
+                        Progress(
+                            file: file.displayName, fileNumber: index + 1, fileCount: inputs.count, compressedBytes: bytes,
+                            finished: false, totalBytes: totalBytes))
                 }
             }
             // A single input is read by two threads sharing the work, with
@@ -186,8 +196,9 @@ public final class Analyzer {
                 return DirectFeed(file: file, index: index, configuration: configuration, progress: report)
             }
             return alone
-                ? SharedFeed(file: file, index: index, configuration: configuration, depth: 64,
-                             bufferSize: pieceBytes, progress: report)
+                ? SharedFeed(
+                    file: file, index: index, configuration: configuration, depth: 64,
+                    bufferSize: pieceBytes, progress: report)
                 : ThreadedFeed(file: file, index: index, configuration: configuration, prefetchDepth: 4, progress: report)
         }
 
@@ -198,9 +209,10 @@ public final class Analyzer {
         /// clock, beyond the reorder window.
         let floor = carry.from.map { $0.clock - TimeOrderedMerge.defaultWindow } ?? .min
         func refusal(_ event: FlipEvent) -> PassEnd {
-            .refused("\(sourceFiles[Int(event.source.file)].displayName):\(event.source.line) at \(Timestamp.iso8601(event.time)) "
-                     + "lies before the checkpoint's clock \(Timestamp.iso8601(carry.from!.clock)) (the same night twice, or nights out of order); "
-                     + "nothing written, the checkpoint is unchanged")
+            .refused(
+                "\(sourceFiles[Int(event.source.file)].displayName):\(event.source.line) at \(Timestamp.iso8601(event.time)) "
+                    + "lies before the checkpoint's clock \(Timestamp.iso8601(carry.from!.clock)) (the same night twice, or nights out of order); "
+                    + "nothing written, the checkpoint is unchanged")
         }
         var files = [FileSummary?](repeating: nil, count: inputs.count)
         var examples = [[String]](repeating: [], count: inputs.count)
@@ -220,8 +232,10 @@ public final class Analyzer {
             }
         }
         func onEnd(_ index: Int, _ scan: FileScan) {
-            progress?(Progress(file: inputs[index].displayName, fileNumber: index + 1, fileCount: inputs.count,
-                               compressedBytes: scan.accounting.compressedBytes, finished: true, totalBytes: totalBytes))
+            progress?(
+                Progress(
+                    file: inputs[index].displayName, fileNumber: index + 1, fileCount: inputs.count,
+                    compressedBytes: scan.accounting.compressedBytes, finished: true, totalBytes: totalBytes))
             var fileAccounting = scan.accounting
             examples[index] = fileAccounting.malformedExamples
             fileAccounting.malformedExamples = []
@@ -240,8 +254,9 @@ public final class Analyzer {
         }
 
         if sorted {
-            let sort = EventSort(budget: configuration.sortBudget, allowlist: configuration.allowlist,
-                                 fingerprint: configuration.fingerprint, warn: warn)
+            let sort = EventSort(
+                budget: configuration.sortBudget, allowlist: configuration.allowlist,
+                fingerprint: configuration.fingerprint, warn: warn)
             for index in inputs.indices {
                 let source = feed(index, alone: true)
                 reading: while true {
@@ -271,7 +286,9 @@ public final class Analyzer {
                 order.release(before: tracker.settledBefore)
             }
             if let back = merge.outOfOrder {
-                warn("\(inputs[Int(back.file)].displayName):\(back.line): the input runs back in time more than \(window / 1000) s; reading it again with every flip event sorted")
+                warn(
+                    "\(inputs[Int(back.file)].displayName):\(back.line): the input runs back in time more than \(window / 1000) s; reading it again with every flip event sorted"
+                )
                 return .outOfOrder
             }
         }
@@ -291,7 +308,9 @@ public final class Analyzer {
         // Examples in (file, line) order, whichever input ended first.
         accounting.malformedExamples = Array(examples.joined().prefix(InputAccounting.exampleLimit))
         if tracker.evictedSessions > 0 {
-            warn("\(tracker.evictedSessions) session(s) closed early: more than \(configuration.maxSessions) were open at once (--max-sessions); results are not exact")
+            warn(
+                "\(tracker.evictedSessions) session(s) closed early: more than \(configuration.maxSessions) were open at once (--max-sessions); results are not exact"
+            )
         }
         // Paths that could not be resolved, then read errors by input.
         inputErrors += files.indices.compactMap { i in files[i]?.error.map { "\(inputs[i].displayName): \($0)" } }

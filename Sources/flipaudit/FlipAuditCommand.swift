@@ -69,8 +69,9 @@ struct FlipAuditCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Carry open sessions and remembered states and codes from run to run (started when missing).", valueName: "FILE"))
     var checkpoint: String?
 
-    @Option(name: .customLong("reuse-window"),
-            help: ArgumentHelp("How long ended states and returned codes are remembered, in log time (90m, 36h, 7d).", valueName: "DURATION"))
+    @Option(
+        name: .customLong("reuse-window"),
+        help: ArgumentHelp("How long ended states and returned codes are remembered, in log time (90m, 36h, 7d).", valueName: "DURATION"))
     var reuseWindow: String = "24h"
 
     @Option(help: "Time bucket of the error distribution (UTC).")
@@ -94,7 +95,9 @@ struct FlipAuditCommand: ParsableCommand {
     @Option(name: .customLong("max-line"), help: ArgumentHelp("Longest line read, in bytes; longer lines are counted as malformed.", valueName: "BYTES"))
     var maxLine: Int = 64 * 1024
 
-    @Option(name: .customLong("max-sessions"), help: ArgumentHelp("Most sessions held open at once; past it the least recently active is closed early (counted in the report).", valueName: "N"))
+    @Option(
+        name: .customLong("max-sessions"),
+        help: ArgumentHelp("Most sessions held open at once; past it the least recently active is closed early (counted in the report).", valueName: "N"))
     var maxSessions: Int = SessionTracker.defaultMaxSessions
 
     @Option(help: ArgumentHelp("Read options from a TOML file: any long option under its own name (command-line options win).", valueName: "FILE"))
@@ -155,8 +158,9 @@ struct FlipAuditCommand: ParsableCommand {
             let files = [("--html", html), ("--metrics", metrics), ("--checkpoint", checkpoint)].compactMap { option, path in
                 path.map { (option: option, path: $0) }
             }
-            plan = try OutputPlan.make(csv: csv, json: json, files: files, regularOnly: ["--checkpoint"],
-                                       arguments: inputs, usesStandardOutput: json == "-" || !quiet)
+            plan = try OutputPlan.make(
+                csv: csv, json: json, files: files, regularOnly: ["--checkpoint"],
+                arguments: inputs, usesStandardOutput: json == "-" || !quiet)
         } catch {
             stderr.write("flipaudit: \(error)")
             throw ExitCode(2)
@@ -175,7 +179,9 @@ struct FlipAuditCommand: ParsableCommand {
         if let meter { onProgress = { meter.update($0) } }
         let analyzer = Analyzer(
             configuration: config,
-            warn: { meter?.clear(); stderr.write("flipaudit: " + TerminalText.escape($0)) },
+            warn: {
+                meter?.clear(); stderr.write("flipaudit: " + TerminalText.escape($0))
+            },
             progress: onProgress)
         // Output files are written through temporary files; a run ended by
         // a signal removes them and leaves no partial output.
@@ -187,8 +193,9 @@ struct FlipAuditCommand: ParsableCommand {
                 throw ExitCode(2)
             }
         }
-        let result = try analyzer.run(inputs, rows: writer.map { [$0] } ?? [], carry: checkpoint != nil, carried: carried,
-                                      skipping: plan.ownOutputs)
+        let result = try analyzer.run(
+            inputs, rows: writer.map { [$0] } ?? [], carry: checkpoint != nil, carried: carried,
+            skipping: plan.ownOutputs)
         meter?.clear()
 
         // Each output is written whatever happened to the others; a failure
@@ -224,7 +231,9 @@ struct FlipAuditCommand: ParsableCommand {
         if outputFailed { status = Self.outputFailureStatus }
         if let checkpoint, let next = result.checkpoint, let target = plan.files["--checkpoint"] {
             if result.hadInputErrors {
-                stderr.write("flipaudit: --checkpoint \(TerminalText.escape(checkpoint)) left as it was: some input could not be read completely (run this night again once it is mended)")
+                stderr.write(
+                    "flipaudit: --checkpoint \(TerminalText.escape(checkpoint)) left as it was: some input could not be read completely (run this night again once it is mended)"
+                )
             } else {
                 do { try next.write(to: target.path) } catch {
                     stderr.write("flipaudit: --checkpoint: \(error)")
@@ -240,11 +249,13 @@ struct FlipAuditCommand: ParsableCommand {
             let elapsed = ContinuousClock.now - started
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             // The previous run's file, when it is one (never a FIFO's reader's data).
-            let previous = plan.files["--metrics"]?.method == .replace
+            let previous =
+                plan.files["--metrics"]?.method == .replace
                 ? (try? String(contentsOfFile: metrics, encoding: .utf8)).flatMap(MetricsReport.lastSuccess(in:)) : nil
-            let text = MetricsReport.render(result, exitStatus: status, duration: seconds,
-                                            now: Date().timeIntervalSince1970, previousSuccess: previous,
-                                            carriedIn: result.carriedIn, carriedOut: result.carriedOut)
+            let text = MetricsReport.render(
+                result, exitStatus: status, duration: seconds,
+                now: Date().timeIntervalSince1970, previousSuccess: previous,
+                carriedIn: result.carriedIn, carriedOut: result.carriedOut)
             if let target = plan.files["--metrics"], !Self.writeOutput(text, to: target) { status = Self.outputFailureStatus }
         }
         if status != 0 { throw ExitCode(status) }
@@ -336,9 +347,12 @@ final class ProgressLine: @unchecked Sendable {
         last = now
         let elapsed = now - started
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        let text = String(ProgressText.line(read: positions.values.reduce(0, +), total: p.totalBytes,
-                                            filesDone: finished.count, fileCount: p.fileCount, elapsed: seconds)
-                            .prefix(columns - 1))
+        let text = String(
+            ProgressText.line(
+                read: positions.values.reduce(0, +), total: p.totalBytes,
+                filesDone: finished.count, fileCount: p.fileCount, elapsed: seconds
+            )
+            .prefix(columns - 1))
         guard text != lastText else { return }
         lastText = text
         StandardStreams.writeError("\r\u{1B}[K" + text, newline: false)

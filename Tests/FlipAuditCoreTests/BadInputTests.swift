@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import FlipAuditCore
 
 /// One case of docs/contract.md §8's bad-input battery, run through the built binary:
@@ -26,81 +27,113 @@ func flipLine(_ state: String, second: Int = 1) -> String {
 }
 
 let badInputCases: [BadInputCase] = [
-    BadInputCase(name: "gzip truncated mid-member: lines before the cut still audited",
-                 setup: { dir in [fixture("truncated.log.gz")] }, status: 3,
-                 messages: ["truncated.log.gz: gzip data is truncated at compressed byte offset"],
-                 counts: ["files_with_errors": 1], sessions: ["t1"]),
-    BadInputCase(name: "corrupt member in the middle of a multi-member file: the members before it kept",
-                 setup: { _ in [fixture("corrupt-middle.log.gz")] }, status: 3,
-                 messages: ["corrupt-middle.log.gz: ", "offset"],
-                 counts: ["files_with_errors": 1], sessions: ["c1"]),
-    BadInputCase(name: "zero-byte .gz is an empty input, not an error",
-                 setup: { _ in [fixture("zero-byte.log.gz")] }, status: 0, messages: [],
-                 counts: ["files": 1, "lines": 0, "files_with_errors": 0]),
-    BadInputCase(name: "empty file is an empty input, not an error",
-                 setup: { _ in [fixture("empty-file.log")] }, status: 0, messages: [],
-                 counts: ["files": 1, "lines": 0, "files_with_errors": 0]),
-    BadInputCase(name: "zstd input is named, with the command to pipe it",
-                 setup: { _ in [fixture("access.log.zst")] }, status: 3,
-                 messages: ["access.log.zst: ", "zstd -dc FILE | flipaudit -"], counts: ["files_with_errors": 1]),
-    BadInputCase(name: "bzip2 input is named, with the command to pipe it",
-                 setup: { _ in [fixture("access.log.bz2")] }, status: 3,
-                 messages: ["access.log.bz2: ", "bzip2 -dc FILE | flipaudit -"], counts: ["files_with_errors": 1]),
-    BadInputCase(name: "xz input is named, with the command to pipe it",
-                 setup: { _ in [fixture("access.log.xz")] }, status: 3,
-                 messages: ["access.log.xz: ", "xz -dc FILE | flipaudit -"], counts: ["files_with_errors": 1]),
-    BadInputCase(name: "a missing path is named; the other inputs are still audited",
-                 setup: { dir in [dir + "/missing.log.gz", writeLog([flipLine("ok1")], named: "good.log", in: dir)] }, status: 3,
-                 messages: ["missing.log.gz: no such file or directory"], counts: ["files_with_errors": 1], sessions: ["ok1"]),
-    BadInputCase(name: "a directory means every file inside it, recursively",
-                 setup: { dir in
-                     let sub = dir + "/logs/nested"
-                     try! FileManager.default.createDirectory(atPath: sub, withIntermediateDirectories: true)
-                     writeLog([flipLine("d1")], named: "a.log.gz", in: dir + "/logs")
-                     writeLog([flipLine("d2", second: 2)], named: "b.log", in: sub)
-                     return [dir + "/logs"]
-                 }, status: 0, messages: [], counts: ["files": 2], sessions: ["d1", "d2"]),
-    BadInputCase(name: "a 1 MiB line is counted as malformed and skipped; its neighbours are intact",
-                 setup: { dir in
-                     [writeLog([flipLine("before"), "203.0.113.9 - - [22/Nov/2026:10:00:01 +0000] \"GET /" + String(repeating: "a", count: 1 << 20) + " HTTP/1.1\" 200 1 \"-\" \"x\"",
-                                flipLine("after", second: 2)], named: "long.log.gz", in: dir)]
-                 }, status: 0, messages: ["long.log.gz:2: malformed line (line longer than --max-line, 1048"],
-                 counts: ["malformed_lines": 1, "lines": 3], sessions: ["before", "after"]),
-    BadInputCase(name: "NUL bytes make a line malformed, not the file",
-                 setup: { dir in [writeLog([flipLine("n1"), "203.0.113.9 - - [22/Nov/2026:10:00:01 +0000] \"GET /\u{0}x HTTP/1.1\" 200 1 \"-\" \"x\"", flipLine("n2", second: 2)], named: "nul.log", in: dir)] },
-                 status: 0, messages: ["nul.log:2: malformed line (NUL byte in line)"], counts: ["malformed_lines": 1], sessions: ["n1", "n2"]),
-    BadInputCase(name: "invalid UTF-8 makes a line malformed, not the file",
-                 setup: { dir in
-                     let path = dir + "/latin1.log"
-                     var bytes = Array((flipLine("u1") + "\n").utf8)
-                     bytes += Array("203.0.113.9 - - [22/Nov/2026:10:00:01 +0000] \"GET /caf".utf8) + [0xE9] + Array(" HTTP/1.1\" 200 1 \"-\" \"x\"\n".utf8)
-                     bytes += Array((flipLine("u2", second: 2) + "\n").utf8)
-                     FileManager.default.createFile(atPath: path, contents: Data(bytes))
-                     return [path]
-                 }, status: 0, messages: ["latin1.log:2: malformed line (invalid UTF-8)"], counts: ["malformed_lines": 1], sessions: ["u1", "u2"]),
-    BadInputCase(name: "CRLF line ends are read as line ends",
-                 setup: { dir in
-                     let path = dir + "/crlf.log"
-                     FileManager.default.createFile(atPath: path, contents: Data((flipLine("r1") + "\r\n" + flipLine("r2", second: 2) + "\r\n").utf8))
-                     return [path]
-                 }, status: 0, messages: [], counts: ["malformed_lines": 0, "records": 2], sessions: ["r1", "r2"]),
-    BadInputCase(name: "a JSON line that is not an object is malformed; the objects around it are read",
-                 setup: { dir in
-                     let object = #"{"time":"2026-11-22T10:00:01Z","remote_addr":"203.0.113.9","request":"GET /oauth/authorize?client_id=G123&redirect_uri=https%3A%2F%2Foauth-redirect.googleusercontent.com%2Fa%2Fcom.google.OPA&state=j1 HTTP/1.1","status":302,"sent_http_location":"https://oauth-redirect.googleusercontent.com/a/com.google.OPA?code=x&state=j1"}"#
-                     return [writeLog([object, #"["not","an","object"]"#, object.replacingOccurrences(of: "j1", with: "j2")], named: "app.json", in: dir), "--format", "json"]
-                 }, status: 0, messages: ["app.json:2: malformed line (not a JSON object)"], counts: ["malformed_lines": 1, "records": 2], sessions: ["j1", "j2"]),
-    BadInputCase(name: "a missing last newline still ends the last line",
-                 setup: { dir in
-                     let path = dir + "/no-newline.log"
-                     FileManager.default.createFile(atPath: path, contents: Data((flipLine("l1") + "\n" + flipLine("l2", second: 2)).utf8))
-                     return [path]
-                 }, status: 0, messages: [], counts: ["records": 2], sessions: ["l1", "l2"]),
+    BadInputCase(
+        name: "gzip truncated mid-member: lines before the cut still audited",
+        setup: { dir in [fixture("truncated.log.gz")] }, status: 3,
+        messages: ["truncated.log.gz: gzip data is truncated at compressed byte offset"],
+        counts: ["files_with_errors": 1], sessions: ["t1"]),
+    BadInputCase(
+        name: "corrupt member in the middle of a multi-member file: the members before it kept",
+        setup: { _ in [fixture("corrupt-middle.log.gz")] }, status: 3,
+        messages: ["corrupt-middle.log.gz: ", "offset"],
+        counts: ["files_with_errors": 1], sessions: ["c1"]),
+    BadInputCase(
+        name: "zero-byte .gz is an empty input, not an error",
+        setup: { _ in [fixture("zero-byte.log.gz")] }, status: 0, messages: [],
+        counts: ["files": 1, "lines": 0, "files_with_errors": 0]),
+    BadInputCase(
+        name: "empty file is an empty input, not an error",
+        setup: { _ in [fixture("empty-file.log")] }, status: 0, messages: [],
+        counts: ["files": 1, "lines": 0, "files_with_errors": 0]),
+    BadInputCase(
+        name: "zstd input is named, with the command to pipe it",
+        setup: { _ in [fixture("access.log.zst")] }, status: 3,
+        messages: ["access.log.zst: ", "zstd -dc FILE | flipaudit -"], counts: ["files_with_errors": 1]),
+    BadInputCase(
+        name: "bzip2 input is named, with the command to pipe it",
+        setup: { _ in [fixture("access.log.bz2")] }, status: 3,
+        messages: ["access.log.bz2: ", "bzip2 -dc FILE | flipaudit -"], counts: ["files_with_errors": 1]),
+    BadInputCase(
+        name: "xz input is named, with the command to pipe it",
+        setup: { _ in [fixture("access.log.xz")] }, status: 3,
+        messages: ["access.log.xz: ", "xz -dc FILE | flipaudit -"], counts: ["files_with_errors": 1]),
+    BadInputCase(
+        name: "a missing path is named; the other inputs are still audited",
+        setup: { dir in [dir + "/missing.log.gz", writeLog([flipLine("ok1")], named: "good.log", in: dir)] }, status: 3,
+        messages: ["missing.log.gz: no such file or directory"], counts: ["files_with_errors": 1], sessions: ["ok1"]),
+    BadInputCase(
+        name: "a directory means every file inside it, recursively",
+        setup: { dir in
+            let sub = dir + "/logs/nested"
+            try! FileManager.default.createDirectory(atPath: sub, withIntermediateDirectories: true)
+            writeLog([flipLine("d1")], named: "a.log.gz", in: dir + "/logs")
+            writeLog([flipLine("d2", second: 2)], named: "b.log", in: sub)
+            return [dir + "/logs"]
+        }, status: 0, messages: [], counts: ["files": 2], sessions: ["d1", "d2"]),
+    BadInputCase(
+        name: "a 1 MiB line is counted as malformed and skipped; its neighbours are intact",
+        setup: { dir in
+            [
+                writeLog(
+                    [
+                        flipLine("before"),
+                        "203.0.113.9 - - [22/Nov/2026:10:00:01 +0000] \"GET /" + String(repeating: "a", count: 1 << 20) + " HTTP/1.1\" 200 1 \"-\" \"x\"",
+                        flipLine("after", second: 2),
+                    ], named: "long.log.gz", in: dir)
+            ]
+        }, status: 0, messages: ["long.log.gz:2: malformed line (line longer than --max-line, 1048"],
+        counts: ["malformed_lines": 1, "lines": 3], sessions: ["before", "after"]),
+    BadInputCase(
+        name: "NUL bytes make a line malformed, not the file",
+        setup: { dir in
+            [
+                writeLog(
+                    [flipLine("n1"), "203.0.113.9 - - [22/Nov/2026:10:00:01 +0000] \"GET /\u{0}x HTTP/1.1\" 200 1 \"-\" \"x\"", flipLine("n2", second: 2)],
+                    named: "nul.log", in: dir)
+            ]
+        },
+        status: 0, messages: ["nul.log:2: malformed line (NUL byte in line)"], counts: ["malformed_lines": 1], sessions: ["n1", "n2"]),
+    BadInputCase(
+        name: "invalid UTF-8 makes a line malformed, not the file",
+        setup: { dir in
+            let path = dir + "/latin1.log"
+            var bytes = Array((flipLine("u1") + "\n").utf8)
+            bytes += Array("203.0.113.9 - - [22/Nov/2026:10:00:01 +0000] \"GET /caf".utf8) + [0xE9] + Array(" HTTP/1.1\" 200 1 \"-\" \"x\"\n".utf8)
+            bytes += Array((flipLine("u2", second: 2) + "\n").utf8)
+            FileManager.default.createFile(atPath: path, contents: Data(bytes))
+            return [path]
+        }, status: 0, messages: ["latin1.log:2: malformed line (invalid UTF-8)"], counts: ["malformed_lines": 1], sessions: ["u1", "u2"]),
+    BadInputCase(
+        name: "CRLF line ends are read as line ends",
+        setup: { dir in
+            let path = dir + "/crlf.log"
+            FileManager.default.createFile(atPath: path, contents: Data((flipLine("r1") + "\r\n" + flipLine("r2", second: 2) + "\r\n").utf8))
+            return [path]
+        }, status: 0, messages: [], counts: ["malformed_lines": 0, "records": 2], sessions: ["r1", "r2"]),
+    BadInputCase(
+        name: "a JSON line that is not an object is malformed; the objects around it are read",
+        setup: { dir in
+            let object =
+                #"{"time":"2026-11-22T10:00:01Z","remote_addr":"203.0.113.9","request":"GET /oauth/authorize?client_id=G123&redirect_uri=https%3A%2F%2Foauth-redirect.googleusercontent.com%2Fa%2Fcom.google.OPA&state=j1 HTTP/1.1","status":302,"sent_http_location":"https://oauth-redirect.googleusercontent.com/a/com.google.OPA?code=x&state=j1"}"#
+            return [
+                writeLog([object, #"["not","an","object"]"#, object.replacingOccurrences(of: "j1", with: "j2")], named: "app.json", in: dir), "--format",
+                "json",
+            ]
+        }, status: 0, messages: ["app.json:2: malformed line (not a JSON object)"], counts: ["malformed_lines": 1, "records": 2], sessions: ["j1", "j2"]),
+    BadInputCase(
+        name: "a missing last newline still ends the last line",
+        setup: { dir in
+            let path = dir + "/no-newline.log"
+            FileManager.default.createFile(atPath: path, contents: Data((flipLine("l1") + "\n" + flipLine("l2", second: 2)).utf8))
+            return [path]
+        }, status: 0, messages: [], counts: ["records": 2], sessions: ["l1", "l2"]),
 ]
 
 @Suite("Bad input battery (docs/contract.md §8)")
 struct BadInputTests {
-    @Test("each bad input gets its message, its count and its exit status; the data around it is kept",
-          arguments: badInputCases)
+    @Test(
+        "each bad input gets its message, its count and its exit status; the data around it is kept",
+        arguments: badInputCases)
     func battery(_ c: BadInputCase) throws {
         let dir = temporaryDirectory()
         let out = dir + "/out"
@@ -121,8 +154,9 @@ struct BadInputTests {
         for state in c.sessions { #expect(states.contains(state), "no session \(state) in \(states)") }
     }
 
-    @Test("a path without read permission is named and counted (skipped as root, who may read anything)",
-          .enabled(if: geteuid() != 0))
+    @Test(
+        "a path without read permission is named and counted (skipped as root, who may read anything)",
+        .enabled(if: geteuid() != 0))
     func permissionDenied() throws {
         let dir = temporaryDirectory()
         let path = writeLog([flipLine("p1")], named: "secret.log", in: dir)
@@ -135,10 +169,11 @@ struct BadInputTests {
     @Test("a return on a record without any request state, an unknown state and CR/LF inside values do not crash the summary")
     func oddReturns() throws {
         let dir = temporaryDirectory()
-        let log = writeLog([
-            combined(1, "/callback", 302, location: "\(opa)?code=abc"),
-            combined(2, "/callback", 302, location: "\(opa)?error=access_denied&state=\(enc("line\r\nbreak"))"),
-        ], named: "odd.log", in: dir)
+        let log = writeLog(
+            [
+                combined(1, "/callback", 302, location: "\(opa)?code=abc"),
+                combined(2, "/callback", 302, location: "\(opa)?error=access_denied&state=\(enc("line\r\nbreak"))"),
+            ], named: "odd.log", in: dir)
         let run = try runCLI([log, "--no-color", "--csv", dir + "/out"])
         #expect(run.status == 0)
         #expect(run.stdout.contains("code-without-state"))
@@ -250,30 +285,35 @@ struct SessionFloodTests {
 /// Inputs the fuzzers found, kept as regression tests.
 @Suite("Fuzzer findings")
 struct FuzzRegressionTests {
-    @Test("a misaligned line that puts a quoted URL with a code where the client address goes: the code stays out",
-          arguments: ["combined", "json", "nginx"])
+    @Test(
+        "a misaligned line that puts a quoted URL with a code where the client address goes: the code stays out",
+        arguments: ["combined", "json", "nginx"])
     func codeInClientField(_ format: String) throws {
         let path = fixture("fuzz/records-code-in-client-field.log")
         let nginx = #"$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" "$sent_http_location""#
-        let audit = try Audit.run([path], {
-            var c = AuditConfiguration()
-            c.format = format == "nginx" ? .nginx(nginx) : format == "json" ? .json : .combined
-            return c
-        }())
+        let audit = try Audit.run(
+            [path],
+            {
+                var c = AuditConfiguration()
+                c.format = format == "nginx" ? .nginx(nginx) : format == "json" ? .json : .combined
+                return c
+            }())
         let code = "vjQfOvS2HQKN728Qdo97LGUi"
         #expect(!audit.csv.contains { $0.contains(code) })
         #expect(!audit.sessions.contains { $0.clientIP.contains(" ") })
         #expect(!TerminalReport(color: false).render(audit.result).contains(code))
     }
 
-    @Test("a code in a URL's fragment, after a second `?`, or with an escaped name is redacted, and so are tokens", arguments: [
-        ("https://x.example/cb#code=SECRETFRAG1&state=s", "SECRETFRAG1"),
-        ("https://x.example/cb?next=/a?code=SECRETQ2&x=1", "SECRETQ2"),
-        ("https://x.example/cb?c%6fde=SECRET3", "SECRET3"),
-        ("https://x.example/cb#access_token=TOKEN4&token_type=bearer", "TOKEN4"),
-        ("https://x.example/cb;code=SEMI5", "SEMI5"),
-        ("https://x.example/cb?code=WITH?MARK6&state=s", "MARK6"),
-    ])
+    @Test(
+        "a code in a URL's fragment, after a second `?`, or with an escaped name is redacted, and so are tokens",
+        arguments: [
+            ("https://x.example/cb#code=SECRETFRAG1&state=s", "SECRETFRAG1"),
+            ("https://x.example/cb?next=/a?code=SECRETQ2&x=1", "SECRETQ2"),
+            ("https://x.example/cb?c%6fde=SECRET3", "SECRET3"),
+            ("https://x.example/cb#access_token=TOKEN4&token_type=bearer", "TOKEN4"),
+            ("https://x.example/cb;code=SEMI5", "SEMI5"),
+            ("https://x.example/cb?code=WITH?MARK6&state=s", "MARK6"),
+        ])
     func redactionEverywhere(_ url: String, _ secret: String) {
         let redacted = CodeDigest.redact(url)
         #expect(!redacted.contains(secret), "\(redacted)")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @_spi(Fuzzing) @testable import FlipAuditCore
 
 /// A combined line at a full timestamp (`20/Nov/2026:23:56:00`).
@@ -38,7 +39,8 @@ private func rows(_ a: Audit) -> [String] {
 }
 
 private func run(_ paths: [String], carried: Checkpoint?, configure: (inout AuditConfiguration) -> Void = { _ in })
-    throws -> (Audit, Checkpoint) {
+    throws -> (Audit, Checkpoint)
+{
     var config = AuditConfiguration()
     config.sessionTimeoutSeconds = 100_000
     config.fingerprint = .keyed(carried?.key ?? Fingerprint.newKey())
@@ -143,9 +145,11 @@ struct CheckpointTests {
         }
         let key = String(repeating: "ab", count: 32)
         #expect(throws: Never.self) { try Checkpoint.decode(sealed("clock\t5\nkey\t\(key)\nserial\t0\n")) }
-        for bad in ["clock\tx\nkey\t\(key)\nserial\t0\n", "clock\t5\nkey\tzz\nserial\t0\n", "clock\t5\nkey\t\(key)\n",
-                    "clock\t5\nkey\t\(key)\nserial\t0\nstate\t12\t5\n", "clock\t5\nkey\t\(key)\nserial\t0\nsession\tx\n",
-                    "clock\t5\nkey\t\(key)\nserial\t0\nfile\t1\ta.log\n", "clock\t5\nkey\t\(key)\nserial\t0\nbogus\t1\n"] {
+        for bad in [
+            "clock\tx\nkey\t\(key)\nserial\t0\n", "clock\t5\nkey\tzz\nserial\t0\n", "clock\t5\nkey\t\(key)\n",
+            "clock\t5\nkey\t\(key)\nserial\t0\nstate\t12\t5\n", "clock\t5\nkey\t\(key)\nserial\t0\nsession\tx\n",
+            "clock\t5\nkey\t\(key)\nserial\t0\nfile\t1\ta.log\n", "clock\t5\nkey\t\(key)\nserial\t0\nbogus\t1\n",
+        ] {
             #expect(throws: Checkpoint.Damaged.self) { try Checkpoint.decode(sealed(bad)) }
         }
     }
@@ -185,9 +189,16 @@ struct CheckpointCommandTests {
         let cp = dir + "/flip.checkpoint"
         #expect(try runCLI([n1, "--checkpoint", cp, "--quiet"]).status == 0)
         let good = bytes(cp)!
-        for (name, damaged) in [("corrupt", { var b = good; b[b.count / 2] ^= 0x01; return b }()),
-                                ("cut", Array(good.prefix(good.count - 10))),
-                                ("version", Array("flipaudit checkpoint 9\n".utf8) + good.drop(while: { $0 != .newline }).dropFirst())] {
+        for (name, damaged) in [
+            (
+                "corrupt",
+                {
+                    var b = good; b[b.count / 2] ^= 0x01; return b
+                }()
+            ),
+            ("cut", Array(good.prefix(good.count - 10))),
+            ("version", Array("flipaudit checkpoint 9\n".utf8) + good.drop(while: { $0 != .newline }).dropFirst()),
+        ] {
             FileManager.default.createFile(atPath: cp, contents: Data(damaged))
             let run = try runCLI([n2, "--checkpoint", cp, "--quiet"])
             #expect(run.status == 2, "\(name)")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import FlipAuditCore
 
 /// The command's own option list, as the binary describes it.
@@ -32,7 +33,8 @@ struct ConfigFileTests {
 
     @Test("each kind of key becomes its arguments")
     func kinds() throws {
-        let s = try settings("""
+        let s = try settings(
+            """
             client-id = ["A", "B"]
             session-timeout = 900
             csv = "/srv/dash"
@@ -66,17 +68,21 @@ struct ConfigFileTests {
 
     @Test("the command line wins: single values, repeatable lists and inputs")
     func precedence() throws {
-        let s = try ConfigFile.settings(fromTOML: """
-            client-id = ["A", "B"]
-            session-timeout = 900
-            csv = "/srv/dash"
-            quiet = true
-            inputs = ["a.log", "b.log"]
-            """, name: "f.toml", options: Self.options)
+        let s = try ConfigFile.settings(
+            fromTOML: """
+                client-id = ["A", "B"]
+                session-timeout = 900
+                csv = "/srv/dash"
+                quiet = true
+                inputs = ["a.log", "b.log"]
+                """, name: "f.toml", options: Self.options)
         func merged(_ commandLine: [String]) -> [String] { ConfigFile.merge(s, into: commandLine, options: Self.options) }
         // Nothing on the command line: everything from the file, inputs after --.
-        #expect(merged(["--config", "f.toml"]) == ["--client-id", "A", "--client-id", "B", "--session-timeout", "900", "--csv", "/srv/dash", "--quiet",
-                                                   "--config", "f.toml", "--", "a.log", "b.log"])
+        #expect(
+            merged(["--config", "f.toml"]) == [
+                "--client-id", "A", "--client-id", "B", "--session-timeout", "900", "--csv", "/srv/dash", "--quiet",
+                "--config", "f.toml", "--", "a.log", "b.log",
+            ])
         // Single-valued given (both spellings): the file's value is left out.
         let m = merged(["--session-timeout=60", "--csv", "out", "x.log"])
         #expect(!m.contains("900") && !m.contains("/srv/dash") && m.contains("--session-timeout=60"))
@@ -128,7 +134,7 @@ struct ConfigFileTests {
         let outputs = ["--csv", dir, "--json", dir + "/s.json", "--html", dir + "/r.html", "--metrics", dir + "/m.prom"]
         let run = try runCLI(["--config", path] + outputs + [sampleLogs])
         #expect(run.status == 1, "\(run.stderr)")
-        #expect(run.stdout.isEmpty)   // quiet = true
+        #expect(run.stdout.isEmpty)  // quiet = true
         for name in ["sessions.csv", "s.json", "r.html", "m.prom"] {
             #expect(FileManager.default.fileExists(atPath: dir + "/" + name), "\(name)")
         }

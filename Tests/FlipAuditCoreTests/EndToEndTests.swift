@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import FlipAuditCore
 
 /// The repository's SampleLogs/ folder.
@@ -42,7 +43,10 @@ struct EndToEndTests {
         let sessions = try String(contentsOfFile: dir + "/sessions.csv", encoding: .utf8)
         let findings = try String(contentsOfFile: dir + "/findings.csv", encoding: .utf8)
         let errors = try String(contentsOfFile: dir + "/error_distribution.csv", encoding: .utf8)
-        #expect(sessions.hasPrefix("state,first_seen,last_seen,flow,app,environment,variant,client_id,redirect_uri,outcome,error,error_description,latency_ms,findings,client_ip,source\n"))
+        #expect(
+            sessions.hasPrefix(
+                "state,first_seen,last_seen,flow,app,environment,variant,client_id,redirect_uri,outcome,error,error_description,latency_ms,findings,client_ip,source\n"
+            ))
         #expect(findings.hasPrefix("time,severity,kind,state,client_id,redirect_uri,detail,source\n"))
         #expect(errors.hasPrefix("period,flow,app,environment,error,count,share\n"))
         let result = try Audit.run([sampleLogs], AuditConfiguration())
@@ -68,7 +72,9 @@ struct EndToEndTests {
         }
         #expect(codes.count > 100)
         let dir = temporaryDirectory()
-        let run = try runCLI([sampleLogs, "--csv", dir, "--json", dir + "/report.json", "--no-color", "--client-id", "1093874651234-flip.apps.googleusercontent.com"])
+        let run = try runCLI([
+            sampleLogs, "--csv", dir, "--json", dir + "/report.json", "--no-color", "--client-id", "1093874651234-flip.apps.googleusercontent.com",
+        ])
         var outputs = [run.stdout, run.stderr]
         for name in ["sessions.csv", "findings.csv", "error_distribution.csv", "report.json"] {
             outputs.append(try String(contentsOfFile: dir + "/" + name, encoding: .utf8))
@@ -194,9 +200,14 @@ struct CommandLineTests {
     func hostileText() throws {
         let dir = temporaryDirectory()
         let state = "=HYPERLINK(\"x\")\u{1B}[2J\u{202E}"
-        let log = writeLog([combined(1, authorize(state: state), 302,
-                                     location: "\(opa)?error=\(enc("denied\u{1B}[31m"))&error_description=\(enc("\u{1B}]8;;https://evil.example\u{07}click"))&state=\(enc(state))")],
-                           named: "hostile.log", in: dir)
+        let log = writeLog(
+            [
+                combined(
+                    1, authorize(state: state), 302,
+                    location:
+                        "\(opa)?error=\(enc("denied\u{1B}[31m"))&error_description=\(enc("\u{1B}]8;;https://evil.example\u{07}click"))&state=\(enc(state))")
+            ],
+            named: "hostile.log", in: dir)
         let run = try runCLI([log, "--csv", dir, "--no-color", "--fail-on", "never"])
         #expect(!run.stdout.contains("\u{1B}"))
         #expect(!run.stdout.unicodeScalars.contains("\u{202E}"))

@@ -1,34 +1,39 @@
 import Testing
+
 @testable import FlipAuditCore
 
 @Suite("Escaping for CSV cells and terminals")
 struct EscapingTests {
-    @Test("formula prefixes and RFC 4180 quoting", arguments: [
-        ("plain", "plain"),
-        ("=1+2", "'=1+2"),
-        ("+cmd", "'+cmd"),
-        ("-x", "'-x"),
-        ("@SUM(A1)", "'@SUM(A1)"),
-        ("\tx", "'\tx"),
-        ("a,b", "\"a,b\""),
-        ("say \"hi\"", "\"say \"\"hi\"\"\""),
-        ("=a,b", "\"'=a,b\""),
-        ("line\nbreak", "\"line\nbreak\""),
-        ("\r\n", "\"'\r\n\""),
-        ("", ""),
-        ("état", "état"),
-    ])
+    @Test(
+        "formula prefixes and RFC 4180 quoting",
+        arguments: [
+            ("plain", "plain"),
+            ("=1+2", "'=1+2"),
+            ("+cmd", "'+cmd"),
+            ("-x", "'-x"),
+            ("@SUM(A1)", "'@SUM(A1)"),
+            ("\tx", "'\tx"),
+            ("a,b", "\"a,b\""),
+            ("say \"hi\"", "\"say \"\"hi\"\"\""),
+            ("=a,b", "\"'=a,b\""),
+            ("line\nbreak", "\"line\nbreak\""),
+            ("\r\n", "\"'\r\n\""),
+            ("", ""),
+            ("état", "état"),
+        ])
     func cells(value: String, expected: String) {
         #expect(CSV.cell(value) == expected)
     }
 
     /// From a FuzzQuery run: a combining mark after `"` or `=` makes one
     /// Character of the two; the cell must still be judged by its bytes.
-    @Test("a combining mark after a quote or a formula sign changes nothing", arguments: [
-        ("=\u{035C}cmd", "'=\u{035C}cmd"),
-        ("\"\u{035C}a,b", "\"\"\"\u{035C}a,b\""),
-        ("\u{035C}al\u{FFFD}'\"'!`A0", "\"\u{035C}al\u{FFFD}'\"\"'!`A0\""),
-    ])
+    @Test(
+        "a combining mark after a quote or a formula sign changes nothing",
+        arguments: [
+            ("=\u{035C}cmd", "'=\u{035C}cmd"),
+            ("\"\u{035C}a,b", "\"\"\"\u{035C}a,b\""),
+            ("\u{035C}al\u{FFFD}'\"'!`A0", "\"\u{035C}al\u{FFFD}'\"\"'!`A0\""),
+        ])
     func combiningMarks(value: String, expected: String) {
         #expect(Array(CSV.cell(value).utf8) == Array(expected.utf8))
     }
@@ -61,8 +66,9 @@ struct EscapingTests {
     func sourceCells() throws {
         #expect(CSVReport.sourcePrefix(displayName: "-x.log") == Array("'-x.log:".utf8))
         #expect(CSVReport.sourcePrefix(displayName: "a,b.log") == Array("\"a,b.log:".utf8))
-        let path = writeLog([combined(1, authorize(), 302, location: opa + "?code=c1&state=s1")],
-                            named: "web,\"1\".log", in: temporaryDirectory())
+        let path = writeLog(
+            [combined(1, authorize(), 302, location: opa + "?code=c1&state=s1")],
+            named: "web,\"1\".log", in: temporaryDirectory())
         let rows = try Audit.run([path]).csv[0].split(separator: "\n")
         #expect(rows.count == 2)
         #expect(rows[1].hasSuffix("," + CSV.cell(path + ":1")))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import FlipAuditCore
 
 let evil = "https://oauth-redirect.googleusercontent.com.evil.example/a/com.google.OPA"
@@ -153,10 +154,14 @@ struct FindingTests {
         #expect(hit.kinds() == [.duplicateReturn])
         #expect(hit.sessions.count == 1)
         #expect(hit.sessions[0].latencyMs == 4000)
-        let miss = audit(Array(hit.findings.isEmpty ? [] : [
-            combined(1, authorize(), 302, location: login),
-            combined(5, "POST", "/oauth/consent", 302, location: "\(opa)?code=c1&state=s1"),
-        ]))
+        let miss = audit(
+            Array(
+                hit.findings.isEmpty
+                    ? []
+                    : [
+                        combined(1, authorize(), 302, location: login),
+                        combined(5, "POST", "/oauth/consent", 302, location: "\(opa)?code=c1&state=s1"),
+                    ]))
         #expect(miss.findings.isEmpty)
         #expect(miss.sessions.first?.outcome == .code)
     }
@@ -197,19 +202,21 @@ struct FindingTests {
         #expect(miss.findings.isEmpty)
     }
 
-    @Test("redirect-not-allowlisted names the look-alike trick", arguments: [
-        ("https://oauth-redirect.googleusercontent.com@evil.example/a/com.google.OPA", "userinfo"),
-        ("https://oauth-redirect.googleusercontent.com.evil.example/a/com.google.OPA", "suffix domain"),
-        ("http://oauth-redirect.googleusercontent.com/a/com.google.OPA", "http://"),
-        ("https://OAUTH-REDIRECT.googleusercontent.com/a/com.google.OPA", "letter case"),
-        ("https://oauth-redirect.googleusercontent.com:443/a/com.google.OPA", "explicit port"),
-        ("https://oauth-redirect.googleusercontent.com/a/com.google.OPA/", "trailing slash"),
-        ("https://oauth-redirect.googleusercontent.com./a/com.google.OPA", "trailing dot"),
-        ("https://oauth-redirect.googleusercontent.com/a/com.google.OPA/x", "extra path segment"),
-        ("https://oauth-redirect.googleusercontent.com/a/com.google.OPA?x=1", "added query"),
-        ("https://oauth-redirect.googleusercontent.com/a/com.google.OPA#x", "added fragment"),
-        ("https%3A%2F%2Foauth-redirect.googleusercontent.com%2Fa%2Fcom.google.OPA", "double percent-encoding"),
-    ])
+    @Test(
+        "redirect-not-allowlisted names the look-alike trick",
+        arguments: [
+            ("https://oauth-redirect.googleusercontent.com@evil.example/a/com.google.OPA", "userinfo"),
+            ("https://oauth-redirect.googleusercontent.com.evil.example/a/com.google.OPA", "suffix domain"),
+            ("http://oauth-redirect.googleusercontent.com/a/com.google.OPA", "http://"),
+            ("https://OAUTH-REDIRECT.googleusercontent.com/a/com.google.OPA", "letter case"),
+            ("https://oauth-redirect.googleusercontent.com:443/a/com.google.OPA", "explicit port"),
+            ("https://oauth-redirect.googleusercontent.com/a/com.google.OPA/", "trailing slash"),
+            ("https://oauth-redirect.googleusercontent.com./a/com.google.OPA", "trailing dot"),
+            ("https://oauth-redirect.googleusercontent.com/a/com.google.OPA/x", "extra path segment"),
+            ("https://oauth-redirect.googleusercontent.com/a/com.google.OPA?x=1", "added query"),
+            ("https://oauth-redirect.googleusercontent.com/a/com.google.OPA#x", "added fragment"),
+            ("https%3A%2F%2Foauth-redirect.googleusercontent.com%2Fa%2Fcom.google.OPA", "double percent-encoding"),
+        ])
     func lookAlikes(uri: String, trick: String) {
         let result = audit([combined(1, authorize(redirect: uri), 400, location: "-")])
         let finding = result.findings.first { $0.kind == .redirectNotAllowlisted }
@@ -224,8 +231,9 @@ struct FindingTests {
             let result = audit([combined(1, authorize(redirect: uri), 302, location: "\(uri)?code=c1&state=s1")])
             #expect(result.findings.isEmpty, "\(uri)")
         }
-        let pinnedProject = audit([combined(1, authorize(redirect: "https://oauth-redirect.googleusercontent.com/r/other"), 400, location: "-")],
-                                  configure: { $0.projectIDs = ["mine"] })
+        let pinnedProject = audit(
+            [combined(1, authorize(redirect: "https://oauth-redirect.googleusercontent.com/r/other"), 400, location: "-")],
+            configure: { $0.projectIDs = ["mine"] })
         #expect(pinnedProject.kinds() == [.redirectNotAllowlisted])
     }
 
@@ -341,10 +349,12 @@ struct ExtractorTests {
 
     /// A return on its request's record takes the request's state when the
     /// bytes are the same; its notes must be those it has on its own.
-    @Test("a return sharing its request's state keeps its own duplicate and bad-encoding notes", arguments: [
-        "code=c&state=ab%zz", "code=c&state=ab%zz&state=ab%zz", "state=ab%zz&code=c&code=d", "code=c&state=s1&state=s2",
-        "error=access_denied&state=s1", "code=c&state=s1",
-    ])
+    @Test(
+        "a return sharing its request's state keeps its own duplicate and bad-encoding notes",
+        arguments: [
+            "code=c&state=ab%zz", "code=c&state=ab%zz&state=ab%zz", "state=ab%zz&code=c&code=d", "code=c&state=s1&state=s2",
+            "error=access_denied&state=s1", "code=c&state=s1",
+        ])
     func sharedState(query: String) throws {
         // The state as the request logs it: raw, ill-encoded or not.
         let state = query.contains("ab%zz") ? "ab%zz" : "s1"
@@ -362,8 +372,11 @@ struct ExtractorTests {
     /// after it; the notes list parameters in `FlipParam` order all the same.
     @Test("a return's repeated and ill-encoded parameters are listed in parameter order")
     func notesInParameterOrder() throws {
-        let ret = try #require(returned(combined(1, "GET", "/consent", 302,
-            location: "\(opa)?error=e%zz&error=f&code=c%zz&code=d&state=s%zz&state=t")))
+        let ret = try #require(
+            returned(
+                combined(
+                    1, "GET", "/consent", 302,
+                    location: "\(opa)?error=e%zz&error=f&code=c%zz&code=d&state=s%zz&state=t")))
         #expect(ret.duplicateParams == [.state, .code, .error])
         #expect(ret.badEncodingParams == [.state, .code, .error])
     }

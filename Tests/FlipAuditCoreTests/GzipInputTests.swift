@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import FlipAuditCore
 
 /// The gzip reader and the line splitter over real fixture files.
@@ -65,8 +66,9 @@ struct GzipInputTests {
         return path
     }
 
-    @Test("a wrong CRC-32 or length in a member's trailer is corruption, the lines before are kept",
-          arguments: [(8, "incorrect data check"), (5, "incorrect data check"), (4, "incorrect length check"), (1, "incorrect length check")])
+    @Test(
+        "a wrong CRC-32 or length in a member's trailer is corruption, the lines before are kept",
+        arguments: [(8, "incorrect data check"), (5, "incorrect data check"), (4, "incorrect length check"), (1, "incorrect length check")])
     func damagedTrailer(byteFromEnd: Int, message: String) throws {
         let path = try damagedTrailer(byteFromEnd: byteFromEnd)
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -152,7 +154,8 @@ struct GzipInputTests {
         #expect(lines[2].hasSuffix("\"-\""))
     }
 
-    @Test("zstd, bzip2 and xz are named, with how to pipe them in", arguments: [("access.log.zst", "zstd"), ("access.log.bz2", "bzip2"), ("access.log.xz", "xz")])
+    @Test(
+        "zstd, bzip2 and xz are named, with how to pipe them in", arguments: [("access.log.zst", "zstd"), ("access.log.bz2", "bzip2"), ("access.log.xz", "xz")])
     func otherCompressions(name: String, format: String) {
         let (lines, error, _) = readLines(fixture(name))
         #expect(lines.isEmpty)
@@ -209,8 +212,10 @@ struct LineSplitterTests {
     /// end is called plain; a line carried over from an earlier chunk never.
     @Test("lines are called plain exactly when the splitter can know it", arguments: [1, 7, 40, 4096])
     func plainLines(size: Int) {
-        let lines = ["GET /a", "bad \\x16", "after the bad one", "caf\u{E9}", "",
-                     String(repeating: "z", count: 35), "nul\u{0}here", "last"]
+        let lines = [
+            "GET /a", "bad \\x16", "after the bad one", "caf\u{E9}", "",
+            String(repeating: "z", count: 35), "nul\u{0}here", "last",
+        ]
         var bytes: [UInt8] = []
         for line in lines { bytes += Array(line.utf8) + [UInt8(ascii: "\n")] }
         var splitter = LineSplitter(maxLine: 64)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import FlipAuditCore
 
 /// The repository's docs/ folder.
@@ -78,8 +79,10 @@ struct HTMLReportTests {
         let long = String(repeating: "<x>", count: 2000)
         var lines: [String] = []
         for i in 0..<400 {
-            lines.append(combined(i % 60, authorize(state: "\(i)" + long), 302,
-                                  location: "\(opa)?error=\(enc("e\(i)" + long))&state=\(enc("\(i)" + long))", minute: i / 60))
+            lines.append(
+                combined(
+                    i % 60, authorize(state: "\(i)" + long), 302,
+                    location: "\(opa)?error=\(enc("e\(i)" + long))&state=\(enc("\(i)" + long))", minute: i / 60))
         }
         let result = audit(lines).result
         #expect(result.statistics.findingsByKind[.nonstandardError] == 400)

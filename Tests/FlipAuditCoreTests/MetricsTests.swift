@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import FlipAuditCore
 
 /// One sample of a Prometheus text file: name, labels (unescaped), value.
@@ -24,7 +25,7 @@ func parseMetrics(_ text: String) throws -> [MetricSample] {
             while line[i] != "}" {
                 guard let eq = line[i...].firstIndex(of: "=") else { throw Bad(line: String(line)) }
                 let key = String(line[i..<eq])
-                var j = line.index(eq, offsetBy: 2)   // past ="
+                var j = line.index(eq, offsetBy: 2)  // past ="
                 var value = ""
                 while line[j] != "\"" {
                     if line[j] == "\\" {
@@ -87,8 +88,10 @@ struct MetricsTests {
         }
         for group in json["outcomes_by_group"] as! [[String: Any]] {
             for (outcome, count) in group["outcomes"] as! [String: Int] {
-                let labels = ["outcome": outcome, "flow": group["flow"] as! String, "app": group["app"] as! String,
-                              "environment": group["environment"] as! String]
+                let labels = [
+                    "outcome": outcome, "flow": group["flow"] as! String, "app": group["app"] as! String,
+                    "environment": group["environment"] as! String,
+                ]
                 #expect(value("flipaudit_sessions", labels) == Double(count))
             }
         }
@@ -131,9 +134,11 @@ struct MetricsTests {
         var helped: Set<String> = []
         for line in text.split(separator: "\n") {
             let parts = line.split(separator: " ")
-            if line.hasPrefix("# HELP ") { helped.insert(String(parts[2])) }
-            else if line.hasPrefix("# TYPE ") { #expect(parts[3] == "gauge"); typed.insert(String(parts[2])) }
-            else {
+            if line.hasPrefix("# HELP ") {
+                helped.insert(String(parts[2]))
+            } else if line.hasPrefix("# TYPE ") {
+                #expect(parts[3] == "gauge"); typed.insert(String(parts[2]))
+            } else {
                 let name = String(line.prefix { $0 != "{" && $0 != " " })
                 #expect(typed.contains(name) && helped.contains(name), "\(name) before its HELP/TYPE")
                 #expect(name.hasPrefix("flipaudit_") && !name.hasSuffix("_total"))

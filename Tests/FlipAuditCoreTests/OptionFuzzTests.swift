@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import FlipAuditCore
 
 /// Numeric option values, random, huge, negative and at the edges, through
@@ -11,9 +12,11 @@ struct OptionFuzzTests {
     /// Values that probe the edges of every range and of Int itself.
     static func values(count: Int, seed: UInt64) -> [String] {
         var rng = SplitMix(seed: seed)
-        var out = ["0", "1", "-1", "255", "256", "600", "3153600000", "3153600001", "16777216", "16777217",
-                   "1000000000", "1000000001", "9223372036854775807", "-9223372036854775808",
-                   "9223372036854775808", "10000000000000000", "99999999999999999999999", "1e9", "0x10", " 5", "+7"]
+        var out = [
+            "0", "1", "-1", "255", "256", "600", "3153600000", "3153600001", "16777216", "16777217",
+            "1000000000", "1000000001", "9223372036854775807", "-9223372036854775808",
+            "9223372036854775808", "10000000000000000", "99999999999999999999999", "1e9", "0x10", " 5", "+7",
+        ]
         while out.count < count {
             switch rng.next() % 4 {
             case 0: out.append(String(Int64(bitPattern: rng.next())))
@@ -46,8 +49,9 @@ struct OptionFuzzTests {
     @Test("the command: random numeric values are a run or a usage error, never a crash")
     func command() throws {
         let dir = temporaryDirectory()
-        let log = writeLog(["203.0.113.9 - - [22/Nov/2026:10:00:01 +0000] \"GET / HTTP/1.1\" 200 5 \"-\" \"curl\""],
-                           named: "one.log", in: dir)
+        let log = writeLog(
+            ["203.0.113.9 - - [22/Nov/2026:10:00:01 +0000] \"GET / HTTP/1.1\" 200 5 \"-\" \"curl\""],
+            named: "one.log", in: dir)
         let options = ["--session-timeout", "--max-line", "--max-sessions", "--reuse-window"]
         let units = ["s", "m", "h", "d", ""]
         for (i, number) in Self.values(count: 80, seed: 22).enumerated() {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @_spi(Fuzzing) @testable import FlipAuditCore
 
 /// A session row without its source (what may differ when the same records
@@ -32,8 +33,9 @@ private func shell(_ command: String) {
 
 @Suite("One answer whatever the input's order, cut or size")
 struct OrderTests {
-    @Test("two servers' logs as separate files, or concatenated in either order (gzip members, plain, one stream), give the same sessions and findings",
-          arguments: [true, false])
+    @Test(
+        "two servers' logs as separate files, or concatenated in either order (gzip members, plain, one stream), give the same sessions and findings",
+        arguments: [true, false])
     func concatenated(_ parallel: Bool) throws {
         var config = AuditConfiguration()
         config.parallel = parallel
@@ -106,8 +108,9 @@ struct ExactStateTests {
     @Test("a state that is not UTF-8 returned as U+FFFD is a state-mismatch; it prints as \\xC3")
     func lossyEcho() {
         let r = audit([
-            combined(1, "/oauth/authorize?client_id=G123&redirect_uri=\(enc(opa))&state=ab%C3", 302,
-                     location: "\(opa)?code=c1&state=ab%EF%BF%BD"),
+            combined(
+                1, "/oauth/authorize?client_id=G123&redirect_uri=\(enc(opa))&state=ab%C3", 302,
+                location: "\(opa)?code=c1&state=ab%EF%BF%BD")
         ])
         #expect(r.count(.stateMismatch) == 1)
         #expect(r.sessions.map(\.state) == ["ab\\xC3"])
@@ -155,14 +158,17 @@ struct ExactStateTests {
 struct EventCodecTests {
     private func event(state: String?, code: String?) -> FlipEvent {
         let allowlist = AuditConfiguration().allowlist
-        let request = FlipRequest(state: state, clientID: "", clientMismatch: true,
-                                  redirect: RedirectFacts("https://evil.example/a\tb\nc\\d", allowlist: allowlist),
-                                  duplicateParams: [.state, .code], badEncodingParams: [])
-        let ret = FlipReturn(base: opa, toGoogleHost: true, state: state, stateKey: nil,
-                             codeDigest: code.map { Array($0.utf8).withUnsafeBytes { CodeHash($0) } },
-                             error: nil, errorDescription: "", allowlisted: true, duplicateParams: [], badEncodingParams: [.errorDescription])
-        return FlipEvent(time: 1_700_000_000_123, source: SourceRef(file: 3, line: 42), clientIP: "::1", status: 302,
-                         request: request, returned: ret)
+        let request = FlipRequest(
+            state: state, clientID: "", clientMismatch: true,
+            redirect: RedirectFacts("https://evil.example/a\tb\nc\\d", allowlist: allowlist),
+            duplicateParams: [.state, .code], badEncodingParams: [])
+        let ret = FlipReturn(
+            base: opa, toGoogleHost: true, state: state, stateKey: nil,
+            codeDigest: code.map { Array($0.utf8).withUnsafeBytes { CodeHash($0) } },
+            error: nil, errorDescription: "", allowlisted: true, duplicateParams: [], badEncodingParams: [.errorDescription])
+        return FlipEvent(
+            time: 1_700_000_000_123, source: SourceRef(file: 3, line: 42), clientIP: "::1", status: 302,
+            request: request, returned: ret)
     }
 
     @Test("every field comes back, tabs, newlines, backslashes, nil and empty apart; the code only as its digest")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import FlipAuditCore
 
 /// What `OutputPlan` decides for each kind of output path, before any

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+
 @testable import FlipAuditCore
 
 /// Parses one line with a parser and returns the fields as Strings.
 struct Parsed {
     var time: Int64, ip: String, method: String, target: String, status: Int
-    var location: String?   // nil: not logged; "": empty
+    var location: String?  // nil: not logged; "": empty
 }
 
 func parse<P: RecordParser>(_ parser: inout P, _ line: String) -> Result<Parsed, ParseFailure> {
@@ -20,8 +21,10 @@ func parse<P: RecordParser>(_ parser: inout P, _ line: String) -> Result<Parsed,
         case .empty: location = ""
         case .value(let v): location = s(v)
         }
-        return .success(Parsed(time: record.time, ip: s(record.clientIP), method: s(record.method), target: s(record.target),
-                               status: record.status, location: location))
+        return .success(
+            Parsed(
+                time: record.time, ip: s(record.clientIP), method: s(record.method), target: s(record.target),
+                status: record.status, location: location))
     }
 }
 
@@ -36,7 +39,8 @@ struct CombinedParserTests {
 
     @Test("the the example line of docs/contract.md §2, with its 10th Location field")
     mutating func specExample() throws {
-        let line = #"203.0.113.9 - - [22/Nov/2026:10:00:01 +0000] "GET /oauth/authorize?response_type=code&client_id=G123&state=s1 HTTP/1.1" 302 0 "-" "GoogleApp/1.0" "https://oauth-redirect.googleusercontent.com/a/com.google.OPA?code=c1&state=s1""#
+        let line =
+            #"203.0.113.9 - - [22/Nov/2026:10:00:01 +0000] "GET /oauth/authorize?response_type=code&client_id=G123&state=s1 HTTP/1.1" 302 0 "-" "GoogleApp/1.0" "https://oauth-redirect.googleusercontent.com/a/com.google.OPA?code=c1&state=s1""#
         let p = try parse(&parser, line).get()
         #expect(p.time == t0)
         #expect(p.ip == "203.0.113.9")
@@ -59,10 +63,12 @@ struct CombinedParserTests {
     @Test("a time differing from the line before at any one place is parsed again")
     mutating func timeCache() throws {
         let base = "22/Nov/2026:10:00:01 +0000"
-        let changed = ["12/Nov/2026:10:00:01 +0000", "23/Nov/2026:10:00:01 +0000", "22/Oct/2026:10:00:01 +0000",
-                       "22/Nov/2016:10:00:01 +0000", "22/Nov/2026:11:00:01 +0000", "22/Nov/2026:10:10:01 +0000",
-                       "22/Nov/2026:10:00:11 +0000", "22/Nov/2026:10:00:02 +0000", "22/Nov/2026:10:00:01 +0100",
-                       "22/Nov/2026:10:00:01 +0001", "22/Nov/2026:10:00:01 -0100"]
+        let changed = [
+            "12/Nov/2026:10:00:01 +0000", "23/Nov/2026:10:00:01 +0000", "22/Oct/2026:10:00:01 +0000",
+            "22/Nov/2016:10:00:01 +0000", "22/Nov/2026:11:00:01 +0000", "22/Nov/2026:10:10:01 +0000",
+            "22/Nov/2026:10:00:11 +0000", "22/Nov/2026:10:00:02 +0000", "22/Nov/2026:10:00:01 +0100",
+            "22/Nov/2026:10:00:01 +0001", "22/Nov/2026:10:00:01 -0100",
+        ]
         func line(_ time: String) -> String { "1.2.3.4 - - [\(time)] \"GET / HTTP/1.1\" 200 5 \"-\" \"x\" \"-\"" }
         for time in changed {
             let first = try parse(&parser, line(base)).get().time
@@ -121,7 +127,8 @@ struct JSONParserTests {
 
     @Test("an nginx escape=json line")
     mutating func nginxJSON() throws {
-        let line = #"{"time_iso8601":"2026-11-22T11:00:01+01:00","remote_addr":"203.0.113.9","request":"GET /cb?a=1 HTTP/2.0","status":"302","sent_http_location":"https:\/\/oauth-redirect.googleusercontent.com\/a\/com.google.OPA?code=c\u0026state=s1"}"#
+        let line =
+            #"{"time_iso8601":"2026-11-22T11:00:01+01:00","remote_addr":"203.0.113.9","request":"GET /cb?a=1 HTTP/2.0","status":"302","sent_http_location":"https:\/\/oauth-redirect.googleusercontent.com\/a\/com.google.OPA?code=c\u0026state=s1"}"#
         let p = try parse(&parser, line).get()
         #expect(p.time == t0)
         #expect(p.ip == "203.0.113.9")
@@ -132,7 +139,8 @@ struct JSONParserTests {
 
     @Test("for each role the first key of its list wins, wherever it stands in the object")
     mutating func keyPriority() throws {
-        let line = #"{"ts":1,"timestamp":"2026-11-22T09:00:00Z","time":"2026-11-22T10:00:01Z","method":"POST","url":"/u","path":"/p","status":200,"ip":"9.9.9.9","client_ip":"8.8.8.8"}"#
+        let line =
+            #"{"ts":1,"timestamp":"2026-11-22T09:00:00Z","time":"2026-11-22T10:00:01Z","method":"POST","url":"/u","path":"/p","status":200,"ip":"9.9.9.9","client_ip":"8.8.8.8"}"#
         let p = try parse(&parser, line).get()
         #expect(p.time == t0)
         #expect(p.method == "POST")
@@ -143,7 +151,8 @@ struct JSONParserTests {
 
     @Test("method + uri + args are joined into a target; nested values are skipped")
     mutating func methodURIArgs() throws {
-        let line = #"{"meta":{"a":[1,{"b":"}"}]},"ts":1795341601.5,"method":"GET","uri":"/oauth/authorize","args":"state=s1&client_id=G","status":302,"location":"-"}"#
+        let line =
+            #"{"meta":{"a":[1,{"b":"}"}]},"ts":1795341601.5,"method":"GET","uri":"/oauth/authorize","args":"state=s1&client_id=G","status":302,"location":"-"}"#
         let p = try parse(&parser, line).get()
         #expect(p.time == t0 + 500)
         #expect(p.target == "/oauth/authorize?state=s1&client_id=G")
@@ -256,12 +265,16 @@ struct TimestampTests {
 struct QueryTests {
     @Test("percent-decoding: + is a space, malformed escapes are flagged and kept")
     func decoding() {
-        func d(_ s: String) -> (String, Bool) { Array(s.utf8).withUnsafeBytes { let r = PercentDecoding.decode($0); return (r.text, r.malformed) } }
+        func d(_ s: String) -> (String, Bool) {
+            Array(s.utf8).withUnsafeBytes {
+                let r = PercentDecoding.decode($0); return (r.text, r.malformed)
+            }
+        }
         #expect(d("a+b%20c") == ("a b c", false))
         #expect(d("https%3A%2F%2Fx") == ("https://x", false))
         #expect(d("abc%zz") == ("abc%zz", true))
         #expect(d("abc%4") == ("abc%4", true))
-        #expect(d("%FF%FE") .1 == true)   // not UTF-8 once decoded
+        #expect(d("%FF%FE").1 == true)  // not UTF-8 once decoded
     }
 
     @Test("flip parameters are found by name, counted, and percent-encoded names are decoded")
@@ -318,7 +331,9 @@ struct LineCheckTests {
                         // A second mark further on must not be the answer.
                         if position >= 0 && position + 3 < length { bytes[position + 3] = .backslash }
                         let found = bytes.withUnsafeBytes { Bytes.LineCheck.firstMark(in: $0, from: from) }
-                        let expected: Int? = position >= from ? position
+                        let expected: Int? =
+                            position >= from
+                            ? position
                             : (position >= 0 && position + 3 < length && position + 3 >= from ? position + 3 : nil)
                         #expect(found == expected, "length \(length), from \(from), \(special) at \(position)")
                     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import FlipAuditCore
 
 @Suite("Progress line")
@@ -11,7 +12,9 @@ struct ProgressTests {
         let line = ProgressText.line(read: read, total: total, filesDone: 2, fileCount: 7, elapsed: elapsed)
         let percent = Int(read * 100 / total)
         let left = ProgressText.duration(Double(total - read) / (Double(read) / elapsed))
-        #expect(line == "\(percent)%  \(TerminalReport.bytes(read)) of \(TerminalReport.bytes(total))  \(TerminalReport.bytes(read / 3))/s  \(left) left  files 2/7")
+        #expect(
+            line == "\(percent)%  \(TerminalReport.bytes(read)) of \(TerminalReport.bytes(total))  \(TerminalReport.bytes(read / 3))/s  \(left) left  files 2/7"
+        )
         #expect(left == "0:09")
         // Past the total (a file grew while read): 100 %, never more.
         #expect(ProgressText.line(read: 2 * total, total: total, filesDone: 7, fileCount: 7, elapsed: 1).hasPrefix("100%  "))
@@ -43,9 +46,12 @@ struct ProgressTests {
         }
         let log = Log()
         let paths = try samplePaths()
-        _ = try Analyzer(configuration: AuditConfiguration(), progress: { p in
-            log.lock.lock(); log.items.append(p); log.lock.unlock()
-        }).run(paths)
+        _ = try Analyzer(
+            configuration: AuditConfiguration(),
+            progress: { p in
+                log.lock.lock(); log.items.append(p); log.lock.unlock()
+            }
+        ).run(paths)
         let sizes = try paths.map { try FileManager.default.attributesOfItem(atPath: $0)[.size] as! UInt64 }
         #expect(log.items.allSatisfy { $0.totalBytes == sizes.reduce(0, +) })
         let ends = log.items.filter(\.finished)

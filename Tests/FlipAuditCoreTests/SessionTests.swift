@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import FlipAuditCore
 
 /// Sessions, outcomes and their classification (docs/contract.md §3).
@@ -7,8 +8,11 @@ import Testing
 struct SessionTests {
     @Test("outcome code, with flow, app, environment and variant")
     func code() {
-        let r = audit([combined(1, authorize(redirect: "https://oauth-redirect-sandbox.googleusercontent.com/a/com.google.Chromecast.dev"), 302,
-                                location: "https://oauth-redirect-sandbox.googleusercontent.com/a/com.google.Chromecast.dev?code=c&state=s1")])
+        let r = audit([
+            combined(
+                1, authorize(redirect: "https://oauth-redirect-sandbox.googleusercontent.com/a/com.google.Chromecast.dev"), 302,
+                location: "https://oauth-redirect-sandbox.googleusercontent.com/a/com.google.Chromecast.dev?code=c&state=s1")
+        ])
         let s = r.sessions[0]
         #expect(s.outcome == .code)
         #expect(s.target == RedirectTarget(flow: .flip, app: .home, environment: .sandbox, variant: .dev))
@@ -82,8 +86,11 @@ struct SessionTests {
 
     @Test("other OAuth clients are counted, nothing more")
     func otherOAuth() {
-        let r = audit([combined(1, "/oauth/authorize?client_id=web&redirect_uri=https%3A%2F%2Fapp.example%2Fcb&state=x", 302,
-                                location: "https://app.example/cb?code=c&state=x")])
+        let r = audit([
+            combined(
+                1, "/oauth/authorize?client_id=web&redirect_uri=https%3A%2F%2Fapp.example%2Fcb&state=x", 302,
+                location: "https://app.example/cb?code=c&state=x")
+        ])
         #expect(r.accounting.otherOAuthRecords == 1)
         #expect(r.accounting.inScopeFlipRecords == 0)
         #expect(r.sessions.isEmpty)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import FlipAuditCore
 
 /// Everything a feed hands the merge, as comparable text: each batch's
@@ -14,7 +15,9 @@ func drain(_ feed: EventFeed) -> [String] {
                 "\(e.time)@\(e.source.line) \(e.status) \(e.clientIP) req=\(e.request.map { "\($0.state ?? "-")|\($0.clientID ?? "-")|\($0.redirectURI ?? "-")" } ?? "none") "
                     + "ret=\(e.returned.map { "\($0.state ?? "-")|\($0.codeDigest?.description ?? "-")|\($0.error ?? "-")" } ?? "none")"
             }
-            out.append("batch frontier=\(batch.frontier.map(String.init) ?? "nil") location=\(batch.firstLocationLine.map(String.init) ?? "nil") [\(events.joined(separator: "; "))]")
+            out.append(
+                "batch frontier=\(batch.frontier.map(String.init) ?? "nil") location=\(batch.firstLocationLine.map(String.init) ?? "nil") [\(events.joined(separator: "; "))]"
+            )
         case .end(let scan):
             var accounting = scan.accounting
             let reasons = accounting.malformedByReason.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
@@ -39,8 +42,10 @@ func framingLog(maxLine: Int, repeats: Int) -> [UInt8] {
     out += [0xC3, 0x28, 0x0A]  // invalid UTF-8 before any record
     for r in 0..<repeats {
         let second = r % 50
-        add(combined(second, authorize(state: "st\(r)"), 302,
-                     location: "https://oauth-redirect.googleusercontent.com/a/demo-project?code=c\(r)&state=st\(r)"), r % 3 == 0 ? "\r\n" : "\n")
+        add(
+            combined(
+                second, authorize(state: "st\(r)"), 302,
+                location: "https://oauth-redirect.googleusercontent.com/a/demo-project?code=c\(r)&state=st\(r)"), r % 3 == 0 ? "\r\n" : "\n")
         add(combined(second, "/static/app.js?v=\(r)", 200))
         let filler = combined(second, "/p?" + String(repeating: "q", count: 40), 200)
         let pad = maxLine - filler.utf8.count
@@ -80,16 +85,19 @@ struct SharedReadingTests {
         #expect(reference.count >= 2)
         for size in bufferSizes {
             for depth in depths {
-                let shared = drain(SharedFeed(file: file, index: 0, configuration: configuration, depth: depth,
-                                              bufferSize: size, progress: nil))
+                let shared = drain(
+                    SharedFeed(
+                        file: file, index: 0, configuration: configuration, depth: depth,
+                        bufferSize: size, progress: nil))
                 #expect(shared == reference, "buffer \(size), depth \(depth): \(file.displayName)")
             }
         }
         return reference
     }
 
-    @Test("pieces cut at any buffer size give the single-threaded batches, line numbers, counts and messages",
-          arguments: ["framing.log", "framing.log.gz"])
+    @Test(
+        "pieces cut at any buffer size give the single-threaded batches, line numbers, counts and messages",
+        arguments: ["framing.log", "framing.log.gz"])
     func framing(name: String) {
         let dir = temporaryDirectory()
         let path = writeBytes(framingLog(maxLine: Self.maxLine, repeats: 1000), named: name, in: dir)
@@ -103,10 +111,13 @@ struct SharedReadingTests {
         #expect(end.contains("line longer than --max-line=2250"))
     }
 
-    @Test("damaged, multi-member, CRLF and empty inputs read the same on two threads",
-          arguments: ["truncated.log.gz", "corrupt-middle.log.gz", "crlf.log.gz", "multi-member.log.gz",
-                      "trailing-garbage.log.gz", "empty-member.log.gz", "zero-byte.log.gz", "empty-file.log",
-                      "access.log.zst", "plain.log"])
+    @Test(
+        "damaged, multi-member, CRLF and empty inputs read the same on two threads",
+        arguments: [
+            "truncated.log.gz", "corrupt-middle.log.gz", "crlf.log.gz", "multi-member.log.gz",
+            "trailing-garbage.log.gz", "empty-member.log.gz", "zero-byte.log.gz", "empty-file.log",
+            "access.log.zst", "plain.log",
+        ])
     func fixtures(name: String) {
         compare(fixture(name), configuration(), bufferSizes: [Self.maxLine + 2, 1000, 65536])
     }
@@ -143,7 +154,8 @@ struct LineChunkerTests {
     @Test("pieces hold whole lines; over-long lines are measured like the line splitter does", arguments: [12, 13, 20, 33, 64, 500])
     func pieces(bufferSize: Int) throws {
         let maxLine = 10
-        let text = "a\r\n" + String(repeating: "x", count: 11) + "\r\n" + "bb\n" + String(repeating: "y", count: 40) + "\n"
+        let text =
+            "a\r\n" + String(repeating: "x", count: 11) + "\r\n" + "bb\n" + String(repeating: "y", count: 40) + "\n"
             + "0123456789\r\n" + "cc\n" + String(repeating: "z", count: 25) + "\r"
         let dir = temporaryDirectory()
         let path = writeBytes(Array(text.utf8), named: "t.log", in: dir)

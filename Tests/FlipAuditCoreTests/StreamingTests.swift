@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import FlipAuditCore
 
 /// A combined line at `seconds` after 08:00:00 UTC (hours allowed).
@@ -14,7 +15,7 @@ struct StreamingTests {
     func smallDisorder() {
         let result = audit([
             line(at: 30, authorize(state: "late-logged"), 200),
-            line(at: 10, authorize(state: "early"), 200),   // logged 20 s after a later request
+            line(at: 10, authorize(state: "early"), 200),  // logged 20 s after a later request
             line(at: 40, "/consent", 302, location: "\(opa)?code=c1&state=early"),
             line(at: 45, "/consent", 302, location: "\(opa)?code=c2&state=late-logged"),
         ])
@@ -29,11 +30,12 @@ struct StreamingTests {
         // Enough later traffic that "now" has left the merge before "old"
         // (20 minutes back: past the reorder window) is read.
         let filler = Array(repeating: line(at: 1600, "/static/app.js", 200), count: ScanAssembler.batchLines + 10)
-        let result = audit([line(at: 1200, authorize(state: "now"), 200)] + filler + [
-            line(at: 0, authorize(state: "old"), 200),
-            line(at: 5, "/consent", 302, location: "\(opa)?code=c1&state=old"),
-            line(at: 1610, "/consent", 302, location: "\(opa)?code=c2&state=now"),
-        ])
+        let result = audit(
+            [line(at: 1200, authorize(state: "now"), 200)] + filler + [
+                line(at: 0, authorize(state: "old"), 200),
+                line(at: 5, "/consent", 302, location: "\(opa)?code=c1&state=old"),
+                line(at: 1610, "/consent", 302, location: "\(opa)?code=c2&state=now"),
+            ])
         #expect(result.accounting.outOfOrderRecords == 2)
         let outcomes = Dictionary(uniqueKeysWithValues: result.sessions.map { ($0.state, $0.outcome) })
         #expect(outcomes == ["old": .code, "now": .code])
@@ -55,8 +57,9 @@ struct StreamingTests {
         #expect(split.accounting.outOfOrderRecords == 0)
     }
 
-    @Test("--reuse-window decides how long ended states and codes are remembered",
-          arguments: [(1800, true), (3 * 3600, false)])
+    @Test(
+        "--reuse-window decides how long ended states and codes are remembered",
+        arguments: [(1800, true), (3 * 3600, false)])
     func reuseHorizon(_ gap: Int, _ flagged: Bool) {
         let result = audit([
             line(at: 0, authorize(state: "s1"), 302, location: "\(opa)?code=same&state=s1"),
@@ -87,10 +90,13 @@ struct StreamingTests {
 
 @Suite("--reuse-window durations")
 struct LogDurationTests {
-    @Test("units s, m, h, d and plain seconds; anything else, zero or past ten years is refused",
-          arguments: [("90m", 5400), ("36h", 129_600), ("7d", 604_800), ("3600s", 3600), ("45", 45), ("24h", 86_400),
-                      ("7x", nil), ("h", nil), ("", nil), ("0h", nil), ("-5m", nil), ("1.5h", nil), ("3661d", nil),
-                      ("99999999999999999999d", nil), ("3660d", 3660 * 86_400)] as [(String, Int?)])
+    @Test(
+        "units s, m, h, d and plain seconds; anything else, zero or past ten years is refused",
+        arguments: [
+            ("90m", 5400), ("36h", 129_600), ("7d", 604_800), ("3600s", 3600), ("45", 45), ("24h", 86_400),
+            ("7x", nil), ("h", nil), ("", nil), ("0h", nil), ("-5m", nil), ("1.5h", nil), ("3661d", nil),
+            ("99999999999999999999d", nil), ("3660d", 3660 * 86_400),
+        ] as [(String, Int?)])
     func parse(_ text: String, _ seconds: Int?) {
         #expect(LogDuration.seconds(text) == seconds)
     }

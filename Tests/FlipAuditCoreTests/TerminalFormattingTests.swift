@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FlipAuditCore
 
 /// The summary's numbers and column widths.

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import FlipAuditCore
 
 /// Path of a committed fixture file.
@@ -88,8 +89,10 @@ func authorize(state: String? = "s1", redirect: String? = opa, client: String? =
 }
 
 /// A combined log line with a Location field (the 10th).
-func combined(_ second: Int, _ method: String, _ target: String, _ status: Int, location: String? = "-",
-              ip: String = "203.0.113.9", minute: Int = 0) -> String {
+func combined(
+    _ second: Int, _ method: String, _ target: String, _ status: Int, location: String? = "-",
+    ip: String = "203.0.113.9", minute: Int = 0
+) -> String {
     let time = String(format: "22/Nov/2026:10:%02d:%02d +0000", minute + second / 60, second % 60)
     var line = "\(ip) - - [\(time)] \"\(method) \(target) HTTP/1.1\" \(status) 0 \"-\" \"GoogleApp/1.0\""
     if let location { line += " \"\(location)\"" }

@@ -9,8 +9,10 @@ private func LLVMFuzzerRunDriver(
 ) -> CInt
 
 /// Runs libFuzzer with the process arguments and `body` as the test function.
-public func runFuzzer(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
-                      _ body: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt) -> CInt {
+public func runFuzzer(
+    _ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+    _ body: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
+) -> CInt {
     var count = argc
     var values = argv
     return LLVMFuzzerRunDriver(&count, &values, body)

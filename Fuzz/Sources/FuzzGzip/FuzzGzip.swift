@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FlipAuditCore
 import FuzzDriver
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Counts the lines a splitter hands out and checks their bounds, and that
 /// a line called plain has no NUL, byte ≥ 0x80 or backslash.

@@ -13,8 +13,9 @@ public func fuzzOptions(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     if let n = Int(text) {
         if OptionLimits.check(sessionTimeout: n, maxLine: 65_536, maxSessions: 10) == nil {
             let ms = Int64(n).multipliedReportingOverflow(by: 1000)
-            invariant(!ms.overflow && !ms.partialValue.addingReportingOverflow(Timestamp.latest).overflow,
-                      "--session-timeout \(n) accepted but overflows in milliseconds")
+            invariant(
+                !ms.overflow && !ms.partialValue.addingReportingOverflow(Timestamp.latest).overflow,
+                "--session-timeout \(n) accepted but overflows in milliseconds")
         }
         if OptionLimits.check(sessionTimeout: 600, maxLine: n, maxSessions: 10) == nil {
             invariant(n >= 256 && !(n + 2).multipliedReportingOverflow(by: 64).overflow, "--max-line \(n) accepted")
@@ -25,8 +26,9 @@ public func fuzzOptions(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     }
     if let seconds = LogDuration.seconds(text) {
         let ms = Int64(seconds).multipliedReportingOverflow(by: 1000)
-        invariant(seconds > 0 && !ms.overflow && !ms.partialValue.addingReportingOverflow(Timestamp.latest).overflow,
-                  "--reuse-window \(text.debugDescription) accepted as \(seconds) s")
+        invariant(
+            seconds > 0 && !ms.overflow && !ms.partialValue.addingReportingOverflow(Timestamp.latest).overflow,
+            "--reuse-window \(text.debugDescription) accepted as \(seconds) s")
     }
     return 0
 }

@@ -19,15 +19,18 @@ public func fuzzQuery(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
             if !malformed { invariant(!text.contains("\u{0}"), "bad bytes not flagged in \(text.debugDescription)") }
         }
         // (Invalid UTF-8 is repaired when the String is made, so only valid input compares.)
-        invariant(!Array(text.utf8).elementsEqual(raw) || PercentDecoding.decode(text, plusIsSpace: plus).text == decoded, "String and byte decoding disagree on \(text.debugDescription)")
+        invariant(
+            !Array(text.utf8).elementsEqual(raw) || PercentDecoding.decode(text, plusIsSpace: plus).text == decoded,
+            "String and byte decoding disagree on \(text.debugDescription)")
     }
 
     let allowlist = Allowlist(projectIDs: ["my-project"])
     if allowlist.contains(text) {
         // Exact match only: an allowlisted URI is one of Google's two hosts.
         let parts = URLParts(text)
-        invariant(parts?.scheme == "https" && [GoogleHosts.production, GoogleHosts.sandbox].contains(parts?.host ?? ""),
-                  "allowlisted URI off Google's hosts: \(text.debugDescription)")
+        invariant(
+            parts?.scheme == "https" && [GoogleHosts.production, GoogleHosts.sandbox].contains(parts?.host ?? ""),
+            "allowlisted URI off Google's hosts: \(text.debugDescription)")
     }
     _ = allowlist.lookAlike(text)
     _ = allowlist.unpinnedProjectID(text)
@@ -52,8 +55,9 @@ public func fuzzQuery(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     }
 
     let shown = TerminalText.escape(text)
-    invariant(!shown.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || (0x2066...0x2069).contains($0.value) },
-              "terminal text keeps a control character: \(shown.debugDescription)")
+    invariant(
+        !shown.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || (0x2066...0x2069).contains($0.value) },
+        "terminal text keeps a control character: \(shown.debugDescription)")
     // Bytes, not Characters: a combining mark after `"` or `=` makes one
     // Character of the two, and a spreadsheet looks at the first byte.
     let cell = Array(CSV.cell(text).utf8)
@@ -68,8 +72,9 @@ public func fuzzQuery(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
             inner = inner[(i + 2)...]
         }
     } else {
-        invariant(!cell.contains(UInt8(ascii: ",")) && !cell.contains(quote) && !cell.contains(0x0A) && !cell.contains(0x0D),
-                  "CSV cell needed quotes: \(cell)")
+        invariant(
+            !cell.contains(UInt8(ascii: ",")) && !cell.contains(quote) && !cell.contains(0x0A) && !cell.contains(0x0D),
+            "CSV cell needed quotes: \(cell)")
     }
     return 0
 }

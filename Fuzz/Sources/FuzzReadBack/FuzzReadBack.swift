@@ -31,14 +31,16 @@ public func fuzzReadBack(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         if let row = try? RowCodec.session(line) {
             var once: [UInt8] = []
             RowCodec.encode(row, into: &once)
-            invariant((try? RowCodec.session(once.dropLast())).map { String(describing: $0) } == String(describing: row),
-                      "a session row changes once written again")
+            invariant(
+                (try? RowCodec.session(once.dropLast())).map { String(describing: $0) } == String(describing: row),
+                "a session row changes once written again")
         }
         if let row = try? RowCodec.finding(line) {
             var once: [UInt8] = []
             RowCodec.encode(row, into: &once)
-            invariant((try? RowCodec.finding(once.dropLast())).map { String(describing: $0) } == String(describing: row),
-                      "a finding row changes once written again")
+            invariant(
+                (try? RowCodec.finding(once.dropLast())).map { String(describing: $0) } == String(describing: row),
+                "a finding row changes once written again")
         }
     }
     return 0

@@ -12,8 +12,9 @@ final class CheckingSink: AuditSink {
     }
 
     func sessionClosed(_ session: SessionRecord) {
-        check([session.state, session.clientID, session.redirectURI, session.error, session.errorDescription, session.clientIP],
-              urls: [session.redirectURI, session.clientIP])
+        check(
+            [session.state, session.clientID, session.redirectURI, session.error, session.errorDescription, session.clientIP],
+            urls: [session.redirectURI, session.clientIP])
     }
 
     /// `cells` must be safe to show; `urls` — the cells that carry URLs or
@@ -21,8 +22,9 @@ final class CheckingSink: AuditSink {
     private func check(_ cells: [String], urls: [String]) {
         for cell in cells {
             let shown = TerminalText.escape(cell)
-            invariant(!shown.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || (0x202A...0x202E).contains($0.value) },
-                      "terminal text keeps a control character: \(shown.debugDescription)")
+            invariant(
+                !shown.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || (0x202A...0x202E).contains($0.value) },
+                "terminal text keeps a control character: \(shown.debugDescription)")
             let csv = CSV.cell(cell)
             if let first = csv.utf8.first {
                 invariant(!Array("=+-@\t\r".utf8).contains(first), "CSV cell starts a formula: \(csv.debugDescription)")
@@ -93,9 +95,10 @@ public func fuzzRecords(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
                 let slowFailure = combined.parse(line, into: &slow, escapes: true)
                 let slowFields = (slow.time, slow.status, Array(slow.target), Array(slow.clientIP), Array(slow.method))
                 failure = combined.parse(line, into: &record, escapes: backslash)
-                precondition(slowFailure == failure && slowFields.0 == record.time && slowFields.1 == record.status
-                             && slowFields.2 == Array(record.target) && slowFields.3 == Array(record.clientIP)
-                             && slowFields.4 == Array(record.method), "escape-free parse differs")
+                precondition(
+                    slowFailure == failure && slowFields.0 == record.time && slowFields.1 == record.status
+                        && slowFields.2 == Array(record.target) && slowFields.3 == Array(record.clientIP)
+                        && slowFields.4 == Array(record.method), "escape-free parse differs")
             case 1: failure = json.parse(line, into: &record)
             default: failure = nginx.parse(line, into: &record)
             }

@@ -2,7 +2,10 @@ import Foundation
 
 /// The three CSV files of docs/contract.md §7, a stable contract for dashboards.
 public enum CSVReport {
-    public static let sessionsHeader = ["state", "first_seen", "last_seen", "flow", "app", "environment", "variant", "client_id", "redirect_uri", "outcome", "error", "error_description", "latency_ms", "findings", "client_ip", "source"]
+    public static let sessionsHeader = [
+        "state", "first_seen", "last_seen", "flow", "app", "environment", "variant", "client_id", "redirect_uri", "outcome", "error", "error_description",
+        "latency_ms", "findings", "client_ip", "source",
+    ]
     public static let findingsHeader = ["time", "severity", "kind", "state", "client_id", "redirect_uri", "detail", "source"]
     public static let errorDistributionHeader = ["period", "flow", "app", "environment", "error", "count", "share"]
 

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Writes `sessions.csv` and `findings.csv` row by row while the audit
@@ -25,7 +25,8 @@ public final class CSVWriter: RowSink {
         init(target: OutputTarget, folder: String) throws(OutputError) {
             self.target = target
             let name = OutputPaths.name(of: target.given)
-            temporary = target.method == .replace
+            temporary =
+                target.method == .replace
                 ? target.temporaryPath
                 : (folder.hasSuffix("/") ? folder : folder + "/") + OutputPaths.temporaryName(for: name)
             fd = TemporaryOutputs.shared.create(temporary)
@@ -125,7 +126,8 @@ public final class CSVWriter: RowSink {
             for output in [sessions, findings] {
                 output.buffer.removeAll(keepingCapacity: true)
                 if output.fd >= 0 && (ftruncate(output.fd, 0) != 0 || lseek(output.fd, 0, SEEK_SET) != 0)
-                    && failures[ObjectIdentifier(output)] == nil {
+                    && failures[ObjectIdentifier(output)] == nil
+                {
                     failures[ObjectIdentifier(output)] = .system(output.target.given)
                 }
             }

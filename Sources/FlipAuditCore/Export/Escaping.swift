@@ -22,7 +22,7 @@ public enum TerminalText {
 
     static func needsEscape(_ s: Unicode.Scalar) -> Bool {
         switch s.value {
-        case 0x00...0x1F, 0x7F...0x9F: return true                     // C0, DEL, C1
+        case 0x00...0x1F, 0x7F...0x9F: return true  // C0, DEL, C1
         case 0x200B...0x200F, 0x2028...0x202E, 0x2060...0x2069: return true  // zero-width, bidi, separators
         case 0x061C, 0xFEFF: return true
         default: return false

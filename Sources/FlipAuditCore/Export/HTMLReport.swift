@@ -82,7 +82,8 @@ public enum HTMLReport {
         out += errorSection(result)
         out += latencySection(result)
         out += findingSection(result)
-        out += "<footer><p>Made by flipaudit. Authorization codes appear only as digests (<code>sha256:</code> and 12 hex digits). Text from the logs is shown escaped.</p></footer>\n</body>\n</html>\n"
+        out +=
+            "<footer><p>Made by flipaudit. Authorization codes appear only as digests (<code>sha256:</code> and 12 hex digits). Text from the logs is shown escaped.</p></footer>\n</body>\n</html>\n"
         return out
     }
 
@@ -112,25 +113,37 @@ public enum HTMLReport {
         var notes: [String] = []
         if !result.unobservableFiles.isEmpty {
             let names = result.unobservableFiles.prefix(listLimit).map(esc).joined(separator: ", ")
-            notes.append("<p><b>\(names)</b> log no <code>Location</code> header, so returns to Google cannot be seen (sessions are <i>unobservable</i>). Add <code>\"$sent_http_location\"</code> at the end of your nginx <code>log_format</code>, for example:</p><pre>\(HTMLEscaping.escape(nginxLogFormat))</pre>")
+            notes.append(
+                "<p><b>\(names)</b> log no <code>Location</code> header, so returns to Google cannot be seen (sessions are <i>unobservable</i>). Add <code>\"$sent_http_location\"</code> at the end of your nginx <code>log_format</code>, for example:</p><pre>\(HTMLEscaping.escape(nginxLogFormat))</pre>"
+            )
         }
         if !result.unpinnedProjectIDs.isEmpty {
-            notes.append("<p>Web-linking redirects were accepted for project IDs \(result.unpinnedProjectIDs.prefix(listLimit).map(esc).joined(separator: ", ")) because no <code>--project-id</code> is set; pin yours with <code>--project-id ID</code> so that others are flagged.</p>")
+            notes.append(
+                "<p>Web-linking redirects were accepted for project IDs \(result.unpinnedProjectIDs.prefix(listLimit).map(esc).joined(separator: ", ")) because no <code>--project-id</code> is set; pin yours with <code>--project-id ID</code> so that others are flagged.</p>"
+            )
         }
         if result.carriedIn > 0 || result.checkpoint != nil {
-            notes.append("<p>Checkpoint: <span data-total=\"carried_in\">\(result.carriedIn)</span> open sessions carried in from the previous run, <span data-total=\"carried_out\">\(result.carriedOut)</span> carried out to the next; their rows are written by the run in which they close.</p>")
+            notes.append(
+                "<p>Checkpoint: <span data-total=\"carried_in\">\(result.carriedIn)</span> open sessions carried in from the previous run, <span data-total=\"carried_out\">\(result.carriedOut)</span> carried out to the next; their rows are written by the run in which they close.</p>"
+            )
         }
         if result.evictedSessions > 0 {
-            notes.append("<p><span data-total=\"evicted_sessions\">\(result.evictedSessions)</span> sessions were closed early because more than \(result.configuration.maxSessions) were open at once (a flood of distinct states?); their outcome is closed-early, later returns may read unknown-state, and results are not exact. Raise <code>--max-sessions</code> if this is normal traffic.</p>")
+            notes.append(
+                "<p><span data-total=\"evicted_sessions\">\(result.evictedSessions)</span> sessions were closed early because more than \(result.configuration.maxSessions) were open at once (a flood of distinct states?); their outcome is closed-early, later returns may read unknown-state, and results are not exact. Raise <code>--max-sessions</code> if this is normal traffic.</p>"
+            )
         }
         if a.outOfOrderRecords > 0 {
-            notes.append("<p>\(a.outOfOrderRecords) flip records were more than \(TimeOrderedMerge.defaultWindow / 1000) s behind the newest record of their file and were audited where they stand; pass rotated logs as separate files rather than concatenated out of order.</p>")
+            notes.append(
+                "<p>\(a.outOfOrderRecords) flip records were more than \(TimeOrderedMerge.defaultWindow / 1000) s behind the newest record of their file and were audited where they stand; pass rotated logs as separate files rather than concatenated out of order.</p>"
+            )
         }
         for n in notes { out += "<div class=\"note\">\(n)</div>\n" }
 
-        out += "<div class=\"scroll\"><table><thead><tr><th>file</th><th>encoding</th><th>format</th><th class=\"n\">lines</th><th>Location logged</th><th>problem</th></tr></thead><tbody>\n"
+        out +=
+            "<div class=\"scroll\"><table><thead><tr><th>file</th><th>encoding</th><th>format</th><th class=\"n\">lines</th><th>Location logged</th><th>problem</th></tr></thead><tbody>\n"
         for f in result.files.prefix(listLimit) {
-            out += "<tr><td class=\"mono\">\(esc(f.name))</td><td>\(esc(f.encoding))</td><td>\(esc(f.format))</td><td class=\"n\">\(f.lines)</td><td>\(f.logsLocation ? "yes" : "<b>no</b>")</td><td>\(f.error.map(esc) ?? "")</td></tr>\n"
+            out +=
+                "<tr><td class=\"mono\">\(esc(f.name))</td><td>\(esc(f.encoding))</td><td>\(esc(f.format))</td><td class=\"n\">\(f.lines)</td><td>\(f.logsLocation ? "yes" : "<b>no</b>")</td><td>\(f.error.map(esc) ?? "")</td></tr>\n"
         }
         if result.files.count > listLimit { out += "<tr><td colspan=\"6\">… \(result.files.count - listLimit) more files</td></tr>\n" }
         out += "</tbody></table></div></section>\n"
@@ -138,7 +151,8 @@ public enum HTMLReport {
     }
 
     /// The log_format line the unobservable note proposes (as on the terminal).
-    static let nginxLogFormat = "log_format flip '$remote_addr - $remote_user [$time_local] \"$request\" $status $body_bytes_sent \"$http_referer\" \"$http_user_agent\" \"$sent_http_location\"';"
+    static let nginxLogFormat =
+        "log_format flip '$remote_addr - $remote_user [$time_local] \"$request\" $status $body_bytes_sent \"$http_referer\" \"$http_user_agent\" \"$sent_http_location\"';"
 
     static func sessionSection(_ result: AuditResult) -> String {
         let stats = result.statistics
@@ -192,9 +206,11 @@ public enum HTMLReport {
         let few = periods.count <= 12
         let barWidth = few ? 64 : 24, gap = few ? 24 : 8, left = 60, top = 10, height = 180
         let width = left + periods.count * (barWidth + gap) + gap
-        out += "<figure><svg class=\"chart\" role=\"img\" aria-label=\"Error values per period\" viewBox=\"0 0 \(max(width, 240)) \(top + height + 40)\" width=\"\(max(width, 240))\" height=\"\(top + height + 40)\">\n"
+        out +=
+            "<figure><svg class=\"chart\" role=\"img\" aria-label=\"Error values per period\" viewBox=\"0 0 \(max(width, 240)) \(top + height + 40)\" width=\"\(max(width, 240))\" height=\"\(top + height + 40)\">\n"
         out += "<line x1=\"\(left)\" y1=\"\(top + height)\" x2=\"\(width)\" y2=\"\(top + height)\" class=\"axis\"/>\n"
-        out += "<text x=\"\(left - 6)\" y=\"\(top + 10)\" class=\"tick\" text-anchor=\"end\">\(maxTotal)</text><text x=\"\(left - 6)\" y=\"\(top + height)\" class=\"tick\" text-anchor=\"end\">0</text>\n"
+        out +=
+            "<text x=\"\(left - 6)\" y=\"\(top + 10)\" class=\"tick\" text-anchor=\"end\">\(maxTotal)</text><text x=\"\(left - 6)\" y=\"\(top + height)\" class=\"tick\" text-anchor=\"end\">0</text>\n"
         for (i, period) in periods.enumerated() {
             let x = left + gap + i * (barWidth + gap)
             var y = Double(top + height)
@@ -202,9 +218,11 @@ public enum HTMLReport {
                 guard let n = perPeriod[period]![key], n > 0 else { continue }
                 let h = Double(height) * Double(n) / Double(maxTotal)
                 y -= h
-                out += "<rect x=\"\(x)\" y=\(quoted(y)) width=\"\(barWidth)\" height=\(quoted(h)) fill=\"\(color(k))\"><title>\(esc(period)): \(label(key)) \(n)</title></rect>\n"
+                out +=
+                    "<rect x=\"\(x)\" y=\(quoted(y)) width=\"\(barWidth)\" height=\(quoted(h)) fill=\"\(color(k))\"><title>\(esc(period)): \(label(key)) \(n)</title></rect>\n"
             }
-            out += few
+            out +=
+                few
                 ? "<text x=\"\(x + barWidth / 2)\" y=\"\(top + height + 14)\" class=\"tick\" text-anchor=\"middle\">\(esc(period))</text>\n"
                 : "<text x=\"\(x + barWidth / 2)\" y=\"\(top + height + 14)\" class=\"tick\" text-anchor=\"end\" transform=\"rotate(-30 \(x + barWidth / 2) \(top + height + 14))\">\(esc(period))</text>\n"
         }
@@ -218,7 +236,8 @@ public enum HTMLReport {
 
         out += "<div class=\"scroll\"><table><thead><tr><th>error</th><th class=\"n\">sessions</th><th class=\"n\">share</th></tr></thead><tbody>\n"
         for t in totals.prefix(listLimit) {
-            out += "<tr><td class=\"mono\">\(esc(t.error))</td><td class=\"n\">\(t.count)</td><td class=\"n\">\(TerminalReport.percent(Double(t.count) / Double(errorSessions)))</td></tr>\n"
+            out +=
+                "<tr><td class=\"mono\">\(esc(t.error))</td><td class=\"n\">\(t.count)</td><td class=\"n\">\(TerminalReport.percent(Double(t.count) / Double(errorSessions)))</td></tr>\n"
         }
         if totals.count > listLimit { out += "<tr><td colspan=\"3\">… \(totals.count - listLimit) more values</td></tr>\n" }
         out += "</tbody></table></div></section>\n"
@@ -238,7 +257,8 @@ public enum HTMLReport {
         guard let p = stats.latencyPercentiles else {
             return out + "<p>No session with its request and return on separate records.</p></section>\n"
         }
-        out += "<p><span data-total=\"latency_count\">\(p.count)</span> sessions with request and return on separate records: p50 <b>\(TerminalReport.duration(p.p50))</b>, p90 <b>\(TerminalReport.duration(p.p90))</b>, p99 <b>\(TerminalReport.duration(p.p99))</b>.</p>\n"
+        out +=
+            "<p><span data-total=\"latency_count\">\(p.count)</span> sessions with request and return on separate records: p50 <b>\(TerminalReport.duration(p.p50))</b>, p90 <b>\(TerminalReport.duration(p.p90))</b>, p99 <b>\(TerminalReport.duration(p.p99))</b>.</p>\n"
         let counts = latencyBins.map { bin -> UInt64 in
             let upper = bin.1 == .max ? stats.latency.highestTrackableValue : bin.1 - 1
             return stats.latency.count(within: bin.0...max(bin.0, upper))
@@ -246,12 +266,16 @@ public enum HTMLReport {
         let maxCount = max(counts.max() ?? 1, 1)
         let barWidth = 70, gap = 6, left = 10, top = 16, height = 150
         let width = left + latencyBins.count * (barWidth + gap)
-        out += "<figure><svg class=\"chart\" role=\"img\" aria-label=\"Latency histogram\" viewBox=\"0 0 \(width) \(top + height + 36)\" width=\"\(width)\" height=\"\(top + height + 36)\">\n"
+        out +=
+            "<figure><svg class=\"chart\" role=\"img\" aria-label=\"Latency histogram\" viewBox=\"0 0 \(width) \(top + height + 36)\" width=\"\(width)\" height=\"\(top + height + 36)\">\n"
         for (i, bin) in latencyBins.enumerated() {
             let x = left + i * (barWidth + gap)
             let h = Double(height) * Double(counts[i]) / Double(maxCount)
-            out += "<rect x=\"\(x)\" y=\(quoted(Double(top + height) - h)) width=\"\(barWidth)\" height=\(quoted(h)) class=\"bar\"><title>\(bin.2): \(counts[i])</title></rect>\n"
-            if counts[i] > 0 { out += "<text x=\"\(x + barWidth / 2)\" y=\(quoted(Double(top + height) - h - 3)) class=\"tick\" text-anchor=\"middle\">\(counts[i])</text>\n" }
+            out +=
+                "<rect x=\"\(x)\" y=\(quoted(Double(top + height) - h)) width=\"\(barWidth)\" height=\(quoted(h)) class=\"bar\"><title>\(bin.2): \(counts[i])</title></rect>\n"
+            if counts[i] > 0 {
+                out += "<text x=\"\(x + barWidth / 2)\" y=\(quoted(Double(top + height) - h - 3)) class=\"tick\" text-anchor=\"middle\">\(counts[i])</text>\n"
+            }
             out += "<text x=\"\(x + barWidth / 2)\" y=\"\(top + height + 14)\" class=\"tick\" text-anchor=\"middle\">\(HTMLEscaping.escape(bin.2))</text>\n"
         }
         out += "</svg><figcaption>Sessions per latency range (first request to first return).</figcaption></figure></section>\n"
@@ -274,9 +298,11 @@ public enum HTMLReport {
                 out += "<p class=\"fix\"><b>What to fix:</b> \(HTMLEscaping.prose(kind.fix))</p>\n"
                 let examples = (result.findingExamples[kind] ?? []).prefix(examplesPerKind)
                 if !examples.isEmpty {
-                    out += "<div class=\"scroll\"><table class=\"examples\"><thead><tr><th>source</th><th>time</th><th>state</th><th>detail</th></tr></thead><tbody>\n"
+                    out +=
+                        "<div class=\"scroll\"><table class=\"examples\"><thead><tr><th>source</th><th>time</th><th>state</th><th>detail</th></tr></thead><tbody>\n"
                     for f in examples {
-                        out += "<tr><td class=\"mono\">\(esc(result.describe(f.source)))</td><td class=\"mono time\">\(Timestamp.iso8601(f.time))</td><td class=\"mono\">\(esc(f.state.isEmpty ? "" : Quote.text(f.state)))</td><td>\(esc(f.detail))</td></tr>\n"
+                        out +=
+                            "<tr><td class=\"mono\">\(esc(result.describe(f.source)))</td><td class=\"mono time\">\(Timestamp.iso8601(f.time))</td><td class=\"mono\">\(esc(f.state.isEmpty ? "" : Quote.text(f.state)))</td><td>\(esc(f.detail))</td></tr>\n"
                     }
                     out += "</tbody></table></div>\n"
                     if count > examples.count { out += "<p class=\"more\">\(count - examples.count) more in findings.csv (<code>--csv</code>).</p>\n" }

@@ -80,12 +80,14 @@ public enum JSONReport {
             sessions: stats.sessions,
             outcomes: Dictionary(uniqueKeysWithValues: Outcome.allCases.map { ($0.rawValue, stats.outcomeTotals[$0] ?? 0) }),
             outcomes_by_group: stats.outcomes.keys.sorted().map { g in
-                GroupOutcomes(flow: g.flow.rawValue, app: g.app.rawValue, environment: g.environment.rawValue,
-                              outcomes: Dictionary(uniqueKeysWithValues: stats.outcomes[g]!.map { ($0.key.rawValue, $0.value) }))
+                GroupOutcomes(
+                    flow: g.flow.rawValue, app: g.app.rawValue, environment: g.environment.rawValue,
+                    outcomes: Dictionary(uniqueKeysWithValues: stats.outcomes[g]!.map { ($0.key.rawValue, $0.value) }))
             },
             error_distribution: stats.errorDistributionRows.map {
-                ErrorRow(period: $0.period, flow: $0.group.flow.rawValue, app: $0.group.app.rawValue,
-                         environment: $0.group.environment.rawValue, error: $0.error, count: $0.count, share: rounded($0.share))
+                ErrorRow(
+                    period: $0.period, flow: $0.group.flow.rawValue, app: $0.group.app.rawValue,
+                    environment: $0.group.environment.rawValue, error: $0.error, count: $0.count, share: rounded($0.share))
             },
             error_totals: stats.errorTotals.map { ErrorTotal(error: $0.error, count: $0.count, share: rounded(Double($0.count) / Double(max(errorTotal, 1)))) },
             latency_ms: stats.latencyPercentiles.map { Latency(count: $0.count, p50: $0.p50, p90: $0.p90, p99: $0.p99) },
@@ -94,8 +96,9 @@ public enum JSONReport {
                 by_severity: Dictionary(uniqueKeysWithValues: Severity.allCases.map { ($0.rawValue, stats.findingsBySeverity[$0] ?? 0) }),
                 by_kind: FindingKind.allCases.compactMap { kind in
                     guard let count = stats.findingsByKind[kind] else { return nil }
-                    return KindSummary(kind: kind.rawValue, severity: kind.severity.rawValue, meaning: kind.meaning,
-                                       count: count, examples: examples[kind] ?? [])
+                    return KindSummary(
+                        kind: kind.rawValue, severity: kind.severity.rawValue, meaning: kind.meaning,
+                        count: count, examples: examples[kind] ?? [])
                 }),
             unpinned_project_ids: result.unpinnedProjectIDs,
             evicted_sessions: result.evictedSessions,

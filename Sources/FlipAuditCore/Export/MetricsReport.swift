@@ -30,8 +30,10 @@ public enum MetricsReport {
     ///   - carriedIn, carriedOut: sessions carried from the previous run
     ///     and to the next (0 until checkpoints exist; present so the
     ///     names are stable).
-    public static func render(_ result: AuditResult, exitStatus: Int32, duration: Double, now: Double,
-                              previousSuccess: Double? = nil, carriedIn: Int = 0, carriedOut: Int = 0) -> String {
+    public static func render(
+        _ result: AuditResult, exitStatus: Int32, duration: Double, now: Double,
+        previousSuccess: Double? = nil, carriedIn: Int = 0, carriedOut: Int = 0
+    ) -> String {
         var out = ""
         let stats = result.statistics
         let a = result.accounting
@@ -48,22 +50,29 @@ public enum MetricsReport {
         }
         func single(_ name: String, _ help: String, _ value: String) { family(name, help, [([], value)]) }
 
-        family("flipaudit_findings", "Findings of the last run, by kind and severity.",
-               FindingKind.allCases.map { ([("kind", $0.rawValue), ("severity", $0.severity.rawValue)], String(stats.findingsByKind[$0] ?? 0)) })
+        family(
+            "flipaudit_findings", "Findings of the last run, by kind and severity.",
+            FindingKind.allCases.map { ([("kind", $0.rawValue), ("severity", $0.severity.rawValue)], String(stats.findingsByKind[$0] ?? 0)) })
 
         var sessionSamples: [([(String, String)], String)] = []
         for group in stats.outcomes.keys.sorted() {
             let counts = stats.outcomes[group]!
             for outcome in Outcome.allCases {
-                sessionSamples.append(([("outcome", outcome.rawValue), ("flow", group.flow.rawValue), ("app", group.app.rawValue),
-                                        ("environment", group.environment.rawValue)], String(counts[outcome] ?? 0)))
+                sessionSamples.append(
+                    (
+                        [
+                            ("outcome", outcome.rawValue), ("flow", group.flow.rawValue), ("app", group.app.rawValue),
+                            ("environment", group.environment.rawValue),
+                        ], String(counts[outcome] ?? 0)
+                    ))
             }
         }
         family("flipaudit_sessions", "Sessions of the last run, by outcome, flow, Google app and environment.", sessionSamples)
 
-        family("flipaudit_error_sessions",
-               "Sessions of the last run with outcome error, by error value (the \(errorValueLimit) most frequent; the rest as error=\"\(otherErrors)\").",
-               errorSamples(stats.errorTotals).map { ([("error", TerminalText.escape($0.error))], String($0.count)) })
+        family(
+            "flipaudit_error_sessions",
+            "Sessions of the last run with outcome error, by error value (the \(errorValueLimit) most frequent; the rest as error=\"\(otherErrors)\").",
+            errorSamples(stats.errorTotals).map { ([("error", TerminalText.escape($0.error))], String($0.count)) })
 
         single("flipaudit_input_files", "Input files of the last run.", String(a.files))
         single("flipaudit_input_files_with_errors", "Inputs that could not be read completely (missing, unreadable, damaged).", String(a.filesWithErrors))
@@ -77,11 +86,15 @@ public enum MetricsReport {
         single("flipaudit_sessions_carried_in", "Open sessions carried in from the previous run's checkpoint.", String(carriedIn))
         single("flipaudit_sessions_carried_out", "Open sessions carried out to the next run's checkpoint.", String(carriedOut))
         single("flipaudit_last_run_duration_seconds", "How long the last run took.", number(duration))
-        single("flipaudit_last_run_exit_status", "Exit status of the last run (0 clean, 1 finding at or above --fail-on, 3 input not read completely, 4 output not written).", String(exitStatus))
+        single(
+            "flipaudit_last_run_exit_status",
+            "Exit status of the last run (0 clean, 1 finding at or above --fail-on, 3 input not read completely, 4 output not written).", String(exitStatus))
         single("flipaudit_last_run_timestamp_seconds", "When the last run ended, in seconds since 1970.", number(now))
         let success = exitStatus == 0 || exitStatus == 1 ? now : previousSuccess
         if let success {
-            single("flipaudit_last_success_timestamp_seconds", "When the last run that read all its input and wrote all its outputs ended (exit status 0 or 1), in seconds since 1970.", number(success))
+            single(
+                "flipaudit_last_success_timestamp_seconds",
+                "When the last run that read all its input and wrote all its outputs ended (exit status 0 or 1), in seconds since 1970.", number(success))
         }
         return out
     }

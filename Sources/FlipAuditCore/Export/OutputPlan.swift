@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Every output of a run, checked before any input is read (docs/contract.md
@@ -36,9 +36,11 @@ public struct OutputPlan: Sendable {
     /// `files` are further single-file outputs by option (`--html`,
     /// `--metrics`); those in `regularOnly` (`--checkpoint`, read back by
     /// the next run) must be a regular file or a new one.
-    public static func make(csv: String?, json: String?, files: [(option: String, path: String)] = [],
-                            regularOnly: Set<String> = [], arguments: [String],
-                            usesStandardOutput: Bool) throws(OutputPlanError) -> OutputPlan {
+    public static func make(
+        csv: String?, json: String?, files: [(option: String, path: String)] = [],
+        regularOnly: Set<String> = [], arguments: [String],
+        usesStandardOutput: Bool
+    ) throws(OutputPlanError) -> OutputPlan {
         var plan = OutputPlan()
         var outputs: [OutputTarget] = []
         var createFolder: String?
@@ -55,10 +57,12 @@ public struct OutputPlan: Sendable {
             plan.csvDirectory = csv
             let base = csv.hasSuffix("/") ? csv : csv + "/"
             for name in csvNames {
-                let target = createFolder == nil
+                let target =
+                    createFolder == nil
                     ? try file(base + name, option: "--csv")
-                    : OutputTarget(option: "--csv", given: base + name, path: OutputPaths.canonical(csv) + "/" + name,
-                                   method: .replace, identity: nil)
+                    : OutputTarget(
+                        option: "--csv", given: base + name, path: OutputPaths.canonical(csv) + "/" + name,
+                        method: .replace, identity: nil)
                 plan.csvFiles[name] = target
                 outputs.append(target)
             }
@@ -66,8 +70,9 @@ public struct OutputPlan: Sendable {
 
         if let json {
             if json == "-" {
-                plan.json = OutputTarget(option: "--json", given: "-", path: "-", method: .standardOutput,
-                                         identity: FileIdentity.of(descriptor: STDOUT_FILENO))
+                plan.json = OutputTarget(
+                    option: "--json", given: "-", path: "-", method: .standardOutput,
+                    identity: FileIdentity.of(descriptor: STDOUT_FILENO))
             } else {
                 let target = try file(json, option: "--json", pendingFolder: createFolder.map(OutputPaths.canonical))
                 plan.json = target
@@ -113,7 +118,8 @@ public struct OutputPlan: Sendable {
         for output in outputs where output.method == .replace && output.identity != nil {
             let inside = walked.first { output.path.hasPrefix($0 == "/" ? "/" : $0 + "/") }
             if let inside, !looksLikeOwnOutput(output) {
-                throw OutputPlanError("\(output.option) \(output.given) is in the input folder \(inside) and is not a flipaudit output; refusing to overwrite it")
+                throw OutputPlanError(
+                    "\(output.option) \(output.given) is in the input folder \(inside) and is not a flipaudit output; refusing to overwrite it")
             }
         }
 

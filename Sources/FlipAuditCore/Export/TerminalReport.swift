@@ -37,7 +37,8 @@ public struct TerminalReport {
         if a.filesWithErrors > 0 { out += paint("  \(Self.number(a.filesWithErrors)) could not be read completely", "31") }
         out += "\n"
         out += "  bytes                \(Self.bytes(a.compressedBytes)) read, \(Self.bytes(a.uncompressedBytes)) uncompressed\n"
-        out += "  lines                \(Self.number(a.lines))  (records \(Self.number(a.records)), malformed \(Self.number(a.malformedLines)), blank \(Self.number(a.blankLines)))\n"
+        out +=
+            "  lines                \(Self.number(a.lines))  (records \(Self.number(a.records)), malformed \(Self.number(a.malformedLines)), blank \(Self.number(a.blankLines)))\n"
         for example in a.malformedExamples { out += "    " + esc(example) + "\n" }
         if a.malformedLines > a.malformedExamples.count {
             out += "    … \(Self.count(a.malformedLines - a.malformedExamples.count, "more malformed line", "more malformed lines"))\n"
@@ -53,8 +54,9 @@ public struct TerminalReport {
             var rows: [[String]] = [["flow", "app", "environment"] + outcomes.map(\.rawValue) + ["total"]]
             for group in stats.outcomes.keys.sorted() {
                 let counts = stats.outcomes[group]!
-                rows.append([group.flow.rawValue, group.app.rawValue, group.environment.rawValue]
-                            + outcomes.map { Self.number(counts[$0] ?? 0) } + [Self.number(counts.values.reduce(0, +))])
+                rows.append(
+                    [group.flow.rawValue, group.app.rawValue, group.environment.rawValue]
+                        + outcomes.map { Self.number(counts[$0] ?? 0) } + [Self.number(counts.values.reduce(0, +))])
             }
             rows.append(["all", "", ""] + outcomes.map { Self.number(stats.outcomeTotals[$0] ?? 0) } + [Self.number(stats.sessions)])
             out += Self.table(rows, indent: 2)
@@ -70,8 +72,10 @@ public struct TerminalReport {
             out += "  by period, app and environment:\n"
             var detail = [["period", "flow", "app", "environment", "error", "count", "share"]]
             for r in stats.errorDistributionRows {
-                detail.append([r.period, r.group.flow.rawValue, r.group.app.rawValue, r.group.environment.rawValue,
-                               esc(r.error), Self.number(r.count), Self.percent(r.share)])
+                detail.append([
+                    r.period, r.group.flow.rawValue, r.group.app.rawValue, r.group.environment.rawValue,
+                    esc(r.error), Self.number(r.count), Self.percent(r.share),
+                ])
             }
             out += Self.table(detail, indent: 4)
         }
@@ -105,19 +109,27 @@ public struct TerminalReport {
 
         var notes: [String] = []
         if !result.unobservableFiles.isEmpty {
-            notes.append("\(result.unobservableFiles.map(esc).joined(separator: ", ")) log no Location header, so returns to Google cannot be seen (sessions are 'unobservable'). Add \"$sent_http_location\" at the end of your nginx log_format, e.g.:\n      log_format flip '$remote_addr - $remote_user [$time_local] \"$request\" $status $body_bytes_sent \"$http_referer\" \"$http_user_agent\" \"$sent_http_location\"';")
+            notes.append(
+                "\(result.unobservableFiles.map(esc).joined(separator: ", ")) log no Location header, so returns to Google cannot be seen (sessions are 'unobservable'). Add \"$sent_http_location\" at the end of your nginx log_format, e.g.:\n      log_format flip '$remote_addr - $remote_user [$time_local] \"$request\" $status $body_bytes_sent \"$http_referer\" \"$http_user_agent\" \"$sent_http_location\"';"
+            )
         }
         if !result.unpinnedProjectIDs.isEmpty {
-            notes.append("web-linking redirects were accepted for project IDs \(result.unpinnedProjectIDs.map(esc).joined(separator: ", ")) because no --project-id is set; pin yours with --project-id ID so that others are flagged")
+            notes.append(
+                "web-linking redirects were accepted for project IDs \(result.unpinnedProjectIDs.map(esc).joined(separator: ", ")) because no --project-id is set; pin yours with --project-id ID so that others are flagged"
+            )
         }
         if result.carriedIn > 0 || result.checkpoint != nil {
             notes.append("checkpoint: \(Self.number(result.carriedIn)) open sessions carried in, \(Self.number(result.carriedOut)) carried out to the next run")
         }
         if result.evictedSessions > 0 {
-            notes.append("\(Self.count(result.evictedSessions, "session was", "sessions were")) closed early because more than \(Self.number(result.configuration.maxSessions)) were open at once (a flood of distinct states?); their outcome is closed-early, later returns may read unknown-state, and results are not exact. Raise --max-sessions if this is normal traffic")
+            notes.append(
+                "\(Self.count(result.evictedSessions, "session was", "sessions were")) closed early because more than \(Self.number(result.configuration.maxSessions)) were open at once (a flood of distinct states?); their outcome is closed-early, later returns may read unknown-state, and results are not exact. Raise --max-sessions if this is normal traffic"
+            )
         }
         if result.accounting.outOfOrderRecords > 0 {
-            notes.append("\(Self.count(result.accounting.outOfOrderRecords, "flip record was", "flip records were")) more than \(TimeOrderedMerge.defaultWindow / 1000) s behind the newest record of their file and were audited where they stand; pass rotated logs as separate files rather than concatenated out of order")
+            notes.append(
+                "\(Self.count(result.accounting.outOfOrderRecords, "flip record was", "flip records were")) more than \(TimeOrderedMerge.defaultWindow / 1000) s behind the newest record of their file and were audited where they stand; pass rotated logs as separate files rather than concatenated out of order"
+            )
         }
         if !notes.isEmpty {
             out += "\n" + heading("NOTES") + "\n"

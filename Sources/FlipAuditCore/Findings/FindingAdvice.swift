@@ -7,19 +7,25 @@ extension FindingKind {
     public var fix: String {
         switch self {
         case .stateMismatch:
-            return "Return the request's `state` byte for byte, URL-encoded once. Keep it server-side with the session instead of rebuilding it from the client."
+            return
+                "Return the request's `state` byte for byte, URL-encoded once. Keep it server-side with the session instead of rebuilding it from the client."
         case .codeToUnlistedRedirect:
-            return "Check `redirect_uri` against the allowlist before a code is made, and send codes only to Google's App Flip and `/r/PROJECT_ID` URIs. Revoke the codes already sent elsewhere."
+            return
+                "Check `redirect_uri` against the allowlist before a code is made, and send codes only to Google's App Flip and `/r/PROJECT_ID` URIs. Revoke the codes already sent elsewhere."
         case .codeDespiteClientMismatch:
-            return "Check `client_id` against Google's client ID before signing the user in, and answer a mismatch with `error=invalid_request`, never a code. Revoke the codes already issued."
+            return
+                "Check `client_id` against Google's client ID before signing the user in, and answer a mismatch with `error=invalid_request`, never a code. Revoke the codes already issued."
         case .codeReuse:
             return "Make each authorization code random (a secure generator), single-use and short-lived. Revoke the tokens issued for the reused code."
         case .redirectChanged:
-            return "Redirect to the exact `redirect_uri` of the request (same scheme, host and path), never to a target taken from another parameter, a cookie or a stored default."
+            return
+                "Redirect to the exact `redirect_uri` of the request (same scheme, host and path), never to a target taken from another parameter, a cookie or a stored default."
         case .errorToUnlistedRedirect:
-            return "Check `redirect_uri` against the allowlist before redirecting with an error; for an unknown URI show an error page on your own domain instead (no open redirector)."
+            return
+                "Check `redirect_uri` against the allowlist before redirecting with an error; for an unknown URI show an error page on your own domain instead (no open redirector)."
         case .missingErrorReturn:
-            return "When a request with an allowlisted `redirect_uri` fails, redirect back to it with `error` and `state` instead of answering 4xx/5xx, so the Google app can recover."
+            return
+                "When a request with an allowlisted `redirect_uri` fails, redirect back to it with `error` and `state` instead of answering 4xx/5xx, so the Google app can recover."
         case .stateReuse:
             return "Refuse to answer a `state` whose session already returned or expired (a replayed link), and find out which client sends it."
         case .duplicateReturn:
@@ -31,19 +37,25 @@ extension FindingKind {
         case .codeWithoutState:
             return "Always append the request's `state` to a code redirect: Google refuses a code without it, and it is the protection against forged requests."
         case .duplicateParam:
-            return "Build redirect URLs with a URL library that sets each parameter once, and refuse requests whose URL repeats a flip parameter (parameter pollution)."
+            return
+                "Build redirect URLs with a URL library that sets each parameter once, and refuse requests whose URL repeats a flip parameter (parameter pollution)."
         case .redirectNotAllowlisted:
-            return "Refuse requests whose `redirect_uri` is not allowlisted, without redirecting to it. If the URI is legitimately yours, pass it with `--allow-redirect` (or `--project-id`)."
+            return
+                "Refuse requests whose `redirect_uri` is not allowlisted, without redirecting to it. If the URI is legitimately yours, pass it with `--allow-redirect` (or `--project-id`)."
         case .clientIDMismatch:
-            return "Answer requests with an unknown `client_id` with `error=invalid_request`. If the ID is a Google client of yours, pass it with `--client-id`."
+            return
+                "Answer requests with an unknown `client_id` with `error=invalid_request`. If the ID is a Google client of yours, pass it with `--client-id`."
         case .nonstandardError:
             return "Map every failure to one of the four App Flip errors: `cancelled`, `unrecoverable`, `invalid_request` or `access_denied`."
         case .unknownState:
-            return "Return only the states of requests your server received. Look for returns built from a stale or client-supplied state, or add the logs that hold the missing requests."
+            return
+                "Return only the states of requests your server received. Look for returns built from a stale or client-supplied state, or add the logs that hold the missing requests."
         case .noReturn:
-            return "End every authorization request with a redirect back to Google, `error=cancelled` when the user gives up; a session that just stops leaves the Google app waiting."
+            return
+                "End every authorization request with a redirect back to Google, `error=cancelled` when the user gives up; a session that just stops leaves the Google app waiting."
         case .missingParam:
-            return "Refuse flip requests that lack `client_id`, `state` or `redirect_uri` with an error page (no redirect). If Google sends them, check the App Flip settings of your Actions project."
+            return
+                "Refuse flip requests that lack `client_id`, `state` or `redirect_uri` with an error page (no redirect). If Google sends them, check the App Flip settings of your Actions project."
         case .wrongErrorForClientMismatch:
             return "Answer a `client_id` mismatch with `error=invalid_request`, as App Flip asks."
         case .errorWithoutState:

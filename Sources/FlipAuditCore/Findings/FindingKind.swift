@@ -46,7 +46,7 @@ public enum FindingKind: String, CaseIterable, Sendable, Codable {
         case .stateMismatch, .codeToUnlistedRedirect, .codeDespiteClientMismatch, .codeReuse:
             return .critical
         case .redirectChanged, .errorToUnlistedRedirect, .missingErrorReturn, .stateReuse, .duplicateReturn,
-             .codeAndError, .emptyReturn, .codeWithoutState, .duplicateParam:
+            .codeAndError, .emptyReturn, .codeWithoutState, .duplicateParam:
             return .high
         case .redirectNotAllowlisted, .clientIDMismatch, .nonstandardError, .unknownState, .noReturn, .missingParam:
             return .medium

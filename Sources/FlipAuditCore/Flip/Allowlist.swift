@@ -43,10 +43,12 @@ public struct Allowlist: Sendable {
         let u = uri.utf8
         for prefix in Self.webPrefixes where u.starts(with: prefix) {
             let id = u.dropFirst(prefix.count)
-            let ok = !id.isEmpty && id.allSatisfy { b in
-                let l = b | 0x20
-                return (l >= UInt8(ascii: "a") && l <= UInt8(ascii: "z")) || (b >= .zero && b <= .nine) || b == .minus || b == UInt8(ascii: "_")
-            }
+            let ok =
+                !id.isEmpty
+                && id.allSatisfy { b in
+                    let l = b | 0x20
+                    return (l >= UInt8(ascii: "a") && l <= UInt8(ascii: "z")) || (b >= .zero && b <= .nine) || b == .minus || b == UInt8(ascii: "_")
+                }
             return ok && !exact.contains(uri) ? String(Substring(id)) : nil
         }
         return nil

@@ -66,13 +66,31 @@ public struct Checkpoint: Sendable, Equatable {
         out.append(contentsOf: Self.magic.utf8)
         out.append(.newline)
         lines += 1
-        line("clock") { F.tab(&$0); F.number(clock, &$0) }
-        line("key") { F.tab(&$0); F.text(Self.hex(key), &$0) }
-        line("serial") { F.tab(&$0); F.number(Int64(serial), &$0) }
-        for (i, name) in files.enumerated() { line("file") { F.tab(&$0); F.number(Int64(i), &$0); F.tab(&$0); F.text(name, &$0) } }
+        line("clock") {
+            F.tab(&$0); F.number(clock, &$0)
+        }
+        line("key") {
+            F.tab(&$0); F.text(Self.hex(key), &$0)
+        }
+        line("serial") {
+            F.tab(&$0); F.number(Int64(serial), &$0)
+        }
+        for (i, name) in files.enumerated() {
+            line("file") {
+                F.tab(&$0); F.number(Int64(i), &$0); F.tab(&$0); F.text(name, &$0)
+            }
+        }
         for s in sessions { line("session") { s.encode(into: &$0) } }
-        for r in endedStates { line("state") { F.tab(&$0); F.text(Self.hex(r.key), &$0); F.tab(&$0); F.number(r.time, &$0) } }
-        for r in returnedCodes { line("code") { F.tab(&$0); F.text(Self.hex(r.key), &$0); F.tab(&$0); F.number(r.time, &$0) } }
+        for r in endedStates {
+            line("state") {
+                F.tab(&$0); F.text(Self.hex(r.key), &$0); F.tab(&$0); F.number(r.time, &$0)
+            }
+        }
+        for r in returnedCodes {
+            line("code") {
+                F.tab(&$0); F.text(Self.hex(r.key), &$0); F.tab(&$0); F.number(r.time, &$0)
+            }
+        }
         return Self.sealed(out, lines: lines)
     }
 
@@ -81,7 +99,9 @@ public struct Checkpoint: Sendable, Equatable {
         content + Array("end\t\(lines)\t\(hex(Array(SHA256.hash(data: content))))\n".utf8)
     }
 
-    static func hex(_ bytes: [UInt8]) -> String { bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined() }
+    static func hex(_ bytes: [UInt8]) -> String {
+        bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+    }
     static func hex(_ n: UInt64) -> String {
         let s = String(n, radix: 16)
         return String(repeating: "0", count: 16 - s.count) + s
@@ -106,7 +126,8 @@ public struct Checkpoint: Sendable, Equatable {
         let endFields = endLine.split(separator: .tab, omittingEmptySubsequences: false)
         let body = bytes[..<(bytes.count - endLine.count - 1)]
         guard endFields.count == 3, Int(String(decoding: endFields[1], as: UTF8.self)) == lines.count - 1,
-              String(decoding: endFields[2], as: UTF8.self) == hex(Array(SHA256.hash(data: body))) else {
+            String(decoding: endFields[2], as: UTF8.self) == hex(Array(SHA256.hash(data: body)))
+        else {
             throw Damaged(description: "line \(lines.count): the end line does not match the content (changed or cut off)")
         }
         var clock: Int64?, key: [UInt8]?, serial: Int?
@@ -152,8 +173,9 @@ public struct Checkpoint: Sendable, Equatable {
         }
         guard let clock, let key, let serial else { throw Damaged(description: "clock, key or serial missing") }
         guard sessions.allSatisfy({ $0.serial < serial }) else { throw Damaged(description: "a session's serial is not below the next serial") }
-        return Checkpoint(clock: clock, key: key, serial: serial, files: files, sessions: sessions,
-                          endedStates: states, returnedCodes: codes)
+        return Checkpoint(
+            clock: clock, key: key, serial: serial, files: files, sessions: sessions,
+            endedStates: states, returnedCodes: codes)
     }
 
     static func unhex(_ text: String) -> [UInt8]? {

@@ -48,7 +48,8 @@ public enum CodeDigest {
             var end = i
             while end < bytes.count && !isSeparator(bytes[end]) { end += 1 }
             if let eq = bytes[i..<end].firstIndex(of: .equals),
-               secretNames.contains(PercentDecoding.decode(String(decoding: bytes[i..<eq], as: UTF8.self)).text) {
+                secretNames.contains(PercentDecoding.decode(String(decoding: bytes[i..<eq], as: UTF8.self)).text)
+            {
                 // The value runs to the next `&` or `#` (a `?` or `;` may be
                 // part of it).
                 var valueEnd = eq + 1

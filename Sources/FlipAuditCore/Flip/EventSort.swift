@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import HeapModule
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Holds every flip event of the input and hands them back in (time, file,
 /// line) order: the audit's order for input that runs back in time (see
@@ -105,4 +106,3 @@ final class EventSort {
         static func == (a: Self, b: Self) -> Bool { a.event.time == b.event.time && a.event.source == b.event.source }
     }
 }
-

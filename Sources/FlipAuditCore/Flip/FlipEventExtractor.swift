@@ -88,10 +88,11 @@ public struct FlipEventExtractor {
                 if let redirect { note(.redirectURI, malformed: redirect.malformed) }
                 if let raw = query[.scope] { note(.scope, malformed: PercentDecoding.decode(raw).malformed) }
                 classification = .inScope
-                request = FlipRequest(state: state, clientID: client?.text,
-                                      clientMismatch: !clientIDs.isEmpty && client != nil && !client!.configured,
-                                      redirect: redirect?.facts(allowlist: allowlist),
-                                      duplicateParams: duplicates, badEncodingParams: bad, fingerprint: fingerprint)
+                request = FlipRequest(
+                    state: state, clientID: client?.text,
+                    clientMismatch: !clientIDs.isEmpty && client != nil && !client!.configured,
+                    redirect: redirect?.facts(allowlist: allowlist),
+                    duplicateParams: duplicates, badEncodingParams: bad, fingerprint: fingerprint)
             } else {
                 classification = .otherOAuth
             }
@@ -103,8 +104,9 @@ public struct FlipEventExtractor {
             if returned != nil && classification == .unrelated { classification = .returnOnly }
         }
         guard request != nil || returned != nil else { return (classification, nil) }
-        let event = FlipEvent(time: record.time, source: source, clientIP: Self.clientAddress(record.clientIP),
-                              status: record.status, request: request, returned: returned)
+        let event = FlipEvent(
+            time: record.time, source: source, clientIP: Self.clientAddress(record.clientIP),
+            status: record.status, request: request, returned: returned)
         return (classification, event)
     }
 
@@ -113,11 +115,13 @@ public struct FlipEventExtractor {
     /// put a quoted URL, code and all, where the address should be — is
     /// kept as `?`, never copied into the outputs.
     static func clientAddress(_ bytes: UnsafeRawBufferPointer) -> String {
-        guard bytes.count <= 255, bytes.allSatisfy({ b in
-            (b >= .zero && b <= .nine) || (b | 0x20 >= UInt8(ascii: "a") && b | 0x20 <= UInt8(ascii: "z"))
-                || b == .dot || b == .colon || b == .minus || b == .underscore || b == .percent
-                || b == .openBracket || b == .closeBracket
-        }) else { return "?" }
+        guard bytes.count <= 255,
+            bytes.allSatisfy({ b in
+                (b >= .zero && b <= .nine) || (b | 0x20 >= UInt8(ascii: "a") && b | 0x20 <= UInt8(ascii: "z"))
+                    || b == .dot || b == .colon || b == .minus || b == .underscore || b == .percent
+                    || b == .openBracket || b == .closeBracket
+            })
+        else { return "?" }
         return Bytes.string(bytes)
     }
 
@@ -172,8 +176,10 @@ public struct FlipEventExtractor {
         let (base, allowlisted, toGoogleHost) = returnBases.value(for: baseBytes) {
             let text = Bytes.string(baseBytes)
             let host = Self.host(of: baseBytes)
-            return (text, allowlist.contains(text),
-                    Bytes.equals(host, "oauth-redirect.googleusercontent.com") || Bytes.equals(host, "oauth-redirect-sandbox.googleusercontent.com"))
+            return (
+                text, allowlist.contains(text),
+                Bytes.equals(host, "oauth-redirect.googleusercontent.com") || Bytes.equals(host, "oauth-redirect-sandbox.googleusercontent.com")
+            )
         }
         guard shaped || allowlisted else { return nil }
         var duplicates: [FlipParam] = []
@@ -185,7 +191,8 @@ public struct FlipEventExtractor {
         let state: String?
         var stateKey: StateKey?
         if let request, let requestState = request.state, let raw = query[.state],
-           let requestRaw = requestQuery[.state], Bytes.equal(raw, requestRaw) {
+            let requestRaw = requestQuery[.state], Bytes.equal(raw, requestRaw)
+        {
             // The usual 302 that answers the request on its own record: the
             // same bytes decode to the same text, well- or ill-encoded alike.
             if query.counts[FlipParam.state.rawValue] > 1 && FlipParam.state.duplicateMatters { duplicates.append(.state) }
@@ -197,9 +204,10 @@ public struct FlipEventExtractor {
         }
         let error = value(.error)
         let description = value(.errorDescription)
-        return FlipReturn(base: base, toGoogleHost: toGoogleHost, state: state, stateKey: stateKey, codeDigest: codeDigest, error: error,
-                          errorDescription: description, allowlisted: allowlisted,
-                          duplicateParams: Self.inOrder(duplicates), badEncodingParams: Self.inOrder(bad), fingerprint: fingerprint)
+        return FlipReturn(
+            base: base, toGoogleHost: toGoogleHost, state: state, stateKey: stateKey, codeDigest: codeDigest, error: error,
+            errorDescription: description, allowlisted: allowlisted,
+            duplicateParams: Self.inOrder(duplicates), badEncodingParams: Self.inOrder(bad), fingerprint: fingerprint)
     }
 }
 

@@ -19,8 +19,10 @@ public final class FlipRequest: Sendable {
     /// record is scanned, while its bytes are in that thread's cache.
     let stateKey: StateKey
 
-    init(state: String?, clientID: String?, clientMismatch: Bool, redirect: RedirectFacts?,
-         duplicateParams: [FlipParam], badEncodingParams: [FlipParam], fingerprint: Fingerprint = .process) {
+    init(
+        state: String?, clientID: String?, clientMismatch: Bool, redirect: RedirectFacts?,
+        duplicateParams: [FlipParam], badEncodingParams: [FlipParam], fingerprint: Fingerprint = .process
+    ) {
         self.state = state
         stateKey = StateKey(state ?? "", fingerprint: fingerprint)
         self.clientID = clientID

@@ -21,9 +21,11 @@ public final class FlipReturn: Sendable {
     public var hasError: Bool { error != nil }
 
     /// `stateKey`, when given, is `state`'s (the request's on the same record).
-    init(base: String, toGoogleHost: Bool, state: String?, stateKey: StateKey?, codeDigest: CodeHash?, error: String?,
-         errorDescription: String?, allowlisted: Bool, duplicateParams: [FlipParam], badEncodingParams: [FlipParam],
-         fingerprint: Fingerprint = .process) {
+    init(
+        base: String, toGoogleHost: Bool, state: String?, stateKey: StateKey?, codeDigest: CodeHash?, error: String?,
+        errorDescription: String?, allowlisted: Bool, duplicateParams: [FlipParam], badEncodingParams: [FlipParam],
+        fingerprint: Fingerprint = .process
+    ) {
         self.base = base
         self.toGoogleHost = toGoogleHost
         self.state = state

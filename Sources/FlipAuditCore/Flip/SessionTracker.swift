@@ -143,15 +143,16 @@ public final class SessionTracker {
         }
         var sessions: [CarriedSession] = []
         for s in openOrder where !s.isClosed {
-            sessions.append(CarriedSession(
-                state: s.state, serial: s.serial, firstSeen: s.firstSeen, lastSeen: s.lastSeen,
-                firstSource: map(s.firstSource), lastLineInFirstFile: s.lastLineInFirstFile,
-                clientID: s.clientID, redirectURI: s.redirectURI, clientMismatch: s.clientMismatch, clientIP: s.clientIP,
-                requestCount: s.requestCount, returnCount: s.returnCount,
-                firstReturn: s.firstReturn.map { ($0.time, map($0.source), $0.hasCode, $0.error, $0.errorDescription) },
-                failure: s.failure.map { ($0.status, $0.time, map($0.source)) },
-                findings: s.findings.kinds, codeKeys: (s.codeKey.map { [$0] } ?? []) + s.moreCodeKeys,
-                expiresAt: s.expiresAt, observable: logsLocation(s)))
+            sessions.append(
+                CarriedSession(
+                    state: s.state, serial: s.serial, firstSeen: s.firstSeen, lastSeen: s.lastSeen,
+                    firstSource: map(s.firstSource), lastLineInFirstFile: s.lastLineInFirstFile,
+                    clientID: s.clientID, redirectURI: s.redirectURI, clientMismatch: s.clientMismatch, clientIP: s.clientIP,
+                    requestCount: s.requestCount, returnCount: s.returnCount,
+                    firstReturn: s.firstReturn.map { ($0.time, map($0.source), $0.hasCode, $0.error, $0.errorDescription) },
+                    failure: s.failure.map { ($0.status, $0.time, map($0.source)) },
+                    findings: s.findings.kinds, codeKeys: (s.codeKey.map { [$0] } ?? []) + s.moreCodeKeys,
+                    expiresAt: s.expiresAt, observable: logsLocation(s)))
         }
         let checkpoint = Checkpoint(
             clock: now, key: [], serial: nextSerial, files: files, sessions: sessions,
@@ -219,7 +220,9 @@ public final class SessionTracker {
             raise(.duplicateParam, session: session, event: event, detail: "request repeats \(request.duplicateParams.map(\.name).joined(separator: ", "))")
         }
         if !request.badEncodingParams.isEmpty {
-            raise(.badEncoding, session: session, event: event, detail: "request has malformed encoding in \(request.badEncodingParams.map(\.name).joined(separator: ", "))")
+            raise(
+                .badEncoding, session: session, event: event,
+                detail: "request has malformed encoding in \(request.badEncodingParams.map(\.name).joined(separator: ", "))")
         }
     }
 
@@ -231,8 +234,9 @@ public final class SessionTracker {
         if let requestSession {
             session = requestSession
             if let returnedState = ret.state, returnedState != requestSession.state {
-                raise(.stateMismatch, session: requestSession, event: event,
-                      detail: "request state \(Quote.text(requestSession.state)) came back as \(Quote.text(returnedState))")
+                raise(
+                    .stateMismatch, session: requestSession, event: event,
+                    detail: "request state \(Quote.text(requestSession.state)) came back as \(Quote.text(returnedState))")
             }
         } else if let key = ret.stateKey, let s = open[key] {
             session = s
@@ -240,8 +244,9 @@ public final class SessionTracker {
             guard ret.toGoogleHost else { return }  // not a return
             session = nil
             if let state = ret.state {
-                emit(.unknownState, session: nil, recordSet: &recordFindings, event: event, state: state, ret: ret,
-                     detail: "return with state \(Quote.text(state)) matches no open session")
+                emit(
+                    .unknownState, session: nil, recordSet: &recordFindings, event: event, state: state, ret: ret,
+                    detail: "return with state \(Quote.text(state)) matches no open session")
             }
         }
         if let session {
@@ -279,18 +284,24 @@ public final class SessionTracker {
         }
         guard let session else { return }
         if let uri = session.redirectURI, uri != ret.base, let requested = URLParts(uri), let returned = URLParts(ret.base),
-           (requested.scheme, requested.userinfo, requested.host, requested.port, requested.path) != (returned.scheme, returned.userinfo, returned.host, returned.port, returned.path) {
-            raise(.redirectChanged, session: session, event: event,
-                  detail: "request asked for \(Quote.url(requested.base)), return went to \(to)")
+            (requested.scheme, requested.userinfo, requested.host, requested.port, requested.path) != (
+                returned.scheme, returned.userinfo, returned.host, returned.port, returned.path
+            )
+        {
+            raise(
+                .redirectChanged, session: session, event: event,
+                detail: "request asked for \(Quote.url(requested.base)), return went to \(to)")
         }
         if session.clientMismatch {
             if let digest = ret.codeDigest {
-                raise(.codeDespiteClientMismatch, session: session, event: event,
-                      detail: "code \(digest) issued for client_id \(Quote.text(session.clientID ?? ""))")
+                raise(
+                    .codeDespiteClientMismatch, session: session, event: event,
+                    detail: "code \(digest) issued for client_id \(Quote.text(session.clientID ?? ""))")
             }
             if let error = ret.error, error != "invalid_request" {
-                raise(.wrongErrorForClientMismatch, session: session, event: event,
-                      detail: "client_id mismatch answered with \(Quote.text(error)), expected invalid_request")
+                raise(
+                    .wrongErrorForClientMismatch, session: session, event: event,
+                    detail: "client_id mismatch answered with \(Quote.text(error)), expected invalid_request")
             }
         }
         if let digest = ret.codeDigest {
@@ -298,8 +309,9 @@ public final class SessionTracker {
             let first = returnedCodes.time(of: key, orRememberAt: clock)
             if !session.received(key) {
                 if let first {
-                    raise(.codeReuse, session: session, event: event,
-                          detail: "code \(digest) was already returned to another session at \(Timestamp.iso8601(first))")
+                    raise(
+                        .codeReuse, session: session, event: event,
+                        detail: "code \(digest) was already returned to another session at \(Timestamp.iso8601(first))")
                 } else {
                     session.receive(key)
                 }
@@ -380,8 +392,9 @@ public final class SessionTracker {
             } else {
                 outcome = .failed
                 if s.redirectAllowlisted {
-                    raise(.missingErrorReturn, session: s, time: f.time, source: f.source,
-                          detail: "answered \(f.status) without returning an error to \(Quote.text(s.redirectShown))")
+                    raise(
+                        .missingErrorReturn, session: s, time: f.time, source: f.source,
+                        detail: "answered \(f.status) without returning an error to \(Quote.text(s.redirectShown))")
                 }
             }
         } else if !logsLocation(s) {
@@ -393,15 +406,17 @@ public final class SessionTracker {
             outcome = .pending
         } else {
             outcome = .noReturn
-            raise(.noReturn, session: s, time: s.firstSeen, source: s.firstSource,
-                  detail: "no return within \(timeoutMs / 1000) s of the last request")
+            raise(
+                .noReturn, session: s, time: s.firstSeen, source: s.firstSource,
+                detail: "no return within \(timeoutMs / 1000) s of the last request")
         }
-        sink.sessionClosed(SessionRecord(
-            state: s.state, firstSeen: s.firstSeen, lastSeen: s.lastSeen, target: s.target,
-            clientID: s.clientID ?? "", redirectURI: s.redirectShown,
-            outcome: outcome, error: error, errorDescription: description,
-            latencyMs: latency, latencyAcrossRecords: across, findings: s.findings.kinds,
-            clientIP: s.clientIP, source: s.firstSource))
+        sink.sessionClosed(
+            SessionRecord(
+                state: s.state, firstSeen: s.firstSeen, lastSeen: s.lastSeen, target: s.target,
+                clientID: s.clientID ?? "", redirectURI: s.redirectShown,
+                outcome: outcome, error: error, errorDescription: description,
+                latencyMs: latency, latencyAcrossRecords: across, findings: s.findings.kinds,
+                clientIP: s.clientIP, source: s.firstSource))
     }
 
     // MARK: Raising
@@ -413,16 +428,21 @@ public final class SessionTracker {
     /// Raises `kind` on `session`, at most once per session.
     private func raise(_ kind: FindingKind, session: Session, time: Int64, source: SourceRef, detail: @autoclosure () -> String) {
         guard session.findings.insert(kind) else { return }
-        sink.finding(Finding(kind: kind, time: time, state: session.state, clientID: session.clientID ?? "",
-                             redirectURI: session.redirectShown, detail: detail(), source: source))
+        sink.finding(
+            Finding(
+                kind: kind, time: time, state: session.state, clientID: session.clientID ?? "",
+                redirectURI: session.redirectShown, detail: detail(), source: source))
     }
 
     /// Raises `kind` for a return outside any session, once per record.
-    private func emit(_ kind: FindingKind, session: Session?, recordSet: inout FindingKindSet, event: FlipEvent, state: String,
-                      ret: FlipReturn, detail: String) {
+    private func emit(
+        _ kind: FindingKind, session: Session?, recordSet: inout FindingKindSet, event: FlipEvent, state: String,
+        ret: FlipReturn, detail: String
+    ) {
         guard recordSet.insert(kind) else { return }
-        sink.finding(Finding(kind: kind, time: event.time, state: state, clientID: "", redirectURI: ret.base,
-                             detail: detail, source: event.source))
+        sink.finding(
+            Finding(
+                kind: kind, time: event.time, state: state, clientID: "", redirectURI: ret.base,
+                detail: detail, source: event.source))
     }
 }
-

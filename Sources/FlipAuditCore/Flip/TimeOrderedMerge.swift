@@ -58,8 +58,10 @@ final class TimeOrderedMerge {
 
     /// `startTimes` are the inputs' first record times, where known.
     /// `onBatch` sees every batch as it is pulled, `onEnd` each input's end.
-    init(feeds: [EventFeed], startTimes: [Int64?], window: Int64 = defaultWindow,
-         onBatch: @escaping (Int, EventBatch) -> Void, onEnd: @escaping (Int, FileScan) -> Void) {
+    init(
+        feeds: [EventFeed], startTimes: [Int64?], window: Int64 = defaultWindow,
+        onBatch: @escaping (Int, EventBatch) -> Void, onEnd: @escaping (Int, FileScan) -> Void
+    ) {
         self.feeds = feeds
         self.window = window
         frontier = startTimes.map { $0 ?? .min }

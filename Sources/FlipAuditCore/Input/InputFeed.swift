@@ -38,8 +38,10 @@ final class InputPipeline {
     private let emit: (EventBatch) -> Void
     private var done = false
 
-    init(file: InputFile, index: Int, configuration: AuditConfiguration, prefetchDepth: Int = 0,
-         progress: ((UInt64) -> Void)?, emit: @escaping (EventBatch) -> Void) {
+    init(
+        file: InputFile, index: Int, configuration: AuditConfiguration, prefetchDepth: Int = 0,
+        progress: ((UInt64) -> Void)?, emit: @escaping (EventBatch) -> Void
+    ) {
         self.progress = progress
         self.emit = emit
         splitter = LineSplitter(maxLine: configuration.maxLine)
@@ -92,8 +94,9 @@ final class InputPipeline {
     /// audit reaches its time.
     static func firstRecordTime(_ file: InputFile, configuration: AuditConfiguration) -> Int64? {
         guard !file.isStream else { return nil }
-        let pipeline = InputPipeline(file: file, index: 0, configuration: configuration,
-                                     progress: nil, emit: { _ in })
+        let pipeline = InputPipeline(
+            file: file, index: 0, configuration: configuration,
+            progress: nil, emit: { _ in })
         _ = pipeline.step()
         return pipeline.assembler.firstTime
     }
@@ -115,8 +118,9 @@ final class DirectFeed: EventFeed {
 
     init(file: InputFile, index: Int, configuration: AuditConfiguration, progress: ((UInt64) -> Void)?) {
         open = { feed in
-            InputPipeline(file: file, index: index, configuration: configuration,
-                          progress: progress, emit: { [unowned feed] in feed.pending.append($0) })
+            InputPipeline(
+                file: file, index: index, configuration: configuration,
+                progress: progress, emit: { [unowned feed] in feed.pending.append($0) })
         }
     }
 
@@ -145,14 +149,17 @@ final class ThreadedFeed: EventFeed, @unchecked Sendable {
     private let start: () -> Void
     private var started = false
 
-    init(file: InputFile, index: Int, configuration: AuditConfiguration, depth: Int = 16, prefetchDepth: Int,
-         progress: (@Sendable (UInt64) -> Void)?) {
+    init(
+        file: InputFile, index: Int, configuration: AuditConfiguration, depth: Int = 16, prefetchDepth: Int,
+        progress: (@Sendable (UInt64) -> Void)?
+    ) {
         let queue = BlockingQueue<FeedItem>(capacity: depth)
         self.queue = queue
         start = {
             let thread = Thread {
-                let pipeline = InputPipeline(file: file, index: index, configuration: configuration, prefetchDepth: prefetchDepth,
-                                             progress: progress, emit: { queue.put(.batch($0)) })
+                let pipeline = InputPipeline(
+                    file: file, index: index, configuration: configuration, prefetchDepth: prefetchDepth,
+                    progress: progress, emit: { queue.put(.batch($0)) })
                 while pipeline.step() {}
                 queue.put(.end(pipeline.finish()))
             }

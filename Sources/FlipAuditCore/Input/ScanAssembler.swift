@@ -92,9 +92,10 @@ struct ScanAssembler {
         let message = failure.map { "\(file.displayName): \($0)" }
         return FileScan(
             accounting: accounting, firstLocationLine: firstLocationLine, latestTime: latestTime,
-            summary: FileSummary(name: file.displayName, encoding: end?.encoding.rawValue ?? "plain",
-                                 format: format?.rawValue ?? "empty", lines: accounting.lines, logsLocation: logsLocation,
-                                 error: failure.map { "\($0)" }),
+            summary: FileSummary(
+                name: file.displayName, encoding: end?.encoding.rawValue ?? "plain",
+                format: format?.rawValue ?? "empty", lines: accounting.lines, logsLocation: logsLocation,
+                error: failure.map { "\($0)" }),
             error: message, warnings: warnings + (message.map { [$0] } ?? []))
     }
 }

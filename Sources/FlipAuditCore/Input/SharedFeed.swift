@@ -87,8 +87,10 @@ final class SharedFeed: EventFeed, @unchecked Sendable {
 
     /// `min(depth, buffers)` buffers of `bufferSize` bytes (raised to what
     /// a carried line needs, if less).
-    init(file: InputFile, index: Int, configuration: AuditConfiguration, depth: Int,
-         bufferSize: Int = LogFileReader.bufferSize, progress: (@Sendable (UInt64) -> Void)?) {
+    init(
+        file: InputFile, index: Int, configuration: AuditConfiguration, depth: Int,
+        bufferSize: Int = LogFileReader.bufferSize, progress: (@Sendable (UInt64) -> Void)?
+    ) {
         self.file = file
         self.index = index
         self.configuration = configuration
@@ -157,7 +159,8 @@ final class SharedFeed: EventFeed, @unchecked Sendable {
             while true {
                 let unclaimed = pieces.count - firstUnclaimed
                 if !cutAll && !freeSlots.isEmpty && pieces.count < depth && unclaimed < readyTarget
-                    && scannedEvents < Self.eventBudget {
+                    && scannedEvents < Self.eventBudget
+                {
                     slot = freeSlots.removeLast()
                     break
                 }

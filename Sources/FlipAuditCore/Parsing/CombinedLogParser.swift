@@ -34,7 +34,8 @@ public struct CombinedLogParser: RecordParser {
         guard let open = Bytes.find(.openBracket, in: line, from: sp + 1) else { return .unparsable }
         let close: Int
         if open + 27 < line.count, line[open + 27] == .closeBracket,
-           let time = cachedTime(Bytes.slice(line, open + 1, open + 27)) {
+            let time = cachedTime(Bytes.slice(line, open + 1, open + 27))
+        {
             // The usual `dd/Mon/yyyy:HH:MM:SS +zzzz`: a time that parses
             // holds no `]`, so this is the first one, found without a search.
             close = open + 27

@@ -194,7 +194,8 @@ public struct JSONLineParser: RecordParser {
                 guard var scalar = hex4(raw, i) else { scratch.append(UInt8(ascii: "u")); continue }
                 i += 4
                 if (0xD800...0xDBFF).contains(scalar), i + 6 <= raw.count, raw[i] == .backslash, raw[i + 1] == UInt8(ascii: "u"),
-                   let low = hex4(raw, i + 2), (0xDC00...0xDFFF).contains(low) {
+                    let low = hex4(raw, i + 2), (0xDC00...0xDFFF).contains(low)
+                {
                     scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                     i += 6
                 }

@@ -168,7 +168,8 @@ public struct NginxLogFormatParser: RecordParser {
         var i = 0
         while i < raw.count {
             if raw[i] == .backslash, i + 3 < raw.count, raw[i + 1] == UInt8(ascii: "x"),
-               let hi = Hex.value(raw[i + 2]), let lo = Hex.value(raw[i + 3]) {
+                let hi = Hex.value(raw[i + 2]), let lo = Hex.value(raw[i + 3])
+            {
                 scratch.append(hi << 4 | lo)
                 i += 4
             } else {

@@ -148,7 +148,8 @@ public enum PercentDecoding {
     /// text. Malformed as in `decode`.
     public static func exact(_ raw: UnsafeRawBufferPointer) -> (text: String, malformed: Bool) {
         if Bytes.find(.percent, in: raw) == nil && Bytes.find(.plus, in: raw) == nil && Bytes.find(.backslash, in: raw) == nil
-            && Bytes.isValidText(raw) {
+            && Bytes.isValidText(raw)
+        {
             return (Bytes.string(raw), false)
         }
         let (out, malformed) = bytes(raw)

@@ -30,15 +30,15 @@ public enum Timestamp {
         guard at + 3 <= b.count else { return nil }
         let key = (UInt32(Bytes.asciiLower(b[at])) << 16) | (UInt32(Bytes.asciiLower(b[at + 1])) << 8) | UInt32(Bytes.asciiLower(b[at + 2]))
         switch key {
-        case 0x6A616E: return 1   // jan
-        case 0x666562: return 2   // feb
-        case 0x6D6172: return 3   // mar
-        case 0x617072: return 4   // apr
-        case 0x6D6179: return 5   // may
-        case 0x6A756E: return 6   // jun
-        case 0x6A756C: return 7   // jul
-        case 0x617567: return 8   // aug
-        case 0x736570: return 9   // sep
+        case 0x6A616E: return 1  // jan
+        case 0x666562: return 2  // feb
+        case 0x6D6172: return 3  // mar
+        case 0x617072: return 4  // apr
+        case 0x6D6179: return 5  // may
+        case 0x6A756E: return 6  // jun
+        case 0x6A756C: return 7  // jul
+        case 0x617567: return 8  // aug
+        case 0x736570: return 9  // sep
         case 0x6F6374: return 10  // oct
         case 0x6E6F76: return 11  // nov
         case 0x646563: return 12  // dec
@@ -65,7 +65,8 @@ public enum Timestamp {
     /// (`31/Dec/9999:23:59:59 -2359` would be year 10000 in UTC).
     private static func compose(_ year: Int, _ month: Int, _ day: Int, _ hour: Int, _ minute: Int, _ second: Int, millis: Int, offsetMinutes: Int) -> Int64? {
         guard (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
-              hour < 24, minute < 60, second <= 60 else { return nil }
+            hour < 24, minute < 60, second <= 60
+        else { return nil }
         let days = daysFromCivil(year: year, month: month, day: day)
         let seconds = ((days * 24 + hour) * 60 + minute) * 60 + second - offsetMinutes * 60
         return inRange(Int64(seconds) * 1000 + Int64(millis))
@@ -99,12 +100,12 @@ public enum Timestamp {
     /// Common Log Format: `22/Nov/2026:10:00:01 +0000` (brackets removed).
     public static func parseCommonLog(_ b: UnsafeRawBufferPointer) -> Int64? {
         guard b.count >= 20,
-              let day = digits(b, 0, 2), b[2] == .slash,
-              let mon = month(b, 3), b[6] == .slash,
-              let year = digits(b, 7, 4), b[11] == .colon,
-              let hour = digits(b, 12, 2), b[14] == .colon,
-              let minute = digits(b, 15, 2), b[17] == .colon,
-              let second = digits(b, 18, 2)
+            let day = digits(b, 0, 2), b[2] == .slash,
+            let mon = month(b, 3), b[6] == .slash,
+            let year = digits(b, 7, 4), b[11] == .colon,
+            let hour = digits(b, 12, 2), b[14] == .colon,
+            let minute = digits(b, 15, 2), b[17] == .colon,
+            let second = digits(b, 18, 2)
         else { return nil }
         var at = 20
         var millis = 0
@@ -137,13 +138,13 @@ public enum Timestamp {
     /// instead of `T`, or no zone (taken as UTC).
     public static func parseISO8601(_ b: UnsafeRawBufferPointer) -> Int64? {
         guard b.count >= 19,
-              let year = digits(b, 0, 4), b[4] == .minus,
-              let mon = digits(b, 5, 2), b[7] == .minus,
-              let day = digits(b, 8, 2),
-              b[10] == UInt8(ascii: "T") || b[10] == .space || b[10] == UInt8(ascii: "t"),
-              let hour = digits(b, 11, 2), b[13] == .colon,
-              let minute = digits(b, 14, 2), b[16] == .colon,
-              let second = digits(b, 17, 2)
+            let year = digits(b, 0, 4), b[4] == .minus,
+            let mon = digits(b, 5, 2), b[7] == .minus,
+            let day = digits(b, 8, 2),
+            b[10] == UInt8(ascii: "T") || b[10] == .space || b[10] == UInt8(ascii: "t"),
+            let hour = digits(b, 11, 2), b[13] == .colon,
+            let minute = digits(b, 14, 2), b[16] == .colon,
+            let second = digits(b, 17, 2)
         else { return nil }
         var at = 19
         var millis = 0

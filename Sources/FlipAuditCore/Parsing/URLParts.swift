@@ -28,10 +28,10 @@ public struct URLParts: Equatable, Sendable {
         guard let colon = u.firstIndex(of: .colon), colon != u.startIndex else { return nil }
         let schemeBytes = u[u.startIndex..<colon]
         guard let first = schemeBytes.first, (first | 0x20) >= UInt8(ascii: "a"), (first | 0x20) <= UInt8(ascii: "z"),
-              schemeBytes.allSatisfy({ b in
-                  let l = b | 0x20
-                  return (l >= UInt8(ascii: "a") && l <= UInt8(ascii: "z")) || (b >= .zero && b <= .nine) || b == .plus || b == .minus || b == .dot
-              })
+            schemeBytes.allSatisfy({ b in
+                let l = b | 0x20
+                return (l >= UInt8(ascii: "a") && l <= UInt8(ascii: "z")) || (b >= .zero && b <= .nine) || b == .plus || b == .minus || b == .dot
+            })
         else { return nil }
         var i = u.index(after: colon)
         guard i != u.endIndex, u[i] == .slash else { return nil }
@@ -68,7 +68,7 @@ public struct URLParts: Equatable, Sendable {
     /// Whether the bytes start with `scheme://` (an absolute URL).
     static func isAbsoluteURL(_ b: UnsafeRawBufferPointer) -> Bool {
         guard let colon = Bytes.find(.colon, in: b), colon > 0, colon + 2 < b.count,
-              b[colon + 1] == .slash, b[colon + 2] == .slash
+            b[colon + 1] == .slash, b[colon + 2] == .slash
         else { return false }
         for i in 0..<colon {
             let c = b[i] | 0x20

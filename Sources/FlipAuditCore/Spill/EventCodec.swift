@@ -121,8 +121,9 @@
         default: throw Malformed(reason: "bad return mark")
         }
         guard request != nil || returned != nil else { throw Malformed(reason: "neither request nor return") }
-        return FlipEvent(time: time, source: source, clientIP: client,
-                         status: statusCode, request: request, returned: returned)
+        return FlipEvent(
+            time: time, source: source, clientIP: client,
+            status: statusCode, request: request, returned: returned)
     }
 
     private static func params(_ field: ArraySlice<UInt8>) throws(Malformed) -> [FlipParam] {

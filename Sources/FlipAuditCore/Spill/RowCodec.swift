@@ -43,8 +43,9 @@
         }
         return SessionRecord(
             state: try F.text(f[0]), firstSeen: try F.number(f[1], "first_seen"), lastSeen: try F.number(f[2], "last_seen"),
-            target: RedirectTarget(flow: try F.value(f[3], Flow.self), app: try F.value(f[4], GoogleApp.self),
-                                   environment: try F.value(f[5], GoogleEnvironment.self), variant: try F.value(f[6], Variant.self)),
+            target: RedirectTarget(
+                flow: try F.value(f[3], Flow.self), app: try F.value(f[4], GoogleApp.self),
+                environment: try F.value(f[5], GoogleEnvironment.self), variant: try F.value(f[6], Variant.self)),
             clientID: try F.text(f[7]), redirectURI: try F.text(f[8]), outcome: try F.value(f[9], Outcome.self),
             error: try F.text(f[10]), errorDescription: try F.text(f[11]), latencyMs: latency,
             latencyAcrossRecords: try F.flag(f[13]), findings: findings, clientIP: try F.text(f[15]),
@@ -65,8 +66,9 @@
 
     public static func finding(_ line: ArraySlice<UInt8>) throws(Malformed) -> Finding {
         let f = try F.split(line, count: 8)
-        return Finding(kind: try F.value(f[0], FindingKind.self), time: try F.number(f[1], "time"), state: try F.text(f[2]),
-                       clientID: try F.text(f[3]), redirectURI: try F.text(f[4]), detail: try F.text(f[5]),
-                       source: try F.source(f[6], f[7]))
+        return Finding(
+            kind: try F.value(f[0], FindingKind.self), time: try F.number(f[1], "time"), state: try F.text(f[2]),
+            clientID: try F.text(f[3]), redirectURI: try F.text(f[4]), detail: try F.text(f[5]),
+            source: try F.source(f[6], f[7]))
     }
 }
