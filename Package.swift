@@ -43,6 +43,9 @@ let package = Package(
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]
         ),
+        /// jemalloc's settings for the executable: freed pages are returned
+        /// at once (see malloc_conf.c).
+        .target(name: "CMallocConf"),
         /// The thin command: options, validation, exit codes. On Linux it
         /// runs on jemalloc: events are made on one thread and freed on
         /// another, which glibc's malloc pays for in locks and free-list
@@ -52,6 +55,7 @@ let package = Package(
             name: "flipaudit",
             dependencies: [
                 "FlipAuditCore",
+                .target(name: "CMallocConf", condition: .when(platforms: [.linux])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             linkerSettings: [.linkedLibrary("jemalloc", .when(platforms: [.linux]))]
