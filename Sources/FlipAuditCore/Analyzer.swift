@@ -59,7 +59,6 @@ public final class Analyzer {
     private let warn: (String) -> Void
     private let progress: (@Sendable (Progress) -> Void)?
     /// Malformed-line messages printed before they are only counted.
-    public static let malformedMessageLimit = 10
 
     /// Where the reading is, for a progress line.
     public struct Progress: Sendable {
@@ -207,7 +206,7 @@ public final class Analyzer {
         let tracker = SessionTracker(configuration: configuration, files: inputs.count, sink: order, carried: carry.from)
         /// Events before this are refused: they lie before the carried
         /// clock, beyond the reorder window.
-        let floor = carry.from.map { $0.clock - TimeOrderedMerge.defaultWindow } ?? .min
+        let floor = carry.from.map { $0.clock - AuditConfiguration.reorderWindow } ?? .min
         func refusal(_ event: FlipEvent) -> PassEnd {
             .refused(
                 "\(sourceFiles[Int(event.source.file)].displayName):\(event.source.line) at \(Timestamp.iso8601(event.time)) "
@@ -218,9 +217,9 @@ public final class Analyzer {
         var examples = [[String]](repeating: [], count: inputs.count)
         var latest: Int64?
         var malformedWarnings = 0
-        let limit = Self.malformedMessageLimit
+        let limit = AuditConfiguration.malformedMessageLimit
         let warn = self.warn
-        let window = TimeOrderedMerge.defaultWindow
+        let window = AuditConfiguration.reorderWindow
         /// Per input, the latest flip event time so far: an event further
         /// back than `window` is counted as out of order.
         var newest = [Int64](repeating: .min, count: inputs.count)

@@ -40,6 +40,13 @@ public struct AuditConfiguration: Sendable {
     /// Flip events held in memory by the sorting pass before a sorted run
     /// goes to a temporary file (about 20 MiB of events).
     public var sortBudget = 50_000
+    /// How far records of one input may run back in time and still be put
+    /// in order by the streaming merge (milliseconds): past it, the input
+    /// takes the sorting pass. It decides the work, never the answer.
+    public static let reorderWindow: Int64 = 300_000
+    /// Malformed-line messages printed (and kept as examples) before the
+    /// rest are only counted.
+    public static let malformedMessageLimit = 10
     /// Rows of each kind held in memory for ordering before they are
     /// sorted and spilled to a temporary file.
     public var rowBudget = 50_000

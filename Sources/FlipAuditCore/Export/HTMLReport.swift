@@ -134,7 +134,7 @@ public enum HTMLReport {
         }
         if a.outOfOrderRecords > 0 {
             notes.append(
-                "<p>\(a.outOfOrderRecords) flip records were more than \(TimeOrderedMerge.defaultWindow / 1000) s behind the newest record of their file and were audited where they stand; pass rotated logs as separate files rather than concatenated out of order.</p>"
+                "<p>\(a.outOfOrderRecords) flip records were more than \(AuditConfiguration.reorderWindow / 1000) s behind the newest flip record of their input; every flip event was sorted, so they were audited in time order (separate files in time order are read faster).</p>"
             )
         }
         for n in notes { out += "<div class=\"note\">\(n)</div>\n" }

@@ -128,7 +128,7 @@ public struct TerminalReport {
         }
         if result.accounting.outOfOrderRecords > 0 {
             notes.append(
-                "\(Self.count(result.accounting.outOfOrderRecords, "flip record was", "flip records were")) more than \(TimeOrderedMerge.defaultWindow / 1000) s behind the newest record of their file and were audited where they stand; pass rotated logs as separate files rather than concatenated out of order"
+                "\(Self.count(result.accounting.outOfOrderRecords, "flip record was", "flip records were")) more than \(AuditConfiguration.reorderWindow / 1000) s behind the newest flip record of their input; every flip event was sorted, so they were audited in time order (separate files in time order are read faster)"
             )
         }
         if !notes.isEmpty {

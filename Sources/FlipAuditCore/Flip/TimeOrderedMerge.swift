@@ -16,9 +16,6 @@ import HeapModule
 /// read next depends only on the data, so the stream is the same however
 /// the inputs are read (threads or not).
 final class TimeOrderedMerge {
-    /// How far records of one input may run back in time and still be put
-    /// in order (milliseconds).
-    static let defaultWindow: Int64 = 300_000
     /// Events held for ordering at most: past it the earliest goes out
     /// even before it is settled (should an earlier one come after, the
     /// merge stops and the input is sorted instead).
@@ -59,7 +56,7 @@ final class TimeOrderedMerge {
     /// `startTimes` are the inputs' first record times, where known.
     /// `onBatch` sees every batch as it is pulled, `onEnd` each input's end.
     init(
-        feeds: [EventFeed], startTimes: [Int64?], window: Int64 = defaultWindow,
+        feeds: [EventFeed], startTimes: [Int64?], window: Int64 = AuditConfiguration.reorderWindow,
         onBatch: @escaping (Int, EventBatch) -> Void, onEnd: @escaping (Int, FileScan) -> Void
     ) {
         self.feeds = feeds

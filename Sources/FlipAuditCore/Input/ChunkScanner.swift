@@ -40,7 +40,7 @@ struct ChunkScan: Sendable {
     /// Lines, blank lines, records, malformed lines by reason, flip
     /// records (no examples: `ScanAssembler` words them).
     var accounting = InputAccounting()
-    /// The first malformed lines (up to `Analyzer.malformedMessageLimit`).
+    /// The first malformed lines (up to `AuditConfiguration.malformedMessageLimit`).
     var malformed: [MalformedNote] = []
     /// Records whose time is later than every earlier record of the run:
     /// enough to know the input's latest time at any line.
@@ -146,7 +146,7 @@ struct ChunkScanner: LineSink {
     private mutating func malformed(_ reason: MalformedReason, detail: String? = nil) {
         scan.accounting.malformedLines += 1
         scan.accounting.malformedByReason[reason.rawValue, default: 0] += 1
-        guard scan.accounting.malformedLines <= Analyzer.malformedMessageLimit else { return }
+        guard scan.accounting.malformedLines <= AuditConfiguration.malformedMessageLimit else { return }
         scan.malformed.append(MalformedNote(line: scan.accounting.lines + 1, reason: reason, detail: detail))
     }
 }

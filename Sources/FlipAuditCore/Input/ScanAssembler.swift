@@ -33,7 +33,7 @@ struct ScanAssembler {
     /// every batch it completes to `emit`.
     mutating func add(_ scan: ChunkScan, emit: (EventBatch) -> Void) {
         let base = lines
-        for (i, note) in scan.malformed.enumerated() where accounting.malformedLines + i + 1 <= Analyzer.malformedMessageLimit {
+        for (i, note) in scan.malformed.enumerated() where accounting.malformedLines + i + 1 <= AuditConfiguration.malformedMessageLimit {
             let detail = note.detail.map { ", " + $0 } ?? ""
             let text = "\(file.displayName):\(base + note.line): malformed line (\(note.reason.rawValue)\(detail))"
             if accounting.malformedExamples.count < InputAccounting.exampleLimit { accounting.malformedExamples.append(text) }

@@ -21,7 +21,7 @@ public struct InputAccounting: Sendable, Codable, Equatable {
     /// Records that are not requests but carry a return-shaped Location.
     public var returnRecords = 0
     /// Flip records that came more than the reorder window behind the
-    /// newest record of their file, audited where they stand.
+    /// newest flip record of their input (put in time order by the sorting pass).
     public var outOfOrderRecords = 0
 
     public init() {}
