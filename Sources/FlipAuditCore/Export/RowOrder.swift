@@ -43,8 +43,6 @@ final class RowOrder: AuditSink {
     /// Hands on everything left (at the end of the audit).
     func releaseAll() { release(before: .max) }
 
-    /// Runs spilled to temporary files so far.
-    var spilledRuns: Int { sessions.spilledRuns + findings.spilledRuns }
 }
 
 /// Rows of one kind waiting for their turn, smallest first: a heap in
@@ -95,8 +93,6 @@ struct RowQueue<Row: OrderedRow> {
         self.budget = max(1, budget)
         self.warn = warn
     }
-
-    var spilledRuns: Int { runs.count }
 
     mutating func insert(_ row: Row) {
         heap.insert(Pending(row))

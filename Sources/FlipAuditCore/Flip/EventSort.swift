@@ -26,8 +26,6 @@ final class EventSort {
     private var codec: EventCodec
     private let warn: (String) -> Void
     private var spillFailed = false
-    /// Events read back from a run that did not decode (never expected).
-    private(set) var unreadable = 0
 
     /// The merge, once `next()` has been called.
     private var merging = false
@@ -40,9 +38,6 @@ final class EventSort {
         codec = EventCodec(allowlist: allowlist, fingerprint: fingerprint)
         self.warn = warn
     }
-
-    /// How many runs went to temporary files.
-    var spilledRuns: Int { runs.count }
 
     func add(_ event: FlipEvent) {
         precondition(!merging, "EventSort: add after next")
@@ -93,7 +88,6 @@ final class EventSort {
                 heap.insert(Head(event: try codec.decode(line), from: from))
                 return
             } catch {
-                unreadable += 1
                 warn("event sort: temporary run \(from + 1) holds an unreadable line (\(error)); skipped")
             }
         }

@@ -26,9 +26,6 @@ public struct Fingerprint: @unchecked Sendable {
         SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }
     }
 
-    /// Whether keys last beyond this process.
-    public var isKeyed: Bool { key != nil }
-
     func of(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
         guard let key else {
             var hasher = Hasher()

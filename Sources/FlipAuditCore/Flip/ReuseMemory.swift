@@ -16,8 +16,6 @@ struct ReuseMemory {
 
     init(retention: Int64) { self.retention = retention }
 
-    var count: Int { entries.count }
-
     /// Remembers `key` from `time` on (again, if it was known from an
     /// earlier time).
     mutating func remember(_ key: UInt64, at time: Int64) {
