@@ -406,6 +406,22 @@ def gzip_bytes(text, members=1):
     return b"".join(gzip.compress(b"".join(lines[i:i + step]), compresslevel=6, mtime=0) for i in range(0, len(lines), step))
 
 
+def run_servers(g, servers):
+    """Per server, the (ms, line) pairs the generator writes, in order."""
+    texts = [[] for _ in servers]
+    gen = g.run()
+    try:
+        item = next(gen)
+        while True:
+            server, rec, ms = item
+            line = servers[server].line(rec, ms)
+            texts[server].append((ms, line + "\n"))
+            item = gen.send(len(line) + 1)
+    except StopIteration:
+        pass
+    return texts
+
+
 def samples(outdir):
     """The committed SampleLogs/: three load-balanced servers and a legacy one."""
     os.makedirs(outdir, exist_ok=True)
@@ -416,17 +432,7 @@ def samples(outdir):
     ]
     start = datetime(2026, 11, 21, 22, 0, tzinfo=timezone.utc)
     g = Gen(20261122, start, 4 * 3600, servers, noise_per_sec=0.9, flip_per_sec=0.05)
-    texts = [[] for _ in servers]
-    gen = g.run()
-    try:
-        item = next(gen)
-        while True:
-            server, rec, ms = item
-            line = servers[server].line(rec, ms)
-            texts[server].append(line + "\n")
-            item = gen.send(len(line) + 1)
-    except StopIteration:
-        pass
+    texts = [[line for _, line in lines] for lines in run_servers(g, servers)]
     # A few broken lines, as real logs have them.
     texts[0].insert(len(texts[0]) // 2, "203.0.113.77 - - [21/Nov/2026:23:59:60 +0000 \"GET /truncated-by-logrotate\n")
     texts[1].insert(len(texts[1]) // 3, "[\"not\", \"an\", \"object\"]\n")
@@ -467,17 +473,7 @@ def next_night(outdir):
     ]
     start = datetime(2026, 11, 22, 2, 0, tzinfo=timezone.utc)
     g = Gen(20261123, start, 4 * 3600, servers, noise_per_sec=0.9, flip_per_sec=0.05)
-    texts = [[] for _ in servers]
-    gen = g.run()
-    try:
-        item = next(gen)
-        while True:
-            server, rec, ms = item
-            line = servers[server].line(rec, ms)
-            texts[server].append((ms, line + "\n"))
-            item = gen.send(len(line) + 1)
-    except StopIteration:
-        pass
+    texts = run_servers(g, servers)
     # The same pending state as samples() writes at 01:59:30.
     pend = Gen(7, datetime(2026, 11, 21, 22, 0, tzinfo=timezone.utc), 1, servers, 0, 0)
     state = "pending-" + pend.token(14)
