@@ -32,24 +32,14 @@ final class SpillFile {
         for item in items {
             encode(item, &out)
             if out.count >= 1 << 20 {
-                guard Self.writeAll(fd, out) else { return nil }  // deinit closes fd
+                guard (try? Descriptor.writeAll(fd, out, path: "")) != nil else { return nil }  // deinit closes fd
                 out.removeAll(keepingCapacity: true)
             }
         }
-        guard Self.writeAll(fd, out) else { return nil }  // deinit closes fd
+        guard (try? Descriptor.writeAll(fd, out, path: "")) != nil else { return nil }  // deinit closes fd
     }
 
     deinit { Glibc.close(fd) }
-
-    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-        var done = 0
-        while done < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, $0.count - done) }
-            if n < 0 { if errno == EINTR { continue }; return false }
-            done += n
-        }
-        return true
-    }
 
     /// The next line, without its newline; nil at the end of the run. A
     /// last line without its newline is handed on as it is: the reader
