@@ -176,7 +176,6 @@ public final class Analyzer {
         for sink in rows { sink.start(inputs: sourceFiles) }
         let configuration = self.configuration
         let progress = self.progress
-        let pieceBytes = max(LogFileReader.bufferSize, 2 * LineChunker.minimumBuffer(maxLine: configuration.maxLine))
         let totalBytes = progress == nil ? nil : Self.totalSize(inputs)
         func feed(_ index: Int, alone: Bool) -> EventFeed {
             let file = inputs[index]
@@ -188,17 +187,7 @@ public final class Analyzer {
                             finished: false, totalBytes: totalBytes))
                 }
             }
-            // A single input is read by two threads sharing the work, with
-            // up to 64 pieces of 256 KiB between zlib and the audit; inputs
-            // read side by side each get a reader thread and a zlib thread.
-            guard configuration.parallel else {
-                return DirectFeed(file: file, index: index, configuration: configuration, progress: report)
-            }
-            return alone
-                ? SharedFeed(
-                    file: file, index: index, configuration: configuration, depth: 64,
-                    bufferSize: pieceBytes, progress: report)
-                : ThreadedFeed(file: file, index: index, configuration: configuration, prefetchDepth: 4, progress: report)
+            return Self.feed(file, index: index, configuration: configuration, alone: alone, progress: report)
         }
 
         let collector = ResultCollector(bucket: configuration.bucket)
@@ -327,6 +316,23 @@ public final class Analyzer {
 }
 
 extension Analyzer {
+    /// How input `index` is read. A single input is read by two threads
+    /// sharing the work, with up to 64 pieces of 256 KiB between zlib and
+    /// the audit; inputs read side by side each get a reader thread and a
+    /// zlib thread; without `parallel`, all on the calling thread.
+    static func feed(
+        _ file: InputFile, index: Int, configuration: AuditConfiguration, alone: Bool,
+        progress: (@Sendable (UInt64) -> Void)?
+    ) -> EventFeed {
+        guard configuration.parallel else {
+            return DirectFeed(file: file, index: index, configuration: configuration, progress: progress)
+        }
+        let pieceBytes = max(LogFileReader.bufferSize, 2 * LineChunker.minimumBuffer(maxLine: configuration.maxLine))
+        return alone
+            ? SharedFeed(file: file, index: index, configuration: configuration, depth: 64, bufferSize: pieceBytes, progress: progress)
+            : ThreadedFeed(file: file, index: index, configuration: configuration, prefetchDepth: 4, progress: progress)
+    }
+
     /// The sizes of the inputs added up, or nil when one is not a regular
     /// file (standard input, a FIFO): the progress line's 100 %.
     static func totalSize(_ inputs: [InputFile]) -> UInt64? {

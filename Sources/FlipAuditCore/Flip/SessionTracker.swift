@@ -51,10 +51,19 @@ public final class SessionTracker {
     /// Files with sessions that could not be judged (no Location logged).
     public private(set) var unobservableFiles = Set<Int32>()
 
+    /// Where codes returned to sessions go when `code-reuse` is decided
+    /// elsewhere (the distributed code stage); nil decides it here.
+    private let codeReturns: ((CodeReturn) -> Void)?
+
     /// `files` inputs are read; `carried`, the previous run's checkpoint,
     /// adds its open sessions, memories and clock, its sessions' files
-    /// ranked after the inputs.
-    public init(configuration: AuditConfiguration, files: Int, sink: AuditSink, carried: Checkpoint? = nil) {
+    /// ranked after the inputs. With `codeReturns`, every code returned to
+    /// a session is handed to it instead of being judged for `code-reuse`.
+    public init(
+        configuration: AuditConfiguration, files: Int, sink: AuditSink, carried: Checkpoint? = nil,
+        codeReturns: ((CodeReturn) -> Void)? = nil
+    ) {
+        self.codeReturns = codeReturns
         timeoutMs = Int64(configuration.sessionTimeoutSeconds) * 1000
         maxSessions = max(1, configuration.maxSessions)
         let retention = Int64(configuration.reuseWindowSeconds) * 1000
@@ -122,6 +131,15 @@ public final class SessionTracker {
         expire(before: endTime)
         for s in openOrder where !s.isClosed { close(s, endTime: max(endTime, clock)) }
         clear()
+    }
+
+    /// Forgets the clock and the remembered states and codes, after
+    /// `finish`: the distributed session stage audits one state's events at
+    /// a time, each from its own clock, exactly as one process sees them.
+    func forget() {
+        clock = .min
+        endedStates = ReuseMemory(retention: endedStates.retention)
+        returnedCodes = ReuseMemory(retention: returnedCodes.retention)
     }
 
     /// Ends the input for a run that hands on to the next: closes what
@@ -304,19 +322,29 @@ public final class SessionTracker {
                     detail: "client_id mismatch answered with \(Quote.text(error)), expected invalid_request")
             }
         }
-        if let digest = ret.codeDigest {
+        if let digest = ret.codeDigest, let codeReturns {
+            codeReturns(
+                CodeReturn(
+                    key: digest.key, digest: digest.description, time: event.time, source: event.source,
+                    session: session.firstSource, state: session.state, clientID: session.clientID ?? "",
+                    redirectURI: session.redirectShown))
+        } else if let digest = ret.codeDigest {
             let key = digest.key
             let first = returnedCodes.time(of: key, orRememberAt: clock)
             if !session.received(key) {
                 if let first {
-                    raise(
-                        .codeReuse, session: session, event: event,
-                        detail: "code \(digest) was already returned to another session at \(Timestamp.iso8601(first))")
+                    raise(.codeReuse, session: session, event: event, detail: Self.codeReuseDetail(digest.description, first: first))
                 } else {
                     session.receive(key)
                 }
             }
         }
+    }
+
+    /// The detail of a `code-reuse` finding: the code's digest and when it
+    /// was first returned.
+    static func codeReuseDetail(_ digest: String, first: Int64) -> String {
+        "code \(digest) was already returned to another session at \(Timestamp.iso8601(first))"
     }
 
     // MARK: Expiry and closing

@@ -1,7 +1,8 @@
 /// The field syntax of the lines flipaudit writes to its temporary files
-/// and reads back: tab-separated fields, `\`, tab and newline escaped
-/// inside them (`\\`, `\t`, `\n`); an optional text is an empty field when
-/// absent and `=` + the text when present. What is read back is bad input
+/// and reads back: tab-separated fields, `\`, tab, newline and carriage
+/// return escaped inside them (`\\`, `\t`, `\n`, `\r`: no reader that
+/// splits lines at a CR, as Hadoop's does, can cut one); an optional text
+/// is an empty field when absent and `=` + the text when present. What is read back is bad input
 /// like any other: every reader throws `Malformed`, never traps.
 @_spi(Fuzzing) public enum TextFields {
     /// Why a line could not be read back.
@@ -22,6 +23,7 @@
             case .backslash: out.append(.backslash); out.append(.backslash)
             case .tab: out.append(.backslash); out.append(UInt8(ascii: "t"))
             case .newline: out.append(.backslash); out.append(UInt8(ascii: "n"))
+            case .carriageReturn: out.append(.backslash); out.append(UInt8(ascii: "r"))
             default: out.append(b)
             }
         }
@@ -59,6 +61,7 @@
 
     static func text(_ field: ArraySlice<UInt8>) throws(Malformed) -> String {
         guard field.contains(.backslash) else {
+            guard !field.contains(.carriageReturn) else { throw Malformed(reason: "raw carriage return") }
             guard let s = String(validating: field, as: UTF8.self) else { throw Malformed(reason: "text is not UTF-8") }
             return s
         }
@@ -74,9 +77,11 @@
                 case .backslash: out.append(.backslash)
                 case UInt8(ascii: "t"): out.append(.tab)
                 case UInt8(ascii: "n"): out.append(.newline)
+                case UInt8(ascii: "r"): out.append(.carriageReturn)
                 default: throw Malformed(reason: "unknown escape")
                 }
             } else {
+                guard b != .carriageReturn else { throw Malformed(reason: "raw carriage return") }
                 out.append(b)
             }
             i += 1

@@ -1,0 +1,139 @@
+/// The distributed audit's last step: every stage's lines — `facts`,
+/// `session`, `finding`, `tracker`, `reuse`, in any order — → the rows in
+/// flipaudit's own order (`RowOrder`, spilling as in one process) and the
+/// result the reports are written from, equal to one process's.
+public enum MergeStage {
+    /// Reads `inputs` to their ends; rows go to `rows` in their final order.
+    public static func run(
+        plan: JobPlan, configuration: AuditConfiguration, inputs: [LineSource], rows: [RowSink],
+        warn: @escaping (String) -> Void
+    ) throws -> AuditResult {
+        let collector = ResultCollector(bucket: configuration.bucket)
+        let marks = CodeReuseMarks(sinks: [collector] + rows)
+        marks.start(inputs: plan.files)
+        let order = RowOrder(sinks: [marks], budget: configuration.rowBudget, warn: warn)
+        var facts = [FileFacts?](repeating: nil, count: plan.files.count)
+        var unpinned = Set<String>()
+        var unobservable = Set<Int32>()
+        func check(_ source: SourceRef, _ input: LineSource) throws(StageError) {
+            guard plan.files.indices.contains(Int(source.file)) else { throw StageError(input, "no input of this plan has rank \(source.file)") }
+        }
+        for input in inputs {
+            while let line = try input.next() {
+                let tag = line[..<(line.firstIndex(of: .tab) ?? line.endIndex)]
+                let rest = line[min(tag.endIndex + 1, line.endIndex)...]
+                do {
+                    switch String(decoding: tag, as: UTF8.self) {
+                    case "session":
+                        let row = try RowCodec.session(rest)
+                        try check(row.source, input)
+                        order.sessionClosed(row)
+                    case "finding":
+                        let row = try RowCodec.finding(rest)
+                        try check(row.source, input)
+                        order.finding(row)
+                    case "reuse":
+                        let (session, finding) = try ReuseLine.decode(line)
+                        try check(session, input)
+                        try check(finding.source, input)
+                        marks.add(finding, on: session)
+                    case FileFacts.tag:
+                        let f = try FileFacts.decode(line)
+                        guard facts.indices.contains(Int(f.rank)) else { throw StageError(input, "no input of this plan has rank \(f.rank)") }
+                        guard facts[Int(f.rank)] == nil else { throw StageError(input, "a second facts line for rank \(f.rank)") }
+                        facts[Int(f.rank)] = f
+                    case TrackerFacts.tag:
+                        let t = try TrackerFacts.decode(line)
+                        for rank in t.unobservableFiles { try check(SourceRef(file: rank, line: 0), input) }
+                        unpinned.formUnion(t.unpinnedProjectIDs)
+                        unobservable.formUnion(t.unobservableFiles)
+                    default:
+                        let hint =
+                            tag.starts(with: "c:".utf8)
+                            ? ": a code line (for the code stage)"
+                            : tag.starts(with: "s:".utf8) || tag.starts(with: "r:".utf8) ? ": an event line (for the session stage)" : ""
+                        throw StageError(input, "unknown line \(Quote.text(String(decoding: tag.prefix(40), as: UTF8.self)))\(hint)")
+                    }
+                } catch let error as StageError {
+                    throw error
+                } catch {
+                    throw StageError(input, error)
+                }
+            }
+        }
+        if let missing = facts.firstIndex(where: { $0 == nil }) {
+            throw StageError("no facts for \(plan.files[missing].displayName) (rank \(missing)): its read stage did not finish")
+        }
+        for finding in marks.findings { order.finding(finding) }
+        order.releaseAll()
+
+        var accounting = InputAccounting()
+        var inputErrors: [String] = []
+        for p in plan.problems {
+            warn("\(p.name): \(p.message)")
+            inputErrors.append("\(p.name): \(p.message)")
+            accounting.filesWithErrors += 1
+        }
+        let limit = AuditConfiguration.malformedMessageLimit
+        var malformedWarnings = 0
+        var examples: [String] = []
+        for case let f? in facts {
+            var counts = f.accounting
+            examples += counts.malformedExamples
+            counts.malformedExamples = []
+            accounting.add(counts)
+            accounting.outOfOrderRecords += f.outOfOrderRecords
+            for message in f.warnings {
+                if message != f.error {
+                    malformedWarnings += 1
+                    if malformedWarnings > limit { continue }
+                }
+                warn(message)
+            }
+        }
+        if accounting.malformedLines > min(malformedWarnings, limit) {
+            warn("… \(accounting.malformedLines - min(malformedWarnings, limit)) more malformed lines (counted in the report)")
+        }
+        accounting.malformedExamples = Array(examples.prefix(InputAccounting.exampleLimit))
+        let files = facts.map { $0!.summary }
+        inputErrors += files.indices.compactMap { i in files[i].error.map { "\(plan.files[i].displayName): \($0)" } }
+        return AuditResult(
+            configuration: configuration, inputs: plan.files, accounting: accounting, files: files,
+            inputErrors: inputErrors, findingExamples: collector.examples, statistics: collector.statistics,
+            evictedSessions: 0, unpinnedProjectIDs: unpinned.sorted(),
+            unobservableFiles: unobservable.sorted().map { plan.files[Int($0)].displayName })
+    }
+}
+
+/// The `code-reuse` findings of the code stage, one per session (its
+/// first, as one process raises it once), and the session rows amended to
+/// name them in their `findings` cell on the way to the sinks.
+final class CodeReuseMarks: RowSink {
+    private let sinks: [RowSink]
+    private var first: [SourceRef: Finding] = [:]
+
+    init(sinks: [RowSink]) { self.sinks = sinks }
+
+    func add(_ finding: Finding, on session: SourceRef) {
+        if let known = first[session], (known.time, known.source) <= (finding.time, finding.source) { return }
+        first[session] = finding
+    }
+
+    /// One finding per session.
+    var findings: Dictionary<SourceRef, Finding>.Values { first.values }
+
+    func start(inputs: [InputFile]) { for s in sinks { s.start(inputs: inputs) } }
+
+    func session(_ row: SessionRecord) {
+        var row = row
+        if first[row.source] != nil && !row.findings.contains(.codeReuse) {
+            var set = FindingKindSet()
+            for kind in row.findings { set.insert(kind) }
+            set.insert(.codeReuse)
+            row.findings = set.kinds
+        }
+        for s in sinks { s.session(row) }
+    }
+
+    func finding(_ row: Finding) { for s in sinks { s.finding(row) } }
+}

@@ -1,0 +1,53 @@
+/// The distributed audit's per-file stage (the map): reads the inputs the
+/// plan's `file` lines name — opening each itself, so gzip detection,
+/// damage rules and `FILE:LINE` are those of one process — and writes an
+/// `EventLine` per flip event and a `FileFacts` line per input.
+public enum ReadStage {
+    /// Reads every `file` line of `input`; `warn` gets one process's
+    /// messages about bad input.
+    public static func run(
+        plan: JobPlan, configuration: AuditConfiguration, input: LineSource, output: StageOutput,
+        warn: (String) -> Void
+    ) throws {
+        var configuration = configuration
+        configuration.fingerprint = .keyed(plan.key)
+        while let line = try input.next() {
+            guard let rank = plan.rank(ofFileLine: line) else {
+                throw StageError(input, "not a file line of this plan")
+            }
+            let facts = try read(plan.files[rank], rank: rank, configuration: configuration, output: output)
+            for message in facts.warnings { warn(message) }
+            facts.encode(into: &output.buffer)
+            try output.flushIfFull()
+        }
+        try output.flush()
+    }
+
+    /// Reads one input to its end, writing its events; its facts.
+    static func read(_ file: InputFile, rank: Int, configuration: AuditConfiguration, output: StageOutput) throws(OutputError) -> FileFacts {
+        let feed = Analyzer.feed(
+            InputFile(displayName: file.displayName, path: file.path), index: rank, configuration: configuration,
+            alone: true, progress: nil)
+        var newest = Int64.min
+        var outOfOrder = 0
+        var firstLocation: Int64?
+        while true {
+            switch feed.next() {
+            case .batch(let batch):
+                if let line = batch.firstLocationLine { firstLocation = min(firstLocation ?? line, line) }
+                for event in batch.events {
+                    // As one process counts them (`Analyzer`).
+                    if newest != .min && event.time < newest - AuditConfiguration.reorderWindow { outOfOrder += 1 }
+                    if event.time > newest { newest = event.time }
+                    EventLine.encode(event, into: &output.buffer)
+                }
+                try output.flushIfFull()
+            case .end(let scan):
+                if let line = scan.firstLocationLine { firstLocation = min(firstLocation ?? line, line) }
+                return FileFacts(
+                    rank: Int32(rank), accounting: scan.accounting, outOfOrderRecords: outOfOrder, summary: scan.summary,
+                    firstLocationLine: firstLocation, latestTime: scan.latestTime, warnings: scan.warnings, error: scan.error)
+            }
+        }
+    }
+}

@@ -1,0 +1,30 @@
+import Foundation
+
+/// What a session stage learned besides rows: the project IDs accepted
+/// because none is pinned, and the inputs whose sessions could not be
+/// judged (no Location logged). The merge adds up every stage's.
+///
+///     tracker   JSON
+public struct TrackerFacts: Sendable, Codable, Equatable {
+    public var unpinnedProjectIDs: [String]
+    public var unobservableFiles: [Int32]
+
+    static let tag = "tracker"
+
+    public func encode(into out: inout [UInt8]) {
+        out.append(contentsOf: Self.tag.utf8)
+        out.append(.tab)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        out.append(contentsOf: (try? encoder.encode(self)) ?? Data("{}".utf8))
+        out.append(.newline)
+    }
+
+    @_spi(Fuzzing) public static func decode(_ line: ArraySlice<UInt8>) throws(TextFields.Malformed) -> TrackerFacts {
+        let f = try TextFields.split(line, count: 2)
+        guard f[0].elementsEqual(tag.utf8) else { throw TextFields.Malformed(reason: "not a tracker line") }
+        do { return try JSONDecoder().decode(TrackerFacts.self, from: Data(f[1])) } catch {
+            throw TextFields.Malformed(reason: "tracker facts are not valid JSON of their kind")
+        }
+    }
+}

@@ -1,0 +1,97 @@
+import ArgumentParser
+import FlipAuditCore
+
+/// The options that decide what an audit finds: shared by the command and
+/// `flipaudit stage plan`, which keeps them in the job plan for every
+/// other stage.
+struct AuditOptions: ParsableArguments {
+    enum FormatOption: String, ExpressibleByArgument, CaseIterable {
+        case auto, combined, json, nginx
+    }
+
+    @Option(help: "Log format of every input.")
+    var format: FormatOption = .auto
+
+    @Option(name: .customLong("log-format"), help: ArgumentHelp("An nginx log_format line (implies --format nginx).", valueName: "nginx log_format"))
+    var logFormat: String?
+
+    @Option(name: .customLong("client-id"), help: ArgumentHelp("A Google client ID your server expects (repeatable).", valueName: "ID"))
+    var clientIDs: [String] = []
+
+    @Option(name: .customLong("project-id"), help: ArgumentHelp("Your Actions project ID: allowlists /r/ID on Google's hosts (repeatable).", valueName: "ID"))
+    var projectIDs: [String] = []
+
+    @Option(name: .customLong("allow-redirect"), help: ArgumentHelp("One more allowlisted redirect URI, exact (repeatable).", valueName: "URI"))
+    var allowRedirects: [String] = []
+
+    @Option(name: .customLong("endpoint"), help: ArgumentHelp("A request path that is always an App Flip endpoint (repeatable).", valueName: "PATH"))
+    var endpoints: [String] = []
+
+    @Option(name: .customLong("session-timeout"), help: ArgumentHelp("Seconds after its last event that a session expires.", valueName: "SECONDS"))
+    var sessionTimeout: Int = 600
+
+    @Option(
+        name: .customLong("reuse-window"),
+        help: ArgumentHelp("How long ended states and returned codes are remembered, in log time (90m, 36h, 7d).", valueName: "DURATION"))
+    var reuseWindow: String = "24h"
+
+    @Option(help: "Time bucket of the error distribution (UTC).")
+    var bucket: AuditConfiguration.Bucket = .day
+
+    @Option(name: .customLong("max-line"), help: ArgumentHelp("Longest line read, in bytes; longer lines are counted as malformed.", valueName: "BYTES"))
+    var maxLine: Int = 64 * 1024
+
+    func validate() throws {
+        if format == .nginx && logFormat == nil { throw ValidationError("--format nginx needs --log-format '<nginx log_format>'") }
+        if logFormat != nil && format != .nginx && format != .auto {
+            throw ValidationError("--log-format goes with --format nginx (or auto), not --format \(format.rawValue)")
+        }
+        // Ranges first: the log_format check below sizes buffers by --max-line.
+        if let message = OptionLimits.check(sessionTimeout: sessionTimeout, maxLine: maxLine, maxSessions: 1) {
+            throw ValidationError(message)
+        }
+        if let text = logFormat {
+            do { _ = try NginxLogFormatParser(logFormat: text, maxLine: maxLine) } catch { throw ValidationError("\(error)") }
+        }
+        if LogDuration.seconds(reuseWindow) == nil {
+            throw ValidationError("--reuse-window: \"\(reuseWindow)\" is not a duration such as 90m, 36h or 7d (at most \(LogDuration.maximumDays) days)")
+        }
+    }
+
+    /// The audit these options ask for.
+    var configuration: AuditConfiguration {
+        var config = AuditConfiguration()
+        switch format {
+        case .auto: config.format = logFormat.map { .nginx($0) } ?? .auto
+        case .combined: config.format = .combined
+        case .json: config.format = .json
+        case .nginx: config.format = .nginx(logFormat ?? "")
+        }
+        config.clientIDs = Set(clientIDs)
+        config.projectIDs = projectIDs
+        config.allowRedirects = allowRedirects
+        config.endpoints = endpoints
+        config.sessionTimeoutSeconds = sessionTimeout
+        config.bucket = bucket
+        config.reuseWindowSeconds = LogDuration.seconds(reuseWindow)!
+        config.maxLine = maxLine
+        return config
+    }
+
+    /// The options as arguments that parse back to them (what the job plan
+    /// keeps).
+    var arguments: [String] {
+        var out = ["--format", format.rawValue]
+        if let logFormat { out += ["--log-format", logFormat] }
+        for id in clientIDs { out += ["--client-id", id] }
+        for id in projectIDs { out += ["--project-id", id] }
+        for uri in allowRedirects { out += ["--allow-redirect", uri] }
+        for path in endpoints { out += ["--endpoint", path] }
+        out += ["--session-timeout", String(sessionTimeout), "--reuse-window", reuseWindow, "--bucket", bucket.rawValue]
+        out += ["--max-line", String(maxLine)]
+        // `--name=value`: a value that starts with `-` stays a value.
+        return stride(from: 0, to: out.count, by: 2).map { "\(out[$0])=\(out[$0 + 1])" }
+    }
+}
+
+extension AuditConfiguration.Bucket: ExpressibleByArgument {}

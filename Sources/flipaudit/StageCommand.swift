@@ -1,0 +1,165 @@
+import ArgumentParser
+import FlipAuditCore
+import Foundation
+
+/// `flipaudit stage …`: the audit cut into the steps an engine (Spark,
+/// Hadoop Streaming) schedules and shuffles — plan, read, sessions, codes,
+/// merge — each a filter over lines of text (docs/distributed.md).
+struct StageCommand: ParsableCommand {
+    static let name = "stage"
+
+    static let configuration = CommandConfiguration(
+        commandName: "flipaudit stage",
+        abstract: "The audit as map / shuffle / reduce steps for Spark or Hadoop Streaming (docs/distributed.md).",
+        discussion: """
+            plan writes the job plan; read (the map) turns the plan's file lines into \
+            event and facts lines; sessions and codes (reduces) take their input \
+            grouped by the first field and sorted as bytes (LC_ALL=C sort); merge \
+            writes the reports and exits as one process would. A stage exits 2 on \
+            input it cannot trust (malformed, unsorted, not of this plan), 4 when \
+            it cannot write.
+            """,
+        subcommands: [Plan.self, Read.self, Sessions.self, Codes.self, Merge.self])
+
+    /// An ArgumentParser error of a stage's command line, reported with
+    /// the stage's own help.
+    struct Failure: Error {
+        var error: Error
+    }
+
+    /// Parses and runs a stage.
+    static func runStage(_ arguments: [String]) throws {
+        var command: ParsableCommand
+        do { command = try parseAsRoot(arguments) } catch { throw Failure(error: error) }
+        do {
+            try command.run()
+        } catch let error as ExitCode {
+            throw error
+        } catch let error as StageError {
+            throw error
+        } catch let error as OutputError {
+            throw error
+        } catch {
+            throw Failure(error: error)
+        }
+    }
+
+    /// The exit status and message of an ArgumentParser error (0 for --help).
+    static func report(_ error: Error) -> (Int32, String) {
+        exitCode(for: error) == .success ? (0, fullMessage(for: error)) : (2, fullMessage(for: error))
+    }
+
+    /// The plan at `path`, and the audit its options ask for.
+    static func load(_ path: String) throws -> (JobPlan, AuditConfiguration) {
+        let plan = try JobPlan.load(path)
+        let options: AuditOptions
+        do { options = try AuditOptions.parse(plan.options) } catch {
+            throw StageError("\(path): the plan's options do not parse: \(AuditOptions.message(for: error))")
+        }
+        return (plan, options.configuration)
+    }
+
+    static func warn(_ message: String) {
+        StandardStreams.writeError("flipaudit: " + TerminalText.escape(message))
+    }
+}
+
+extension StageCommand {
+    struct Plan: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Resolve the inputs as one process does and write the job plan to standard output.",
+            discussion: "The plan holds the job's fingerprint key: keep it private (umask 077).")
+
+        @Argument(help: ArgumentHelp("Log files or directories (read recursively).", valueName: "file|dir"))
+        var inputs: [String] = []
+
+        @OptionGroup var audit: AuditOptions
+
+        func validate() throws {
+            if inputs.isEmpty { throw ValidationError("name at least one log file or directory") }
+            if inputs.contains("-") { throw ValidationError("standard input cannot be shared out: name files or directories") }
+        }
+
+        func run() throws {
+            let resolution = InputCatalog.resolve(inputs, skipping: OwnOutputs())
+            for note in resolution.notes { StageCommand.warn(note) }
+            let plan = JobPlan(
+                key: Fingerprint.newKey(), options: audit.arguments, files: resolution.files,
+                problems: resolution.problems.map { JobPlan.Problem(name: $0.name, message: "\($0.error)") })
+            let output = StageOutput()
+            output.write(plan.encoded())
+            try output.flush()
+        }
+    }
+
+    struct Read: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "The map: read the inputs named by the plan's file lines on standard input; write event and facts lines.")
+
+        @Option(help: ArgumentHelp("The job plan.", valueName: "FILE"))
+        var plan: String
+
+        func run() throws {
+            let (plan, configuration) = try StageCommand.load(plan)
+            try ReadStage.run(plan: plan, configuration: configuration, input: LineSource(), output: StageOutput(), warn: StageCommand.warn)
+        }
+    }
+
+    struct Sessions: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "A reduce: event lines, grouped by key and sorted as bytes → session, finding, tracker and code lines.")
+
+        @Option(help: ArgumentHelp("The job plan.", valueName: "FILE"))
+        var plan: String
+
+        @Option(help: ArgumentHelp("Every input's facts line (the read stage's lines that start with facts).", valueName: "FILE"))
+        var facts: String
+
+        func run() throws {
+            let (plan, configuration) = try StageCommand.load(plan)
+            let facts = try SessionStage.facts(LineSource(path: facts), plan: plan)
+            try SessionStage.run(plan: plan, configuration: configuration, facts: facts, input: LineSource(), output: StageOutput())
+        }
+    }
+
+    struct Codes: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "A reduce: code lines, grouped by key and sorted as bytes → code-reuse findings (reuse lines).")
+
+        @Option(help: ArgumentHelp("The job plan.", valueName: "FILE"))
+        var plan: String
+
+        func run() throws {
+            let (_, configuration) = try StageCommand.load(plan)
+            try CodeStage.run(configuration: configuration, input: LineSource(), output: StageOutput())
+        }
+    }
+
+    struct Merge: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Merge facts, session, finding, tracker and reuse lines into the reports; exit as one process would.")
+
+        @Option(help: ArgumentHelp("The job plan.", valueName: "FILE"))
+        var plan: String
+
+        @OptionGroup var output: OutputOptions
+
+        @Argument(help: ArgumentHelp("Files of stage lines, in any order (- or none: standard input).", valueName: "file|-"))
+        var files: [String] = []
+
+        func run() throws {
+            let started = ContinuousClock.now
+            let (plan, configuration) = try StageCommand.load(plan)
+            let outputs = try output.plan(inputs: plan.files.compactMap(\.path) + files.filter { $0 != "-" })
+            Interruption.removeTemporaryOutputs(onExit: {})
+            let writer = try output.csvWriter(outputs)
+            let sources = try (files.isEmpty ? ["-"] : files).map { name throws(StageError) in
+                name == "-" ? LineSource() : try LineSource(path: name)
+            }
+            let result = try MergeStage.run(
+                plan: plan, configuration: configuration, inputs: sources, rows: writer.map { [$0] } ?? [], warn: StageCommand.warn)
+            let status = output.write(result, plan: outputs, writer: writer, started: started)
+            if status != 0 { throw ExitCode(status) }
+        }
+    }
+}
