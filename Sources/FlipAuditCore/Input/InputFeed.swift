@@ -1,4 +1,4 @@
-import Foundation
+import DequeModule
 
 /// What one input produced once it is read to its end.
 struct FileScan: Sendable {
@@ -145,7 +145,9 @@ final class DirectFeed: EventFeed {
 /// of 64 pieces per input, a little faster; 63–65 MiB with 16 or 32, no
 /// clear gain).
 final class ThreadedFeed: EventFeed, @unchecked Sendable {
-    private let queue: BlockingQueue<FeedItem>
+    /// What the scanning thread has read and the merge not yet pulled, in
+    /// order: at most `depth` items.
+    private let queue: HandOff<Deque<FeedItem>>
     private let start: () -> Void
     private var started = false
 
@@ -153,19 +155,20 @@ final class ThreadedFeed: EventFeed, @unchecked Sendable {
         file: InputFile, index: Int, configuration: AuditConfiguration, depth: Int = 16, prefetchDepth: Int,
         progress: (@Sendable (UInt64) -> Void)?
     ) {
-        let queue = BlockingQueue<FeedItem>(capacity: depth)
+        let queue = HandOff(Deque<FeedItem>())
         self.queue = queue
         start = {
-            let thread = Thread {
+            WorkerThread.scan.start {
+                /// Waits for room, then queues `item`.
+                func put(_ item: FeedItem) {
+                    queue.wait(for: { $0.count < depth ? $0.append(item) : nil }, until: { $0.count < depth })
+                }
                 let pipeline = InputPipeline(
                     file: file, index: index, configuration: configuration, prefetchDepth: prefetchDepth,
-                    progress: progress, emit: { queue.put(.batch($0)) })
+                    progress: progress, emit: { put(.batch($0)) })
                 while pipeline.step() {}
-                queue.put(.end(pipeline.finish()))
+                put(.end(pipeline.finish()))
             }
-            thread.stackSize = 4 << 20
-            thread.name = "flipaudit-scan"
-            thread.start()
         }
     }
 
@@ -174,39 +177,6 @@ final class ThreadedFeed: EventFeed, @unchecked Sendable {
             started = true
             start()
         }
-        return queue.take()
-    }
-}
-
-/// A first-in first-out queue between one producer thread and one consumer
-/// that blocks the producer when `capacity` items wait.
-final class BlockingQueue<Element>: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var items: [Element] = []
-    private var head = 0
-    private let capacity: Int
-
-    init(capacity: Int) { self.capacity = capacity }
-
-    func put(_ item: Element) {
-        condition.lock()
-        while items.count - head >= capacity { condition.wait() }
-        items.append(item)
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    func take() -> Element {
-        condition.lock()
-        while items.count == head { condition.wait() }
-        let item = items[head]
-        head += 1
-        if head > 64 && head * 2 > items.count {
-            items.removeFirst(head)
-            head = 0
-        }
-        condition.broadcast()
-        condition.unlock()
-        return item
+        return queue.wait(for: { $0.popFirst() }, until: { !$0.isEmpty })
     }
 }
