@@ -1,4 +1,4 @@
-import Foundation
+import DequeModule
 
 /// Decodes an input on a thread of its own while the caller parses: zlib
 /// inflates into a pool of buffers ahead of the buffer being split and
@@ -9,27 +9,35 @@ import Foundation
 /// CPU in long turns rather than one chunk at a time (each wake-up costs a
 /// context switch and the caches that go with it).
 final class ChunkPrefetcher: @unchecked Sendable {
-    /// A pool buffer and what the producer put in it.
-    private struct Slot {
-        let buffer: UnsafeMutableRawBufferPointer
+    /// A chunk the producer decoded: its buffer, and what the read gave.
+    private struct Chunk {
+        var buffer: Int
         var count = 0
         var error: InputError?
         /// The reader's compressed position after this chunk.
         var compressed: UInt64 = 0
     }
 
-    private var slots: [Slot]
+    /// What the two threads share.
+    private struct Pool {
+        /// Chunks decoded and not yet taken, in input order.
+        var decoded = Deque<Chunk>()
+        /// The consumer holds a chunk (the last one it took).
+        var held = false
+        let buffers: Int
+
+        /// A buffer is free for the producer: the decoded chunks and the
+        /// one the consumer may hold leave one. Buffers are filled in turn,
+        /// so the free one is the next.
+        var hasRoom: Bool { decoded.count + 1 < buffers }
+        /// The consumer has given its chunk back and half the pool is free:
+        /// when a producer that found the pool full goes on.
+        var halfFree: Bool { !held && decoded.count + 1 <= buffers / 2 }
+    }
+
+    private let buffers: [UnsafeMutableRawBufferPointer]
     private let reader: LogFileReader
-    private let condition = NSCondition()
-    /// Slots filled and not yet taken (guarded by `condition`).
-    private var filledCount = 0
-    /// Whether the producer sleeps until half the pool is free.
-    private var producerWaiting = false
-    /// Whether the consumer sleeps until a slot is filled.
-    private var consumerWaiting = false
-    private var consumerIndex = 0
-    /// A slot handed to the consumer and not yet given back.
-    private var outstanding = false
+    private let pool: HandOff<Pool>
     private var done = false
     /// Bytes of the input read as stored, up to the last chunk handed out
     /// (for progress; the reader itself belongs to the producer thread).
@@ -38,46 +46,29 @@ final class ChunkPrefetcher: @unchecked Sendable {
     /// Starts decoding `reader` at once, `depth` chunks ahead at most.
     init(reader: LogFileReader, depth: Int, bufferSize: Int = LogFileReader.bufferSize) {
         self.reader = reader
-        slots = (0..<max(depth, 2)).map { _ in Slot(buffer: .allocate(byteCount: bufferSize, alignment: 16)) }
+        buffers = (0..<max(depth, 2)).map { _ in .allocate(byteCount: bufferSize, alignment: 16) }
+        pool = HandOff(Pool(buffers: buffers.count))
         // The thread holds the prefetcher until the input ends.
-        let thread = Thread { [self] in self.produce() }
-        thread.stackSize = 1 << 20
-        thread.name = "flipaudit-inflate"
-        thread.start()
+        WorkerThread.inflate.start { [self] in self.produce() }
     }
 
     deinit {
-        for slot in slots { slot.buffer.deallocate() }
+        for buffer in buffers { buffer.deallocate() }
     }
 
     private func produce() {
         var index = 0
         while true {
-            condition.lock()
-            // Slots in use: filled ones plus the one the consumer holds.
-            if filledCount + 1 >= slots.count {
-                producerWaiting = true
-                while producerWaiting { condition.wait() }
-            }
-            condition.unlock()
-            let i = index % slots.count
+            pool.wait(for: { $0.hasRoom ? () : nil }, until: { $0.halfFree })
+            var chunk = Chunk(buffer: index % buffers.count)
             do {
-                slots[i].count = try reader.read(into: slots[i].buffer)
-                slots[i].error = nil
-                slots[i].compressed = reader.compressedBytes
+                chunk.count = try reader.read(into: buffers[chunk.buffer])
+                chunk.compressed = reader.compressedBytes
             } catch {
-                slots[i].count = 0
-                slots[i].error = error
+                chunk.error = error
             }
-            let last = slots[i].count == 0
-            condition.lock()
-            filledCount += 1
-            if consumerWaiting {
-                consumerWaiting = false
-                condition.signal()
-            }
-            condition.unlock()
-            if last { return }
+            pool.change { $0.decoded.append(chunk) }
+            if chunk.count == 0 { return }
             index += 1
         }
     }
@@ -86,33 +77,22 @@ final class ChunkPrefetcher: @unchecked Sendable {
     /// Must be called until it returns nil or throws, so the producer ends.
     func next() throws(InputError) -> UnsafeRawBufferPointer? {
         if done { return nil }
-        condition.lock()
-        if outstanding {
-            outstanding = false
-            // The slot given back; wake a sleeping producer once half the
-            // pool is free.
-            if producerWaiting && filledCount + 1 <= slots.count / 2 {
-                producerWaiting = false
-                condition.signal()
-            }
-        }
-        while filledCount == 0 {
-            consumerWaiting = true
-            condition.wait()
-        }
-        filledCount -= 1
-        condition.unlock()
-        let i = consumerIndex % slots.count
-        consumerIndex += 1
-        let slot = slots[i]
-        if slot.error != nil || slot.count == 0 {
+        // The chunk handed out last time is given back first: that may be
+        // what a sleeping producer waits for.
+        pool.change { $0.held = false }
+        let chunk = pool.wait(
+            for: { pool -> Chunk? in
+                guard let chunk = pool.decoded.popFirst() else { return nil }
+                pool.held = true
+                return chunk
+            }, until: { !$0.decoded.isEmpty })
+        if chunk.error != nil || chunk.count == 0 {
             // The producer has ended.
             done = true
-            if let error = slot.error { throw error }
+            if let error = chunk.error { throw error }
             return nil
         }
-        outstanding = true
-        compressedBytes = slot.compressed
-        return UnsafeRawBufferPointer(rebasing: slot.buffer[0..<slot.count])
+        compressedBytes = chunk.compressed
+        return UnsafeRawBufferPointer(rebasing: buffers[chunk.buffer][0..<chunk.count])
     }
 }
