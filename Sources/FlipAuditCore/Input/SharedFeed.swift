@@ -1,5 +1,4 @@
 import DequeModule
-import Foundation
 
 /// Scans pieces of one input: a line splitter and a chunk scanner that
 /// keep their caches from piece to piece. One per thread.
@@ -49,33 +48,115 @@ final class SharedFeed: EventFeed, @unchecked Sendable {
         case scanned(ChunkScan, end: LineChunker.PieceEnd?)
     }
 
+    /// A piece a thread has claimed to scan: its place for good (pieces
+    /// handed out before it, plus its index in `pieces`).
+    private struct Claim {
+        var piece: LineChunker.Piece
+        var slot: Int
+        var position: Int
+    }
+
+    /// What the audit thread does next: take the next scan in input order,
+    /// or scan a piece while that one is not ready.
+    private enum AuditStep {
+        case take(ChunkScan, end: LineChunker.PieceEnd?)
+        case scan(Claim)
+    }
+
+    /// What the reader thread does next.
+    private enum ReaderStep {
+        case cut(slot: Int)
+        case scan(Claim)
+        case stop
+    }
+
+    /// What the two threads share, in a `HandOff`.
+    private struct Pieces {
+        /// Pieces not yet handed to the audit, in input order.
+        var pieces = Deque<Stage>()
+        /// Index in `pieces` of the first piece not yet claimed by a
+        /// scanner: pieces are claimed oldest first, so the unclaimed ones
+        /// are the last.
+        var firstUnclaimed = 0
+        /// Pieces handed to the audit so far.
+        var handedOut = 0
+        var freeSlots: [Int]
+        /// The last piece has been cut.
+        var cutAll = false
+        /// Flip events in pieces scanned and not yet handed to the audit: a
+        /// log that is all flip traffic holds `eventBudget` of them, not
+        /// `depth` pieces' worth.
+        var scannedEvents = 0
+        let depth: Int
+        /// Pieces the reader keeps cut and unclaimed before it scans
+        /// instead: with the pieces being scanned on both threads and the
+        /// one being cut, what the buffers are for.
+        let readyTarget: Int
+
+        var unclaimed: Int { pieces.count - firstUnclaimed }
+
+        /// The reader may cut another piece.
+        var canCut: Bool {
+            !cutAll && !freeSlots.isEmpty && pieces.count < depth && unclaimed < readyTarget
+                && scannedEvents < SharedFeed.eventBudget
+        }
+
+        /// Whether `readerStep` has something to do.
+        var readerCanGo: Bool { canCut || unclaimed > 0 || cutAll }
+
+        /// Whether `auditStep` has something to do.
+        var auditCanGo: Bool {
+            if case .scanned = pieces.first { return true }
+            return unclaimed > 0
+        }
+
+        /// Cuts while few pieces wait to be scanned and a buffer is free;
+        /// scans the oldest waiting one otherwise.
+        mutating func readerStep() -> ReaderStep? {
+            if canCut { return .cut(slot: freeSlots.removeLast()) }
+            if unclaimed > 0 { return .scan(claim()) }
+            return cutAll ? .stop : nil
+        }
+
+        /// Takes the next scan in input order, or claims a piece to scan
+        /// while it is not ready.
+        mutating func auditStep() -> AuditStep? {
+            if case .scanned(let scan, let end) = pieces.first {
+                pieces.removeFirst()
+                scannedEvents -= scan.events.count
+                firstUnclaimed -= 1
+                handedOut += 1
+                return .take(scan, end: end)
+            }
+            return unclaimed > 0 ? .scan(claim()) : nil
+        }
+
+        /// Claims the oldest unclaimed piece.
+        private mutating func claim() -> Claim {
+            guard case .cut(let piece, let slot) = pieces[firstUnclaimed] else { preconditionFailure("claimed piece out of order") }
+            pieces[firstUnclaimed] = .scanning
+            firstUnclaimed += 1
+            return Claim(piece: piece, slot: slot, position: handedOut + firstUnclaimed - 1)
+        }
+
+        /// Puts the scan of a claimed piece in its place and frees its slot.
+        mutating func scanned(_ claim: Claim, _ scan: ChunkScan) {
+            pieces[claim.position - handedOut] = .scanned(scan, end: claim.piece.end)
+            scannedEvents += scan.events.count
+            freeSlots.append(claim.slot)
+        }
+    }
+
     private let file: InputFile
     private let index: Int
     private let configuration: AuditConfiguration
-    private let depth: Int
     private let buffers: Int
     private let bufferSize: Int
     private let progress: (@Sendable (UInt64) -> Void)?
-
-    // Guarded by `condition`.
-    private let condition = NSCondition()
-    /// Pieces not yet handed to the audit, in input order.
-    private var pieces = Deque<Stage>()
-    /// Index in `pieces` of the first piece not yet claimed by a scanner:
-    /// pieces are claimed oldest first, so the unclaimed ones are the last.
-    private var firstUnclaimed = 0
-    private var freeSlots: [Int] = []
-    /// The last piece has been cut.
-    private var cutAll = false
-    /// Flip events in pieces scanned and not yet handed to the audit: a log
-    /// that is all flip traffic holds `eventBudget` of them, not `depth`
-    /// pieces' worth.
-    private var scannedEvents = 0
+    private let shared: HandOff<Pieces>
     static let eventBudget = 8192
-    private var producerWaiting = false
-    private var consumerWaiting = false
 
-    // The producer thread's own.
+    // Set before the reader thread starts, then only read.
     private var slots: [UnsafeMutableRawBufferPointer] = []
 
     // The caller's own.
@@ -94,11 +175,12 @@ final class SharedFeed: EventFeed, @unchecked Sendable {
         self.file = file
         self.index = index
         self.configuration = configuration
-        self.depth = max(depth, 2)
-        buffers = min(self.depth, Self.buffers)
+        let depth = max(depth, 2)
+        buffers = min(depth, Self.buffers)
         self.bufferSize = max(bufferSize, LineChunker.minimumBuffer(maxLine: configuration.maxLine))
         self.progress = progress
         assembler = ScanAssembler(file: file)
+        shared = HandOff(Pieces(freeSlots: Array((0..<buffers).reversed()), depth: depth, readyTarget: min(4, buffers / 2)))
     }
 
     deinit {
@@ -118,7 +200,7 @@ final class SharedFeed: EventFeed, @unchecked Sendable {
         }
     }
 
-    /// Opens the input and starts the producer thread (on the first pull,
+    /// Opens the input and starts the reader thread (on the first pull,
     /// so inputs not reached yet hold no descriptor and no buffer).
     private func start() {
         started = true
@@ -130,128 +212,52 @@ final class SharedFeed: EventFeed, @unchecked Sendable {
             return
         }
         slots = (0..<buffers).map { _ in .allocate(byteCount: bufferSize, alignment: 16) }
-        freeSlots = Array(slots.indices.reversed())
         scanner = PieceScanner(fileIndex: index, configuration: configuration)
         let chunker = LineChunker(reader: reader, maxLine: configuration.maxLine, format: configuration.format)
         // The thread holds the feed until the last piece is cut and every
         // piece it claimed is scanned.
-        let thread = Thread { [self] in self.produce(chunker) }
-        thread.stackSize = 4 << 20
-        thread.name = "flipaudit-read"
-        thread.start()
+        WorkerThread.read.start { [self] in self.read(chunker) }
     }
 
-    /// Pieces the producer keeps cut and unclaimed before it scans instead:
-    /// with the pieces being scanned on both threads and the one being
-    /// cut, what the buffers are for.
-    private var readyTarget: Int { min(4, buffers / 2) }
     /// Buffers for pieces not scanned yet.
     static let buffers = 8
 
-    /// The producer: cuts pieces while few are waiting to be scanned and a
-    /// buffer is free, scans the oldest waiting one otherwise.
-    private func produce(_ chunker: LineChunker) {
+    /// The reader thread: cuts pieces while few are waiting to be scanned
+    /// and a buffer is free, scans the oldest waiting one otherwise.
+    private func read(_ chunker: LineChunker) {
         let scanner = PieceScanner(fileIndex: index, configuration: configuration)
         while true {
-            condition.lock()
-            var slot: Int?
-            var claimed: (piece: LineChunker.Piece, slot: Int, position: Int)?
-            while true {
-                let unclaimed = pieces.count - firstUnclaimed
-                if !cutAll && !freeSlots.isEmpty && pieces.count < depth && unclaimed < readyTarget
-                    && scannedEvents < Self.eventBudget
-                {
-                    slot = freeSlots.removeLast()
-                    break
-                }
-                if unclaimed > 0 {
-                    claimed = claim()
-                    break
-                }
-                if cutAll {
-                    condition.unlock()
-                    return
-                }
-                producerWaiting = true
-                condition.wait()
-            }
-            condition.unlock()
-            if let slot {
+            switch shared.wait(for: { $0.readerStep() }, until: { $0.readerCanGo }) {
+            case .cut(let slot):
                 let piece = chunker.cut(into: slots[slot])
                 progress?(chunker.compressedBytes)
-                condition.lock()
-                pieces.append(.cut(piece, slot: slot))
-                if piece.end != nil { cutAll = true }
-                wakeConsumer()
-                condition.unlock()
-            } else if let claimed {
-                scan(claimed, with: scanner)
+                shared.change {
+                    $0.pieces.append(.cut(piece, slot: slot))
+                    if piece.end != nil { $0.cutAll = true }
+                }
+            case .scan(let claim):
+                scan(claim, with: scanner)
+            case .stop:
+                return
             }
         }
     }
 
-    /// Claims the oldest unclaimed piece (lock held).
-    private func claim() -> (piece: LineChunker.Piece, slot: Int, position: Int) {
-        guard case .cut(let piece, let slot) = pieces[firstUnclaimed] else { preconditionFailure("claimed piece out of order") }
-        pieces[firstUnclaimed] = .scanning
-        firstUnclaimed += 1
-        return (piece, slot, firstUnclaimed - 1 + handedOut)
-    }
-
-    /// Pieces handed to the audit so far (lock held): with a position in
-    /// `pieces`, numbers a piece for good.
-    private var handedOut = 0
-
-    /// Scans a claimed piece (lock not held) and puts its scan in place.
-    private func scan(_ claimed: (piece: LineChunker.Piece, slot: Int, position: Int), with scanner: PieceScanner) {
-        let bytes = UnsafeRawBufferPointer(rebasing: slots[claimed.slot][claimed.piece.range])
-        let scan = scanner.scan(claimed.piece, bytes: bytes)
-        condition.lock()
-        pieces[claimed.position - handedOut] = .scanned(scan, end: claimed.piece.end)
-        scannedEvents += scan.events.count
-        freeSlots.append(claimed.slot)
-        wakeConsumer()
-        wakeProducer()
-        condition.unlock()
+    /// Scans a claimed piece and puts its scan in place.
+    private func scan(_ claim: Claim, with scanner: PieceScanner) {
+        let bytes = UnsafeRawBufferPointer(rebasing: slots[claim.slot][claim.piece.range])
+        let scan = scanner.scan(claim.piece, bytes: bytes)
+        shared.change { $0.scanned(claim, scan) }
     }
 
     /// The next scan in input order, scanning pieces on this thread while it
     /// is not ready.
     private func nextScan() -> (ChunkScan, LineChunker.PieceEnd?) {
-        condition.lock()
         while true {
-            if case .scanned(let scan, let end) = pieces.first {
-                pieces.removeFirst()
-                scannedEvents -= scan.events.count
-                firstUnclaimed -= 1
-                handedOut += 1
-                wakeProducer()
-                condition.unlock()
-                return (scan, end)
+            switch shared.wait(for: { $0.auditStep() }, until: { $0.auditCanGo }) {
+            case .take(let scan, let end): return (scan, end)
+            case .scan(let claim): scan(claim, with: scanner!)
             }
-            if pieces.count > firstUnclaimed {
-                let claimed = claim()
-                condition.unlock()
-                scan(claimed, with: scanner!)
-                condition.lock()
-                continue
-            }
-            consumerWaiting = true
-            condition.wait()
-        }
-    }
-
-    private func wakeConsumer() {
-        if consumerWaiting {
-            consumerWaiting = false
-            condition.broadcast()
-        }
-    }
-
-    private func wakeProducer() {
-        if producerWaiting {
-            producerWaiting = false
-            condition.broadcast()
         }
     }
 }
