@@ -1,8 +1,8 @@
 /// Cuts an input's decoded bytes into pieces of whole lines, so that each
 /// piece can be scanned by any thread, in any order. The partial line at a
-/// piece's end is carried to the start of the next one (at most `maxLine`
-/// + 1 bytes); a line longer than that is counted as it streams past, never
-/// held. Also decides the input's format from its first readable line, as
+/// piece's end is carried to the start of the next one by its
+/// `LineFraming` (an over-long one is measured as it streams past, never
+/// held); the piece then says where an over-long line ended. Also decides the input's format from its first readable line, as
 /// `ChunkScanner` would: a piece scanned ahead of its turn must know it.
 /// Used by one thread at a time (`@unchecked Sendable`: it is handed to the
 /// thread that reads the input).
@@ -32,23 +32,15 @@ final class LineChunker: @unchecked Sendable {
     }
 
     private let reader: LogFileReader
-    private let maxLine: Int
     private let setting: AuditConfiguration.Format
     private var format: RecordFormat?
-    private let carry: UnsafeMutableRawBufferPointer
-    private var carryCount = 0
-    /// Inside an over-long line: its length so far, and its last byte.
-    private var overlong: Int?
-    private var lastSkipped: UInt8 = 0
+    private var framing: LineFraming
 
     init(reader: LogFileReader, maxLine: Int, format: AuditConfiguration.Format) {
         self.reader = reader
-        self.maxLine = maxLine
         setting = format
-        carry = .allocate(byteCount: maxLine + 1, alignment: 16)
+        framing = LineFraming(maxLine: maxLine)
     }
-
-    deinit { carry.deallocate() }
 
     /// Decoded bytes read so far.
     var decodedBytes: UInt64 { reader.decodedBytes }
@@ -58,16 +50,14 @@ final class LineChunker: @unchecked Sendable {
 
     /// The smallest buffer `cut(into:)` accepts: a carried line plus at
     /// least one fresh byte.
-    static func minimumBuffer(maxLine: Int) -> Int { maxLine + 2 }
+    static func minimumBuffer(maxLine: Int) -> Int { LineFraming.carryLimit(maxLine: maxLine) + 1 }
 
     /// Fills `buffer` with the carried partial line and fresh bytes and cuts
     /// the next piece from it. Call until a piece with an `end` comes back.
     func cut(into buffer: UnsafeMutableRawBufferPointer) -> Piece {
-        precondition(buffer.count >= Self.minimumBuffer(maxLine: maxLine))
+        precondition(buffer.count >= Self.minimumBuffer(maxLine: framing.maxLine))
         let base = buffer.baseAddress!
-        var n = carryCount
-        if carryCount > 0 { base.copyMemory(from: carry.baseAddress!, byteCount: carryCount) }
-        carryCount = 0
+        var n = framing.moveHeld(to: base)
         var failure: InputError?
         var ended = false
         while n < buffer.count {
@@ -84,52 +74,36 @@ final class LineChunker: @unchecked Sendable {
         let bytes = UnsafeRawBufferPointer(start: base, count: n)
         var start = 0
         var leading: Int?
-        if let long = overlong {
-            if let i = Bytes.find(.newline, in: bytes) {
-                let endsInCR = (i > 0 ? bytes[i - 1] : lastSkipped) == .carriageReturn
-                leading = long + i - (endsInCR ? 1 : 0)
-                overlong = nil
-                start = i + 1
+        if framing.isOverlong {
+            // The over-long line carried in goes on to the first newline.
+            let lineEnd = Bytes.find(.newline, in: bytes) ?? n
+            framing.carry(Bytes.slice(bytes, 0, lineEnd))
+            if lineEnd < n {
+                if case .overlong(let length) = framing.endCarried() { leading = length }
+                start = lineEnd + 1
             } else {
-                if n > 0 { lastSkipped = bytes[n - 1] }
-                overlong = long + n
                 start = n
             }
         }
         // Whole lines end after the last newline; the rest is a partial line.
-        var stop = start
-        if overlong == nil {
-            // Lines are short: a backward byte loop finds the last newline
-            // in a few hundred steps.
-            var i = n
-            while i > start && bytes[i - 1] != .newline { i -= 1 }
-            stop = i
-        }
-        let tail = overlong == nil ? n - stop : 0
+        var stop = framing.isOverlong ? n : LineFraming.endOfLastLine(in: bytes, from: start)
+        framing.carry(Bytes.slice(bytes, stop, n))
         if !ended {
-            if tail > maxLine + 1 {
-                overlong = tail
-                lastSkipped = bytes[n - 1]
-            } else if tail > 0 {
-                carry.baseAddress!.copyMemory(from: base + stop, byteCount: tail)
-                carryCount = tail
-            }
             detectFormat(in: Bytes.slice(bytes, start, stop))
             return Piece(leadingOverlong: leading, range: start..<stop, format: format)
         }
         var end = PieceEnd(input: InputEnd(reader))
         if let failure {
             end.failure = failure
-            end.cutOff = overlong ?? (tail > 0 ? tail : nil)
-        } else if let long = overlong {
-            end.trailingOverlong = long - (lastSkipped == .carriageReturn ? 1 : 0)
-        } else if tail > maxLine + 1 {
-            end.trailingOverlong = tail - (bytes[n - 1] == .carriageReturn ? 1 : 0)
+            end.cutOff = framing.dropCarried()
         } else {
+            switch framing.endCarried() {
+            case .none: break
             // The last line, without a newline, stays in the piece.
-            stop = n
+            case .line: stop = n
+            case .overlong(let length): end.trailingOverlong = length
+            }
         }
-        overlong = nil
         detectFormat(in: Bytes.slice(bytes, start, stop))
         return Piece(leadingOverlong: leading, range: start..<stop, format: format, end: end)
     }
@@ -140,10 +114,8 @@ final class LineChunker: @unchecked Sendable {
         var start = 0
         while format == nil && start < bytes.count {
             let end = Bytes.find(.newline, in: bytes, from: start) ?? bytes.count
-            var count = end - start
-            if count > 0 && bytes[start + count - 1] == .carriageReturn { count -= 1 }
-            let line = Bytes.slice(bytes, start, start + count)
-            if count <= maxLine && RecordFormat.isDetectable(line) { format = RecordFormat.detect(line, setting: setting) }
+            let line = LineFraming.content(Bytes.slice(bytes, start, end))
+            if line.count <= framing.maxLine && RecordFormat.isDetectable(line) { format = RecordFormat.detect(line, setting: setting) }
             start = end + 1
         }
     }
