@@ -1,14 +1,10 @@
 /// What a flip-relevant record contributes to the audit: a request, a
 /// return, or both (the 302 on the request's own record). A class: events
 /// travel through queues and heaps, and a reference moves cheaper than
-/// every String inside.
-///
-/// `@unchecked Sendable` for its one `var`: a chunk scanned ahead of its
-/// turn numbers its lines from the chunk's start, and `ScanAssembler` adds
-/// the lines before it — once, on the thread that then shares the event.
-public final class FlipEvent: @unchecked Sendable {
+/// every String inside. Immutable once built, so shared freely.
+public final class FlipEvent: Sendable {
     public let time: Int64
-    public internal(set) var source: SourceRef
+    public let source: SourceRef
     public let clientIP: String
     public let status: Int
     public let request: FlipRequest?
@@ -21,5 +17,13 @@ public final class FlipEvent: @unchecked Sendable {
         self.status = status
         self.request = request
         self.returned = returned
+    }
+
+    /// `event` at line `line` of its input: for `ScanAssembler`, when a
+    /// piece was scanned before the lines ahead of it were counted.
+    convenience init(_ event: FlipEvent, line: Int64) {
+        self.init(
+            time: event.time, source: SourceRef(file: event.source.file, line: line), clientIP: event.clientIP,
+            status: event.status, request: event.request, returned: event.returned)
     }
 }

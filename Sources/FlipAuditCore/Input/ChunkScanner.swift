@@ -50,6 +50,9 @@ struct ChunkScan: Sendable {
     /// The format the run was read as (nil while only blank or unreadable
     /// lines were seen).
     var format: RecordFormat?
+    /// The scanner's `linesBefore`: when set, the lines of the events (only
+    /// those) count from the input's start.
+    var linesBefore: Int?
 }
 
 /// Reads lines of one input: bytes → records → flip events. It is the
@@ -65,6 +68,12 @@ struct ChunkScanner: LineSink {
     /// The format picked for this file: detected from its first readable
     /// line, or set by whoever saw that line (`LineChunker`).
     var format: RecordFormat?
+    /// Lines of the input before the lines this scanner is given next, when
+    /// known: its events are then built with their line in the input, and
+    /// none is built twice. Nil when the lines ahead are not counted yet
+    /// (a piece scanned ahead of its turn): `ScanAssembler` builds its
+    /// events again with the right line. Moves on at every `take()`.
+    var linesBefore: Int?
     private var record = LogRecord()
     private var scan = ChunkScan()
     private var latest: Int64?
@@ -85,6 +94,8 @@ struct ChunkScanner: LineSink {
         var done = ChunkScan()
         swap(&done, &scan)
         done.format = format
+        done.linesBefore = linesBefore
+        if let before = linesBefore { linesBefore = before + done.accounting.lines }
         scan.events.reserveCapacity(64)
         latest = nil
         return done
@@ -127,7 +138,8 @@ struct ChunkScanner: LineSink {
             scan.peaks.append((number, record.time))
         }
         if scan.firstLocationLine == nil, record.location.isLogged { scan.firstLocationLine = number }
-        let (kind, event) = extractor.extract(record, source: SourceRef(file: fileIndex, line: Int64(number)))
+        let source = SourceRef(file: fileIndex, line: Int64((linesBefore ?? 0) + number))
+        let (kind, event) = extractor.extract(record, source: source)
         switch kind {
         case .inScope: scan.accounting.inScopeFlipRecords += 1
         case .otherOAuth: scan.accounting.otherOAuthRecords += 1

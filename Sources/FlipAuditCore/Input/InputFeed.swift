@@ -49,6 +49,8 @@ final class InputPipeline {
         // `Analyzer.run` has built the log_format parser once, so this
         // cannot fail.
         scanner = try! ChunkScanner(fileIndex: Int32(index), configuration: configuration)
+        // Chunks come in order: every event is built with its line.
+        scanner.linesBefore = 0
         do {
             let reader = try LogFileReader(path: file.path)
             self.reader = reader

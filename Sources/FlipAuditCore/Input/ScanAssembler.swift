@@ -33,6 +33,10 @@ struct ScanAssembler {
     /// every batch it completes to `emit`.
     mutating func add(_ scan: ChunkScan, emit: (EventBatch) -> Void) {
         let base = lines
+        // What the scanner added to its events' lines: `base` when it knew
+        // it, 0 when the piece was scanned ahead of its turn.
+        let added = scan.linesBefore ?? 0
+        assert(scan.linesBefore.map { $0 == base } ?? true, "piece scanned with a wrong line offset")
         for (i, note) in scan.malformed.enumerated() where accounting.malformedLines + i + 1 <= AuditConfiguration.malformedMessageLimit {
             let detail = note.detail.map { ", " + $0 } ?? ""
             let text = "\(file.displayName):\(base + note.line): malformed line (\(note.reason.rawValue)\(detail))"
@@ -47,10 +51,9 @@ struct ScanAssembler {
         var done = 0
         while done < scan.accounting.lines {
             let upTo = done + min(scan.accounting.lines - done, Self.batchLines - linesInBatch)
-            while event < scan.events.count && scan.events[event].source.line <= upTo {
+            while event < scan.events.count && Int(scan.events[event].source.line) - added <= upTo {
                 let e = scan.events[event]
-                e.source.line += Int64(base)
-                batch.events.append(e)
+                batch.events.append(added == base ? e : FlipEvent(e, line: e.source.line - Int64(added) + Int64(base)))
                 event += 1
             }
             while peak < scan.peaks.count && scan.peaks[peak].line <= upTo {

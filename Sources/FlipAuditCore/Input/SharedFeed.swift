@@ -13,9 +13,11 @@ final class PieceScanner {
         scanner = try! ChunkScanner(fileIndex: Int32(fileIndex), configuration: configuration)
     }
 
-    /// The lines of `piece`, whose bytes are `bytes`.
-    func scan(_ piece: LineChunker.Piece, bytes: UnsafeRawBufferPointer) -> ChunkScan {
+    /// The lines of `piece`, whose bytes are `bytes`; `linesBefore`: the
+    /// lines of the input before it, when known.
+    func scan(_ piece: LineChunker.Piece, bytes: UnsafeRawBufferPointer, linesBefore: Int?) -> ChunkScan {
         scanner.format = piece.format
+        scanner.linesBefore = linesBefore
         if let long = piece.leadingOverlong { scanner.overlongLine(number: 0, length: long) }
         splitter.feed(bytes, to: &scanner)
         if let end = piece.end {
@@ -49,11 +51,13 @@ final class SharedFeed: EventFeed, @unchecked Sendable {
     }
 
     /// A piece a thread has claimed to scan: its place for good (pieces
-    /// handed out before it, plus its index in `pieces`).
+    /// handed out before it, plus its index in `pieces`), and the lines of
+    /// the input before it when they are known.
     private struct Claim {
         var piece: LineChunker.Piece
         var slot: Int
         var position: Int
+        var linesBefore: Int?
     }
 
     /// What the audit thread does next: take the next scan in input order,
@@ -83,6 +87,12 @@ final class SharedFeed: EventFeed, @unchecked Sendable {
         var freeSlots: [Int]
         /// The last piece has been cut.
         var cutAll = false
+        /// Pieces claimed and not yet scanned.
+        var scanning = 0
+        /// Lines of the pieces scanned so far. Pieces are claimed oldest
+        /// first, so when none is being scanned these are all the lines
+        /// before the oldest unclaimed piece.
+        var linesScanned = 0
         /// Flip events in pieces scanned and not yet handed to the audit: a
         /// log that is all flip traffic holds `eventBudget` of them, not
         /// `depth` pieces' worth.
@@ -136,7 +146,9 @@ final class SharedFeed: EventFeed, @unchecked Sendable {
             guard case .cut(let piece, let slot) = pieces[firstUnclaimed] else { preconditionFailure("claimed piece out of order") }
             pieces[firstUnclaimed] = .scanning
             firstUnclaimed += 1
-            return Claim(piece: piece, slot: slot, position: handedOut + firstUnclaimed - 1)
+            defer { scanning += 1 }
+            return Claim(
+                piece: piece, slot: slot, position: handedOut + firstUnclaimed - 1, linesBefore: scanning == 0 ? linesScanned : nil)
         }
 
         /// Puts the scan of a claimed piece in its place and frees its slot.
@@ -144,6 +156,8 @@ final class SharedFeed: EventFeed, @unchecked Sendable {
             pieces[claim.position - handedOut] = .scanned(scan, end: claim.piece.end)
             scannedEvents += scan.events.count
             freeSlots.append(claim.slot)
+            scanning -= 1
+            linesScanned += scan.accounting.lines
         }
     }
 
@@ -246,7 +260,7 @@ final class SharedFeed: EventFeed, @unchecked Sendable {
     /// Scans a claimed piece and puts its scan in place.
     private func scan(_ claim: Claim, with scanner: PieceScanner) {
         let bytes = UnsafeRawBufferPointer(rebasing: slots[claim.slot][claim.piece.range])
-        let scan = scanner.scan(claim.piece, bytes: bytes)
+        let scan = scanner.scan(claim.piece, bytes: bytes, linesBefore: claim.linesBefore)
         shared.change { $0.scanned(claim, scan) }
     }
 
