@@ -327,7 +327,7 @@ extension Analyzer {
         guard configuration.parallel else {
             return DirectFeed(file: file, index: index, configuration: configuration, progress: progress)
         }
-        let pieceBytes = max(LogFileReader.bufferSize, 2 * LineChunker.minimumBuffer(maxLine: configuration.maxLine))
+        let pieceBytes = max(LogFileReader.bufferSize, 2 * PieceCutter.minimumBuffer(maxLine: configuration.maxLine))
         return alone
             ? SharedFeed(file: file, index: index, configuration: configuration, depth: 64, bufferSize: pieceBytes, progress: progress)
             : ThreadedFeed(file: file, index: index, configuration: configuration, prefetchDepth: 4, progress: progress)

@@ -39,7 +39,7 @@ struct OptionFuzzTests {
             }
             if OptionLimits.check(sessionTimeout: 600, maxLine: n, maxSessions: 10) == nil {
                 // The analyzer's piece size: two buffers of a line.
-                #expect(!(LineChunker.minimumBuffer(maxLine: n).multipliedReportingOverflow(by: 2).overflow))
+                #expect(!(PieceCutter.minimumBuffer(maxLine: n).multipliedReportingOverflow(by: 2).overflow))
                 #expect(n >= 256)
             }
             if OptionLimits.check(sessionTimeout: 600, maxLine: 65_536, maxSessions: n) == nil { #expect(n >= 1) }

@@ -150,7 +150,7 @@ struct SharedReadingTests {
 }
 
 @Suite("Cutting an input into pieces of whole lines")
-struct LineChunkerTests {
+struct PieceCutterTests {
     @Test("pieces hold whole lines; over-long lines are measured like the line splitter does", arguments: [12, 13, 20, 33, 64, 500])
     func pieces(bufferSize: Int) throws {
         let maxLine = 10
@@ -160,14 +160,14 @@ struct LineChunkerTests {
         let dir = temporaryDirectory()
         let path = writeBytes(Array(text.utf8), named: "t.log", in: dir)
         let reader = try LogFileReader(path: path)
-        let chunker = LineChunker(reader: reader, maxLine: maxLine, format: .auto)
+        let cutter = PieceCutter(reader: reader, maxLine: maxLine, format: .auto)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bufferSize, alignment: 16)
         defer { buffer.deallocate() }
         var sink = CollectingSink()
         var splitter = LineSplitter(maxLine: maxLine)
         var pieces = 0
         while true {
-            let piece = chunker.cut(into: buffer)
+            let piece = cutter.cut(into: buffer)
             pieces += 1
             if let long = piece.leadingOverlong { sink.overlongLine(number: 0, length: long) }
             let bytes = UnsafeRawBufferPointer(rebasing: buffer[piece.range])

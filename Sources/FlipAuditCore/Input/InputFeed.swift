@@ -25,7 +25,7 @@ enum FeedItem: Sendable {
 /// thread it is the reference path that `SharedFeed` and `ThreadedFeed`
 /// must match. Batches come out through `emit`.
 final class InputPipeline {
-    private var scanner: ChunkScanner
+    private var scanner: LineScanner
     private var splitter: LineSplitter
     private var assembler: ScanAssembler
     private var reader: LogFileReader?
@@ -48,7 +48,7 @@ final class InputPipeline {
         assembler = ScanAssembler(file: file)
         // `Analyzer.run` has built the log_format parser once, so this
         // cannot fail.
-        scanner = try! ChunkScanner(fileIndex: Int32(index), configuration: configuration)
+        scanner = try! LineScanner(fileIndex: Int32(index), configuration: configuration)
         // Chunks come in order: every event is built with its line.
         scanner.linesBefore = 0
         do {

@@ -1,5 +1,5 @@
 /// What framing lines means, for both ways the input is cut into lines:
-/// `LineSplitter` (lines handed to a sink one by one) and `LineChunker`
+/// `LineSplitter` (lines handed to a sink one by one) and `PieceCutter`
 /// (pieces of whole lines). A line ends at `\n`; a `\r` just before it
 /// belongs to the line end; a line longer than `maxLine` bytes is
 /// over-long. A line that a buffer's end cuts in two is carried to the

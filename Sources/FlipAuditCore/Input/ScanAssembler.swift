@@ -1,7 +1,7 @@
-/// Puts the chunk scans of one input back together, in line order: numbers
+/// Puts the piece scans of one input back together, in line order: numbers
 /// their lines from the input's start, words the first malformed lines, and
 /// ends a batch of events every `batchLines` lines — the same lines however
-/// the input was cut into chunks and whichever thread scanned them, so the
+/// the input was cut into pieces and whichever thread scanned them, so the
 /// time-ordered merge sees the same batches either way.
 struct ScanAssembler {
     /// Lines per batch.
@@ -31,7 +31,7 @@ struct ScanAssembler {
 
     /// Takes the scan of the lines that follow those added so far; hands
     /// every batch it completes to `emit`.
-    mutating func add(_ scan: ChunkScan, emit: (EventBatch) -> Void) {
+    mutating func add(_ scan: PieceScan, emit: (EventBatch) -> Void) {
         let base = lines
         // What the scanner added to its events' lines: `base` when it knew
         // it, 0 when the piece was scanned ahead of its turn.
@@ -116,8 +116,9 @@ struct InputEnd: Sendable {
     }
 }
 
-/// The flip events of a run of lines of one input, and how far that
-/// input's clock has got: what the time-ordered merge pulls.
+/// The flip events of `ScanAssembler.batchLines` lines of one input (fewer
+/// in its last batch), and how far that input's clock has got: what the
+/// time-ordered merge pulls.
 struct EventBatch: Sendable {
     var events: [FlipEvent] = []
     /// Latest record time read so far in this input (nil before any record).

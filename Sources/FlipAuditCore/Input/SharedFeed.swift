@@ -1,21 +1,21 @@
 import DequeModule
 
-/// Scans pieces of one input: a line splitter and a chunk scanner that
+/// Scans pieces of one input: a line splitter and a line scanner that
 /// keep their caches from piece to piece. One per thread.
 final class PieceScanner {
     private var splitter: LineSplitter
-    private var scanner: ChunkScanner
+    private var scanner: LineScanner
 
     init(fileIndex: Int, configuration: AuditConfiguration) {
         splitter = LineSplitter(maxLine: configuration.maxLine)
         // `Analyzer.run` has built the log_format parser once, so this
         // cannot fail.
-        scanner = try! ChunkScanner(fileIndex: Int32(fileIndex), configuration: configuration)
+        scanner = try! LineScanner(fileIndex: Int32(fileIndex), configuration: configuration)
     }
 
     /// The lines of `piece`, whose bytes are `bytes`; `linesBefore`: the
     /// lines of the input before it, when known.
-    func scan(_ piece: LineChunker.Piece, bytes: UnsafeRawBufferPointer, linesBefore: Int?) -> ChunkScan {
+    func scan(_ piece: PieceCutter.Piece, bytes: UnsafeRawBufferPointer, linesBefore: Int?) -> PieceScan {
         scanner.format = piece.format
         scanner.linesBefore = linesBefore
         if let long = piece.leadingOverlong { scanner.overlongLine(number: 0, length: long) }
@@ -32,7 +32,7 @@ final class PieceScanner {
 
 /// Reads one input with two threads sharing the work. A thread of its own
 /// inflates the input into a pool of buffers and cuts it into pieces of
-/// whole lines (`LineChunker`); pieces are scanned by whichever thread is
+/// whole lines (`PieceCutter`); pieces are scanned by whichever thread is
 /// free — that thread once it is far enough ahead, or the caller's (the
 /// audit's) whenever the piece it needs next is not scanned yet — and put
 /// back in order on the caller's thread (`ScanAssembler`). So both cores
@@ -45,16 +45,16 @@ final class PieceScanner {
 final class SharedFeed: EventFeed, @unchecked Sendable {
     /// Where a piece is between cutting and the audit.
     private enum Stage {
-        case cut(LineChunker.Piece, slot: Int)
+        case cut(PieceCutter.Piece, slot: Int)
         case scanning
-        case scanned(ChunkScan, end: LineChunker.PieceEnd?)
+        case scanned(PieceScan, end: PieceCutter.PieceEnd?)
     }
 
     /// A piece a thread has claimed to scan: its place for good (pieces
     /// handed out before it, plus its index in `pieces`), and the lines of
     /// the input before it when they are known.
     private struct Claim {
-        var piece: LineChunker.Piece
+        var piece: PieceCutter.Piece
         var slot: Int
         var position: Int
         var linesBefore: Int?
@@ -63,7 +63,7 @@ final class SharedFeed: EventFeed, @unchecked Sendable {
     /// What the audit thread does next: take the next scan in input order,
     /// or scan a piece while that one is not ready.
     private enum AuditStep {
-        case take(ChunkScan, end: LineChunker.PieceEnd?)
+        case take(PieceScan, end: PieceCutter.PieceEnd?)
         case scan(Claim)
     }
 
@@ -152,7 +152,7 @@ final class SharedFeed: EventFeed, @unchecked Sendable {
         }
 
         /// Puts the scan of a claimed piece in its place and frees its slot.
-        mutating func scanned(_ claim: Claim, _ scan: ChunkScan) {
+        mutating func scanned(_ claim: Claim, _ scan: PieceScan) {
             pieces[claim.position - handedOut] = .scanned(scan, end: claim.piece.end)
             scannedEvents += scan.events.count
             freeSlots.append(claim.slot)
@@ -191,7 +191,7 @@ final class SharedFeed: EventFeed, @unchecked Sendable {
         self.configuration = configuration
         let depth = max(depth, 2)
         buffers = min(depth, Self.buffers)
-        self.bufferSize = max(bufferSize, LineChunker.minimumBuffer(maxLine: configuration.maxLine))
+        self.bufferSize = max(bufferSize, PieceCutter.minimumBuffer(maxLine: configuration.maxLine))
         self.progress = progress
         assembler = ScanAssembler(file: file)
         shared = HandOff(Pieces(freeSlots: Array((0..<buffers).reversed()), depth: depth, readyTarget: min(4, buffers / 2)))
@@ -227,10 +227,10 @@ final class SharedFeed: EventFeed, @unchecked Sendable {
         }
         slots = (0..<buffers).map { _ in .allocate(byteCount: bufferSize, alignment: 16) }
         scanner = PieceScanner(fileIndex: index, configuration: configuration)
-        let chunker = LineChunker(reader: reader, maxLine: configuration.maxLine, format: configuration.format)
+        let cutter = PieceCutter(reader: reader, maxLine: configuration.maxLine, format: configuration.format)
         // The thread holds the feed until the last piece is cut and every
         // piece it claimed is scanned.
-        WorkerThread.read.start { [self] in self.read(chunker) }
+        WorkerThread.read.start { [self] in self.read(cutter) }
     }
 
     /// Buffers for pieces not scanned yet.
@@ -238,13 +238,13 @@ final class SharedFeed: EventFeed, @unchecked Sendable {
 
     /// The reader thread: cuts pieces while few are waiting to be scanned
     /// and a buffer is free, scans the oldest waiting one otherwise.
-    private func read(_ chunker: LineChunker) {
+    private func read(_ cutter: PieceCutter) {
         let scanner = PieceScanner(fileIndex: index, configuration: configuration)
         while true {
             switch shared.wait(for: { $0.readerStep() }, until: { $0.readerCanGo }) {
             case .cut(let slot):
-                let piece = chunker.cut(into: slots[slot])
-                progress?(chunker.compressedBytes)
+                let piece = cutter.cut(into: slots[slot])
+                progress?(cutter.compressedBytes)
                 shared.change {
                     $0.pieces.append(.cut(piece, slot: slot))
                     if piece.end != nil { $0.cutAll = true }
@@ -266,7 +266,7 @@ final class SharedFeed: EventFeed, @unchecked Sendable {
 
     /// The next scan in input order, scanning pieces on this thread while it
     /// is not ready.
-    private func nextScan() -> (ChunkScan, LineChunker.PieceEnd?) {
+    private func nextScan() -> (PieceScan, PieceCutter.PieceEnd?) {
         while true {
             switch shared.wait(for: { $0.auditStep() }, until: { $0.auditCanGo }) {
             case .take(let scan, let end): return (scan, end)

@@ -19,35 +19,36 @@ enum RecordFormat: String, Sendable {
     /// from: not blank, no NUL byte, valid UTF-8 — the first line that is
     /// parsed at all.
     static func isDetectable(_ line: UnsafeRawBufferPointer) -> Bool {
-        !ChunkScanner.isBlank(line) && Bytes.isValidText(line)
+        !LineScanner.isBlank(line) && Bytes.isValidText(line)
     }
 }
 
 /// A malformed line as the scanner notes it: where, and why.
 struct MalformedNote: Sendable {
-    /// Line number within the scanned run (from 1).
+    /// Line number within the scanned piece (from 1).
     var line: Int
     var reason: MalformedReason
     var detail: String?
 }
 
-/// What scanning a run of whole lines of one input found. Line numbers —
-/// of events, notes and peaks — count from the run's first line (1): a run
-/// may be scanned before the runs ahead of it, and `ScanAssembler` numbers
-/// its lines once they are in order.
-struct ChunkScan: Sendable {
+/// What scanning a piece (whole lines of one input) found. Line numbers —
+/// of notes and peaks, and of events unless `linesBefore` is set — count
+/// from the piece's first line (1): a piece may be scanned before the
+/// pieces ahead of it, and `ScanAssembler` numbers its lines once they are
+/// in order.
+struct PieceScan: Sendable {
     var events: [FlipEvent] = []
     /// Lines, blank lines, records, malformed lines by reason, flip
     /// records (no examples: `ScanAssembler` words them).
     var accounting = InputAccounting()
     /// The first malformed lines (up to `AuditConfiguration.malformedMessageLimit`).
     var malformed: [MalformedNote] = []
-    /// Records whose time is later than every earlier record of the run:
+    /// Records whose time is later than every earlier record of the piece:
     /// enough to know the input's latest time at any line.
     var peaks: [(line: Int, time: Int64)] = []
     /// The first line that logged a Location field.
     var firstLocationLine: Int?
-    /// The format the run was read as (nil while only blank or unreadable
+    /// The format the piece was read as (nil while only blank or unreadable
     /// lines were seen).
     var format: RecordFormat?
     /// The scanner's `linesBefore`: when set, the lines of the events (only
@@ -57,8 +58,9 @@ struct ChunkScan: Sendable {
 
 /// Reads lines of one input: bytes → records → flip events. It is the
 /// `LineSink` of a line splitter; `take()` hands out what the lines since
-/// the last `take()` gave, as a `ChunkScan`.
-struct ChunkScanner: LineSink {
+/// the last `take()` gave — a piece: one `PieceCutter` cut, or on the
+/// in-order paths the lines one chunk completed — as a `PieceScan`.
+struct LineScanner: LineSink {
     private let fileIndex: Int32
     private let setting: AuditConfiguration.Format
     private var extractor: FlipEventExtractor
@@ -66,7 +68,7 @@ struct ChunkScanner: LineSink {
     private var json: JSONLineParser
     private var nginx: NginxLogFormatParser?
     /// The format picked for this file: detected from its first readable
-    /// line, or set by whoever saw that line (`LineChunker`).
+    /// line, or set by whoever saw that line (`PieceCutter`).
     var format: RecordFormat?
     /// Lines of the input before the lines this scanner is given next, when
     /// known: its events are then built with their line in the input, and
@@ -75,7 +77,7 @@ struct ChunkScanner: LineSink {
     /// events again with the right line. Moves on at every `take()`.
     var linesBefore: Int?
     private var record = LogRecord()
-    private var scan = ChunkScan()
+    private var scan = PieceScan()
     private var latest: Int64?
 
     init(fileIndex: Int32, configuration: AuditConfiguration) throws(ConfigurationError) {
@@ -90,8 +92,8 @@ struct ChunkScanner: LineSink {
     }
 
     /// What the lines since the last call found.
-    mutating func take() -> ChunkScan {
-        var done = ChunkScan()
+    mutating func take() -> PieceScan {
+        var done = PieceScan()
         swap(&done, &scan)
         done.format = format
         done.linesBefore = linesBefore

@@ -2,11 +2,12 @@
 /// piece can be scanned by any thread, in any order. The partial line at a
 /// piece's end is carried to the start of the next one by its
 /// `LineFraming` (an over-long one is measured as it streams past, never
-/// held); the piece then says where an over-long line ended. Also decides the input's format from its first readable line, as
-/// `ChunkScanner` would: a piece scanned ahead of its turn must know it.
+/// held); the piece then says where an over-long line ended. Also decides
+/// the input's format from its first readable line, as `LineScanner` would:
+/// a piece scanned ahead of its turn must know it.
 /// Used by one thread at a time (`@unchecked Sendable`: it is handed to the
 /// thread that reads the input).
-final class LineChunker: @unchecked Sendable {
+final class PieceCutter: @unchecked Sendable {
     /// The bytes of whole lines at `range` of the buffer a piece was cut into.
     struct Piece: Sendable {
         /// An over-long line that ends at `range`'s start (its bytes were
