@@ -330,7 +330,9 @@ extension Analyzer {
         let pieceBytes = max(LogFileReader.bufferSize, 2 * PieceCutter.minimumBuffer(maxLine: configuration.maxLine))
         return alone
             ? SharedFeed(file: file, index: index, configuration: configuration, depth: 64, bufferSize: pieceBytes, progress: progress)
-            : ThreadedFeed(file: file, index: index, configuration: configuration, prefetchDepth: 4, progress: progress)
+            : ThreadedFeed(
+                file: file, index: index, configuration: configuration,
+                prefetchDepth: InputPipeline.isSmall(file) ? 0 : 4, progress: progress)
     }
 
     /// The sizes of the inputs added up, or nil when one is not a regular

@@ -46,6 +46,18 @@ final class TimeOrderedMerge {
     private var activeCount: Int
     /// Time of the last event handed out.
     private var clock = Int64.min
+    /// Inputs whose in-order queue holds events (usually a handful, however
+    /// many inputs there are).
+    private var queued: [Int] = []
+    /// The inputs in the order the merge will most likely open them (by
+    /// first record time), and how many of them have been asked to read
+    /// ahead: opening one starts the next `readAhead`, so that a folder of
+    /// many small files keeps the reading threads busy while the audit
+    /// works through the current one.
+    private let openingOrder: [Int]
+    private var position: [Int]
+    private var prepared = 0
+    static let readAhead = 2
     private let onBatch: (Int, EventBatch) -> Void
     private let onEnd: (Int, FileScan) -> Void
 
@@ -65,6 +77,9 @@ final class TimeOrderedMerge {
         inOrder = Array(repeating: Deque(), count: feeds.count)
         active = Array(repeating: true, count: feeds.count)
         activeCount = feeds.count
+        openingOrder = feeds.indices.sorted { (startTimes[$0] ?? .min, $0) < (startTimes[$1] ?? .min, $1) }
+        position = Array(repeating: 0, count: feeds.count)
+        for (p, i) in openingOrder.enumerated() { position[i] = p }
         self.onBatch = onBatch
         self.onEnd = onEnd
         updateBounds()
@@ -75,7 +90,13 @@ final class TimeOrderedMerge {
         guard outOfOrder == nil else { return nil }
         while true {
             if pending > 0, let (from, first) = earliest(), activeCount == 0 || first < settled || pending > Self.maxPending {
-                let event = from < 0 ? heap.removeMin().event : inOrder[from].removeFirst()
+                let event: FlipEvent
+                if from < 0 {
+                    event = heap.removeMin().event
+                } else {
+                    event = inOrder[from].removeFirst()
+                    if inOrder[from].isEmpty { queued.removeAll { $0 == from } }
+                }
                 pending -= 1
                 if event.time < clock {
                     outOfOrder = event.source
@@ -85,8 +106,13 @@ final class TimeOrderedMerge {
                 return event
             }
             guard behind >= 0 else { return nil }
+            while prepared < min(feeds.count, position[behind] + 1 + Self.readAhead) {
+                feeds[openingOrder[prepared]].prepare()
+                prepared += 1
+            }
             switch feeds[behind].next() {
             case .batch(let batch):
+                let wasEmpty = inOrder[behind].isEmpty
                 for event in batch.events {
                     if let last = inOrder[behind].last, last.time > event.time {
                         heap.insert(Pending(time: event.time, source: event.source, event: event))
@@ -94,6 +120,7 @@ final class TimeOrderedMerge {
                         inOrder[behind].append(event)
                     }
                 }
+                if wasEmpty && !inOrder[behind].isEmpty { queued.append(behind) }
                 pending += batch.events.count
                 if let f = batch.frontier, f > frontier[behind] { frontier[behind] = f }
                 onBatch(behind, batch)
@@ -127,7 +154,7 @@ final class TimeOrderedMerge {
     private func earliest() -> (Int, Int64)? {
         var best: (from: Int, time: Int64, source: SourceRef)?
         if let h = heap.min { best = (-1, h.time, h.source) }
-        for i in inOrder.indices {
+        for i in queued {
             guard let e = inOrder[i].first else { continue }
             if best == nil || (e.time, e.source) < (best!.time, best!.source) { best = (i, e.time, e.source) }
         }

@@ -46,14 +46,14 @@ final class ChunkPrefetcher: @unchecked Sendable {
     /// Starts decoding `reader` at once, `depth` chunks ahead at most.
     init(reader: LogFileReader, depth: Int, bufferSize: Int = LogFileReader.bufferSize) {
         self.reader = reader
-        buffers = (0..<max(depth, 2)).map { _ in .allocate(byteCount: bufferSize, alignment: 16) }
+        buffers = (0..<max(depth, 2)).map { _ in BufferPool.shared.take(bufferSize) }
         pool = HandOff(Pool(buffers: buffers.count))
         // The thread holds the prefetcher until the input ends.
         WorkerThread.inflate.start { [self] in self.produce() }
     }
 
     deinit {
-        for buffer in buffers { buffer.deallocate() }
+        for buffer in buffers { BufferPool.shared.give(buffer) }
     }
 
     private func produce() {

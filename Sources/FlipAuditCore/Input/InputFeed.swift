@@ -1,4 +1,5 @@
 import DequeModule
+import Foundation
 
 /// What one input produced once it is read to its end.
 struct FileScan: Sendable {
@@ -88,25 +89,58 @@ final class InputPipeline {
         assembler.finish(end: reader.map(InputEnd.init), failure: failure, emit: emit)
     }
 
-    /// Time of the first record of `file`, from its first chunk (nil for
-    /// inputs without a record there, and for streams — standard input, a
-    /// FIFO, `/dev/stdin`, `<(...)` — which cannot be read twice: a look
-    /// ahead would lose their first bytes, or wait on a FIFO's writer
-    /// forever). The merge uses it to leave an input closed until the
-    /// audit reaches its time.
+    /// Time of the first record of `file` within its first
+    /// `LogFileReader.bufferSize` decoded bytes (nil for inputs without a
+    /// record there, and for streams — standard input, a FIFO,
+    /// `/dev/stdin`, `<(...)` — which cannot be read twice: a look ahead
+    /// would lose their first bytes, or wait on a FIFO's writer forever).
+    /// The merge uses it to leave an input closed until the audit reaches
+    /// its time. It decodes in small steps and stops at the first record:
+    /// for a folder of thousands of small files, this look costs little
+    /// beside the reading itself.
     static func firstRecordTime(_ file: InputFile, configuration: AuditConfiguration) -> Int64? {
-        guard !file.isStream else { return nil }
-        let pipeline = InputPipeline(
-            file: file, index: 0, configuration: configuration,
-            progress: nil, emit: { _ in })
-        _ = pipeline.step()
-        return pipeline.assembler.firstTime
+        guard !file.isStream, let reader = try? LogFileReader(path: file.path) else { return nil }
+        var splitter = LineSplitter(maxLine: configuration.maxLine)
+        var assembler = ScanAssembler(file: file)
+        guard var scanner = try? LineScanner(fileIndex: 0, configuration: configuration) else { return nil }
+        scanner.linesBefore = 0
+        // A few lines at first, more while no record turns up.
+        var step = 1024
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+        defer { buffer.deallocate() }
+        var decoded = 0
+        while decoded < LogFileReader.bufferSize {
+            let want = min(step, buffer.count, LogFileReader.bufferSize - decoded)
+            step *= 2
+            guard let n = try? reader.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want])), n > 0 else { break }
+            decoded += n
+            splitter.feed(UnsafeRawBufferPointer(rebasing: buffer[0..<n]), to: &scanner)
+            assembler.add(scanner.take(), emit: { _ in })
+            if let time = assembler.firstTime { return time }
+        }
+        splitter.finish(to: &scanner)
+        assembler.add(scanner.take(), emit: { _ in })
+        return assembler.firstTime
+    }
+
+    /// Whether `file` is small enough that zlib on a thread of its own
+    /// would cost more than it saves (a regular file under 1 MiB).
+    static func isSmall(_ file: InputFile) -> Bool {
+        guard let path = file.path else { return false }
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG && info.st_size < 1 << 20
     }
 }
 
 /// Where the merge pulls one input's batches from, in line order.
 protocol EventFeed: AnyObject {
     func next() -> FeedItem
+    /// Starts reading ahead, if the feed can, before its first pull.
+    func prepare()
+}
+
+extension EventFeed {
+    func prepare() {}
 }
 
 /// Reads its input on the caller's thread, a chunk whenever a batch is
@@ -174,11 +208,15 @@ final class ThreadedFeed: EventFeed, @unchecked Sendable {
         }
     }
 
-    func next() -> FeedItem {
+    func prepare() {
         if !started {
             started = true
             start()
         }
+    }
+
+    func next() -> FeedItem {
+        prepare()
         return queue.wait(for: { $0.popFirst() }, until: { !$0.isEmpty })
     }
 }

@@ -77,19 +77,19 @@ public final class LogFileReader {
         }
         var info = stat()
         sizeAtOpen = fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG ? UInt64(info.st_size) : nil
-        input = .allocate(byteCount: Self.bufferSize, alignment: 16)
+        input = BufferPool.shared.take(Self.bufferSize)
     }
 
     deinit {
         if closeOnDeinit { close(fd) }
-        input.deallocate()
-        output?.deallocate()
+        BufferPool.shared.give(input)
+        if let output { BufferPool.shared.give(output) }
     }
 
     /// The next chunk of decoded bytes, valid until the next call; `nil` at
     /// a clean end. Throws once the input cannot be read further.
     public func nextChunk() throws(InputError) -> UnsafeRawBufferPointer? {
-        if output == nil { output = .allocate(byteCount: Self.bufferSize, alignment: 16) }
+        if output == nil { output = BufferPool.shared.take(Self.bufferSize) }
         let n = try read(into: output!)
         return n == 0 ? nil : UnsafeRawBufferPointer(rebasing: output![0..<n])
     }

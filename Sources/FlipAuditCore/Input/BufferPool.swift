@@ -1,0 +1,43 @@
+import Foundation
+
+/// Read buffers (`LogFileReader.bufferSize` bytes) kept for the next input
+/// instead of being freed: the executable has jemalloc hand freed pages back
+/// at once, so a folder of thousands of small files would otherwise fault
+/// in fresh pages for every one of them. Keeps at most `limit` idle
+/// buffers; any size other than `bufferSize` is allocated and freed as
+/// usual.
+///
+/// `@unchecked Sendable`: its one mutable field is touched only under the
+/// lock.
+final class BufferPool: @unchecked Sendable {
+    static let shared = BufferPool(limit: 16)
+
+    private let lock = NSLock()
+    private var idle: [UnsafeMutableRawBufferPointer] = []
+    private let limit: Int
+
+    init(limit: Int) { self.limit = limit }
+
+    /// A buffer of `size` bytes: an idle one when there is one.
+    func take(_ size: Int) -> UnsafeMutableRawBufferPointer {
+        if size == LogFileReader.bufferSize {
+            lock.lock()
+            let buffer = idle.popLast()
+            lock.unlock()
+            if let buffer { return buffer }
+        }
+        return .allocate(byteCount: size, alignment: 16)
+    }
+
+    /// Gives `buffer` back (kept, or freed past `limit`).
+    func give(_ buffer: UnsafeMutableRawBufferPointer) {
+        if buffer.count == LogFileReader.bufferSize {
+            lock.lock()
+            let kept = idle.count < limit
+            if kept { idle.append(buffer) }
+            lock.unlock()
+            if kept { return }
+        }
+        buffer.deallocate()
+    }
+}
