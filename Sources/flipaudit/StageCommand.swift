@@ -83,8 +83,14 @@ extension StageCommand {
         func run() throws {
             let resolution = InputCatalog.resolve(inputs, skipping: OwnOutputs())
             for note in resolution.notes { StageCommand.warn(note) }
+            // Tasks run in other directories, on other machines: the path
+            // read is absolute, the name shown stays as given.
+            let here = FileManager.default.currentDirectoryPath
+            let files = resolution.files.map { file in
+                InputFile(displayName: file.displayName, path: file.path.map { $0.hasPrefix("/") ? $0 : here + "/" + $0 })
+            }
             let plan = JobPlan(
-                key: Fingerprint.newKey(), options: audit.arguments, files: resolution.files,
+                key: Fingerprint.newKey(), options: audit.arguments, files: files,
                 problems: resolution.problems.map { JobPlan.Problem(name: $0.name, message: "\($0.error)") })
             let output = StageOutput()
             output.write(plan.encoded())
