@@ -11,7 +11,7 @@ map, shuffle and reduce, with the outputs and exit status of one process.
 
 Every option this driver does not know, and every argument after `--`
 (with the `--`), goes to `flipaudit stage plan` in the order given: the
-audit options (--client-id, --project-id, --session-timeout, --config, ...)
+audit options (--client-id, --project-id, --session-timeout, ...)
 and the inputs, exactly as one process takes them. The output options go
 to `flipaudit stage merge`, which runs here on the driver at the end.
 
