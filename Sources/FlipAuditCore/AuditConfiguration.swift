@@ -35,7 +35,9 @@ public struct AuditConfiguration: Sendable {
     public var parallel = true
     /// Most sessions held open at once (`--max-sessions`); when a new one
     /// would pass it, the least recently active is closed early.
-    public var maxSessions = SessionTracker.defaultMaxSessions
+    public var maxSessions = Self.defaultMaxSessions
+    /// Most sessions held open at once by default.
+    public static let defaultMaxSessions = 100_000
 
     /// Flip events held in memory by the sorting pass before a sorted run
     /// goes to a temporary file (about 20 MiB of events).
@@ -57,6 +59,12 @@ public struct AuditConfiguration: Sendable {
     var alwaysSort = false
 
     public init() {}
+
+    /// Refuses an nginx `log_format` line that cannot work (before any
+    /// input is read).
+    public static func check(logFormat text: String, maxLine: Int) throws(ConfigurationError) {
+        _ = try NginxLogFormatParser(logFormat: text, maxLine: maxLine)
+    }
 
     var allowlist: Allowlist { Allowlist(projectIDs: projectIDs, extra: allowRedirects) }
 }

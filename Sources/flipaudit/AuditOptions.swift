@@ -51,7 +51,7 @@ struct AuditOptions: ParsableArguments {
             throw ValidationError(message)
         }
         if let text = logFormat {
-            do { _ = try NginxLogFormatParser(logFormat: text, maxLine: maxLine) } catch { throw ValidationError("\(error)") }
+            do { try AuditConfiguration.check(logFormat: text, maxLine: maxLine) } catch { throw ValidationError("\(error)") }
         }
         if LogDuration.seconds(reuseWindow) == nil {
             throw ValidationError("--reuse-window: \"\(reuseWindow)\" is not a duration such as 90m, 36h or 7d (at most \(LogDuration.maximumDays) days)")

@@ -50,7 +50,7 @@ struct FlipAuditCommand: ParsableCommand {
     @Option(
         name: .customLong("max-sessions"),
         help: ArgumentHelp("Most sessions held open at once; past it the least recently active is closed early (counted in the report).", valueName: "N"))
-    var maxSessions: Int = SessionTracker.defaultMaxSessions
+    var maxSessions: Int = AuditConfiguration.defaultMaxSessions
 
     @Option(help: ArgumentHelp("Read options from a TOML file: any long option under its own name (command-line options win).", valueName: "FILE"))
     var config: String?

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import FlipAuditCore
+@_spi(Fuzzing) @testable import FlipAuditCore
 
 /// One case of docs/contract.md §8's bad-input battery, run through the built binary:
 /// its arguments, and what must come out.

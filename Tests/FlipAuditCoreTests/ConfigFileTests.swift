@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import FlipAuditCore
+@_spi(Fuzzing) @testable import FlipAuditCore
 
 /// The command's own option list, as the binary describes it.
 func commandOptions() throws -> [ConfigFile.OptionSpec] {

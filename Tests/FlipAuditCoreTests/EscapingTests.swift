@@ -1,6 +1,6 @@
 import Testing
 
-@testable import FlipAuditCore
+@_spi(Fuzzing) @testable import FlipAuditCore
 
 @Suite("Escaping for CSV cells and terminals")
 struct EscapingTests {

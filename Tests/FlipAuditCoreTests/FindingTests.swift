@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import FlipAuditCore
+@_spi(Fuzzing) @testable import FlipAuditCore
 
 let evil = "https://oauth-redirect.googleusercontent.com.evil.example/a/com.google.OPA"
 let login = "https://auth.partner.example/login?continue=%2Foauth%2Fconsent"

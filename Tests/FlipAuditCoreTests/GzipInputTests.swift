@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import FlipAuditCore
+@_spi(Fuzzing) @testable import FlipAuditCore
 
 /// The gzip reader and the line splitter over real fixture files.
 @Suite("Reading gzip and plain input")

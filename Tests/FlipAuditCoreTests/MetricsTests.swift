@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import FlipAuditCore
+@_spi(Fuzzing) @testable import FlipAuditCore
 
 /// One sample of a Prometheus text file: name, labels (unescaped), value.
 struct MetricSample {

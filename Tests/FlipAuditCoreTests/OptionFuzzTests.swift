@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import FlipAuditCore
+@_spi(Fuzzing) @testable import FlipAuditCore
 
 /// Numeric option values, random, huge, negative and at the edges, through
 /// the real command line: never a crash, only a run (exit 0) or a usage

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import FlipAuditCore
+@_spi(Fuzzing) @testable import FlipAuditCore
 
 /// What `OutputPlan` decides for each kind of output path, before any
 /// input is read (the hostile battery in Tests/hostile runs the binary).

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import FlipAuditCore
+@_spi(Fuzzing) @testable import FlipAuditCore
 
 @Suite("Progress line")
 struct ProgressTests {

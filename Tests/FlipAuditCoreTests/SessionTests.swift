@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import FlipAuditCore
+@_spi(Fuzzing) @testable import FlipAuditCore
 
 /// Sessions, outcomes and their classification (docs/contract.md §3).
 @Suite("Sessions and outcomes")

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import FlipAuditCore
+@_spi(Fuzzing) @testable import FlipAuditCore
 
 /// Everything a feed hands the merge, as comparable text: each batch's
 /// events (time, source, status, client, request and return fields),

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import FlipAuditCore
+@_spi(Fuzzing) @testable import FlipAuditCore
 
 /// A combined line at `seconds` after 08:00:00 UTC (hours allowed).
 func line(at seconds: Int, _ target: String, _ status: Int, location: String = "-") -> String {

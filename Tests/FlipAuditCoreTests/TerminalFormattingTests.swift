@@ -1,6 +1,6 @@
 import Testing
 
-@testable import FlipAuditCore
+@_spi(Fuzzing) @testable import FlipAuditCore
 
 /// The summary's numbers and column widths.
 @Suite("Terminal formatting")

@@ -1,6 +1,6 @@
 import Foundation
 
-@testable import FlipAuditCore
+@_spi(Fuzzing) @testable import FlipAuditCore
 
 /// Path of a committed fixture file.
 func fixture(_ name: String) -> String {

@@ -1,4 +1,4 @@
-import FlipAuditCore
+@_spi(Fuzzing) import FlipAuditCore
 import FuzzDriver
 
 #if canImport(Glibc)

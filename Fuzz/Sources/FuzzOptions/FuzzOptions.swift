@@ -1,4 +1,4 @@
-import FlipAuditCore
+@_spi(Fuzzing) import FlipAuditCore
 import FuzzDriver
 
 /// Treats the input as the value of a numeric option: whatever

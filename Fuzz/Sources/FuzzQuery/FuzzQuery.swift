@@ -1,4 +1,4 @@
-import FlipAuditCore
+@_spi(Fuzzing) import FlipAuditCore
 import FuzzDriver
 
 /// Treats the input as a URL or query value and runs it through percent

@@ -1,4 +1,4 @@
-import FlipAuditCore
+@_spi(Fuzzing) import FlipAuditCore
 import FuzzDriver
 
 /// Collects what the tracker decides, and checks that none of it carries

@@ -1,8 +1,8 @@
-/// The redirect URIs a code or error may be sent to (SPEC §3): Google's 12
+/// The redirect URIs a code or error may be sent to (docs/contract.md §3): Google's 12
 /// flip URIs, `/r/ID` for each `--project-id`, each `--allow-redirect`; and,
 /// while no project ID is pinned, any well-formed `/r/ID` on Google's hosts.
 /// Matching is exact string comparison of the decoded value.
-public struct Allowlist: Sendable {
+@_spi(Fuzzing) public struct Allowlist: Sendable {
     /// The 12 App Flip redirect URIs.
     public static let flipURIs: [String] = {
         var uris: [String] = []

@@ -1,7 +1,7 @@
 import Crypto
 
 /// Hashes authorization codes so they never reach output in clear.
-public enum CodeDigest {
+@_spi(Fuzzing) public enum CodeDigest {
     /// `text(_:)` of any sequence of bytes.
     public static func of<Bytes: Sequence>(_ code: Bytes) -> String where Bytes.Element == UInt8 {
         Array(code).withUnsafeBytes(text)

@@ -5,7 +5,7 @@
 /// `sha256:` and the first 12 hex digits of their SHA-256, worked out when
 /// a finding names the code — most codes never are, and SHA-256 was a
 /// twentieth of the whole run. The code itself has no way out in clear.
-public struct CodeHash: Hashable, Sendable, CustomStringConvertible, CustomReflectable {
+@_spi(Fuzzing) public struct CodeHash: Hashable, Sendable, CustomStringConvertible, CustomReflectable {
     /// What `code-reuse` compares (and remembers, instead of the code).
     public let key: UInt64
     /// The code's bytes while it is held in memory; nil once it was read

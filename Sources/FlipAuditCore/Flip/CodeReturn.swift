@@ -3,7 +3,7 @@
 /// it is decided by the code stage, which sees each code's returns
 /// together. The code itself is never here: only its keyed fingerprint and
 /// its `sha256:` digest.
-public struct CodeReturn: Sendable, Equatable {
+@_spi(Fuzzing) public struct CodeReturn: Sendable, Equatable {
     /// The code's fingerprint under the job's key (`Fingerprint.keyed`).
     public var key: UInt64
     /// `sha256:` and the first 12 hex digits of the code's SHA-256.

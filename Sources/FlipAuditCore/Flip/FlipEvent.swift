@@ -2,7 +2,7 @@
 /// return, or both (the 302 on the request's own record). A class: events
 /// travel through queues and heaps, and a reference moves cheaper than
 /// every String inside. Immutable once built, so shared freely.
-public final class FlipEvent: Sendable {
+@_spi(Fuzzing) public final class FlipEvent: Sendable {
     public let time: Int64
     public let source: SourceRef
     public let clientIP: String

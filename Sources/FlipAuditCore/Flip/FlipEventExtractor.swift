@@ -2,7 +2,7 @@
 /// Most records are decided on bytes alone: no `?` in the target and no
 /// Location value means "not App Flip" after a `memchr` or two. Strings are
 /// made only for what is kept.
-public struct FlipEventExtractor {
+@_spi(Fuzzing) public struct FlipEventExtractor {
     /// What a record was, for the input accounting.
     public enum Classification {
         case unrelated

@@ -1,7 +1,7 @@
 /// An in-scope App Flip request, as kept: decoded parameter values. A
 /// class, like `FlipEvent`: handed around by reference, not copied String
 /// by String.
-public final class FlipRequest: Sendable {
+@_spi(Fuzzing) public final class FlipRequest: Sendable {
     public let state: String?
     public let clientID: String?
     /// `client_id` present and not one of the configured Google client IDs

@@ -1,7 +1,7 @@
 /// A Location URL shaped like a return to Google: it carries `code` and/or
 /// `error`, or goes to an allowlisted URI with neither. Whether it *is* a
-/// return is decided by `SessionTracker` (SPEC §3).
-public final class FlipReturn: Sendable {
+/// return is decided by `SessionTracker` (docs/contract.md §3).
+@_spi(Fuzzing) public final class FlipReturn: Sendable {
     /// `scheme://host/path` of the URL, as logged.
     public let base: String
     /// Whether the URL's host is one of Google's two redirect hosts.

@@ -1,4 +1,4 @@
-/// How a session ended (SPEC §3).
+/// How a session ended (docs/contract.md §3).
 public enum Outcome: String, CaseIterable, Sendable, Codable, Comparable {
     case code, error, empty, failed, rejected
     case noReturn = "no-return"

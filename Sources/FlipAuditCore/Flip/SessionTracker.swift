@@ -1,7 +1,5 @@
-import DequeModule
-
 /// Receives what the session tracker decides, as it decides it.
-public protocol AuditSink: AnyObject {
+@_spi(Fuzzing) public protocol AuditSink: AnyObject {
     func finding(_ finding: Finding)
     func sessionClosed(_ session: SessionRecord)
 }
@@ -9,12 +7,10 @@ public protocol AuditSink: AnyObject {
 /// Rebuilds App Flip sessions from flip events in time order and raises the
 /// findings of docs/contract.md §4. This is where every finding is decided; `Session`
 /// only holds state.
-public final class SessionTracker {
+@_spi(Fuzzing) public final class SessionTracker {
     /// The App Flip error values.
     static let standardErrors: Set<String> = ["cancelled", "unrecoverable", "invalid_request", "access_denied"]
 
-    /// Most sessions held open at once by default (`--max-sessions`).
-    public static let defaultMaxSessions = 100_000
     private let timeoutMs: Int64
     private let maxSessions: Int
     /// Per input file (by rank), the first line that logged a Location
@@ -24,18 +20,8 @@ public final class SessionTracker {
     /// Latest event time processed: the tracker's clock.
     private var clock = Int64.min
 
-    /// Open sessions by state (sessions without a state are never joined).
-    private var open: [StateKey: Session] = [:]
-    /// Open sessions with an empty state, kept only until they expire.
-    private var stateless: [Int: Session] = [:]
-    /// (expiry, session) in non-decreasing expiry order: events come in time
-    /// order, so appending on every touch keeps it sorted. Stale entries
-    /// (the session was touched again, or closed) are skipped.
-    private var expiries = Deque<(expiry: Int64, session: Session)>()
-    /// Open sessions in the order they opened (closed ones are dropped
-    /// from the front): the oldest open `firstSeen` bounds every row still
-    /// to come.
-    private var openOrder = Deque<Session>()
+    /// The open sessions and their expiries.
+    private let table = SessionTable()
     /// States whose session returned or expired, for `--reuse-window` of
     /// log time: a new request with one of them is `state-reuse`.
     private var endedStates: ReuseMemory
@@ -83,13 +69,7 @@ public final class SessionTracker {
         let allowlist = configuration.allowlist
         let sessions = checkpoint.sessions
             .map { Session(carried: $0, fileOffset: Int32(files), fingerprint: configuration.fingerprint, allowlist: allowlist) }
-        for s in sessions.sorted(by: { ($0.firstSeen, $0.serial) < ($1.firstSeen, $1.serial) }) {
-            if s.state.isEmpty { stateless[s.serial] = s } else { open[s.key] = s }
-            openOrder.append(s)
-        }
-        for s in sessions.sorted(by: { ($0.expiresAt, $0.serial) < ($1.expiresAt, $1.serial) }) {
-            expiries.append((s.expiresAt, s))
-        }
+        table.restore(sessions)
     }
 
     /// Notes that input `file` logged a Location field first at `line`:
@@ -104,8 +84,7 @@ public final class SessionTracker {
     /// time: every later finding is raised at a later event or at the
     /// first request of a session still open.
     public var settledBefore: Int64 {
-        while let first = openOrder.first, first.isClosed { openOrder.removeFirst() }
-        return min(clock, openOrder.first?.firstSeen ?? .max)
+        min(clock, table.oldestFirstSeen ?? .max)
     }
 
     /// Feeds one event; events should come ordered by (time, file, line).
@@ -129,7 +108,7 @@ public final class SessionTracker {
     /// record time seen in all the input.
     public func finish(endTime: Int64) {
         expire(before: endTime)
-        for s in openOrder where !s.isClosed { close(s, endTime: max(endTime, clock)) }
+        for s in table.stillOpen { close(s, endTime: max(endTime, clock)) }
         clear()
     }
 
@@ -160,7 +139,7 @@ public final class SessionTracker {
             return SourceRef(file: i, line: source.line)
         }
         var sessions: [CarriedSession] = []
-        for s in openOrder where !s.isClosed {
+        for s in table.stillOpen {
             sessions.append(
                 CarriedSession(
                     state: s.state, serial: s.serial, firstSeen: s.firstSeen, lastSeen: s.lastSeen,
@@ -181,10 +160,7 @@ public final class SessionTracker {
     }
 
     private func clear() {
-        open.removeAll()
-        stateless.removeAll()
-        expiries.removeAll()
-        openOrder.removeAll()
+        table.removeAll()
     }
 
     // MARK: Requests
@@ -193,7 +169,7 @@ public final class SessionTracker {
         let state = request.state ?? ""
         var reused = false
         let stateKey = request.stateKey
-        if !state.isEmpty, let existing = open[stateKey] {
+        if !state.isEmpty, let existing = table[stateKey] {
             if existing.returnCount == 0 {
                 existing.requestCount += 1
                 touch(existing, event.time, source: event.source)
@@ -205,11 +181,10 @@ public final class SessionTracker {
         } else if !state.isEmpty && endedStates.contains(stateKey.hash, now: clock) {
             reused = true
         }
-        if open.count + stateless.count >= maxSessions { evictOldest() }
+        if table.count >= maxSessions { evictOldest() }
         let session = Session(state: stateKey, serial: nextSerial, event: event, request: request)
         nextSerial += 1
-        if state.isEmpty { stateless[session.serial] = session } else { open[stateKey] = session }
-        openOrder.append(session)
+        table.open(session)
         touch(session, event.time, source: event.source)
         if reused {
             raise(.stateReuse, session: session, event: event, detail: "state \(Quote.text(state)) was already used by a session that returned or expired")
@@ -256,7 +231,7 @@ public final class SessionTracker {
                     .stateMismatch, session: requestSession, event: event,
                     detail: "request state \(Quote.text(requestSession.state)) came back as \(Quote.text(returnedState))")
             }
-        } else if let key = ret.stateKey, let s = open[key] {
+        } else if let key = ret.stateKey, let s = table[key] {
             session = s
         } else {
             guard ret.toGoogleHost else { return }  // not a return
@@ -357,30 +332,21 @@ public final class SessionTracker {
         // On the clock, so the expiry queue stays in order even when a
         // record runs back in time.
         session.expiresAt = max(session.lastSeen, clock) + timeoutMs
-        expiries.append((session.expiresAt, session))
+        table.touched(session)
     }
 
     /// Closes the sessions whose timeout ran out before `time`.
     private func expire(before time: Int64) {
-        while let first = expiries.first, first.expiry < time {
-            expiries.removeFirst()
-            let s = first.session
-            guard s.expiresAt == first.expiry, !s.isClosed else { continue }
-            close(s, endTime: nil)
-        }
+        while let s = table.nextExpired(before: time) { close(s, endTime: nil) }
     }
 
     /// Closes the least recently active open session to make room
     /// (`--max-sessions`). Its state is not remembered as ended: it did not
     /// end, so a later request with it is not `state-reuse`.
     private func evictOldest() {
-        while let first = expiries.popFirst() {
-            let s = first.session
-            guard s.expiresAt == first.expiry, !s.isClosed else { continue }
-            evictedSessions += 1
-            close(s, endTime: nil, evicted: true)
-            return
-        }
+        guard let s = table.leastRecentlyActive() else { return }
+        evictedSessions += 1
+        close(s, endTime: nil, evicted: true)
     }
 
     /// Whether the file of the session's first request had logged a
@@ -399,7 +365,7 @@ public final class SessionTracker {
     private func close(_ s: Session, endTime: Int64?, evicted: Bool = false) {
         guard !s.isClosed else { return }
         s.isClosed = true
-        if s.state.isEmpty { stateless[s.serial] = nil } else if open[s.key] === s { open[s.key] = nil }
+        table.remove(s)
         // Remembered from the session's last activity, not from the event
         // that happened to close it.
         if !s.state.isEmpty && !evicted { endedStates.remember(s.key.hash, at: s.lastSeen) }

@@ -5,7 +5,7 @@
 #endif
 
 /// Receives the lines a `LineSplitter` finds.
-public protocol LineSink {
+@_spi(Fuzzing) public protocol LineSink {
     /// A complete line without its `\n` (and without a `\r` before it). The
     /// bytes are valid only during the call. `plain` says that the line has
     /// no NUL byte, no byte ≥ 0x80 and no backslash (found by one pass
@@ -20,7 +20,7 @@ public protocol LineSink {
 /// not plain — see `LineSink.line`). A line that spans two chunks is
 /// carried by its `LineFraming`: held up to `maxLine` bytes, counted and
 /// skipped as it streams past when longer.
-public struct LineSplitter: ~Copyable {
+@_spi(Fuzzing) public struct LineSplitter: ~Copyable {
     /// Longest line accepted, in bytes (without the line end).
     public var maxLine: Int { framing.maxLine }
     /// Lines seen so far (the number of the last line handed out).

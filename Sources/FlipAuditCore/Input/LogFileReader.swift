@@ -17,7 +17,7 @@ private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count:
 ///
 /// A damaged gzip stream still yields every byte decoded before the damage;
 /// the error is thrown by the `nextChunk()` call after the last good chunk.
-public final class LogFileReader {
+@_spi(Fuzzing) public final class LogFileReader {
     /// How the input is encoded, as told by its first bytes.
     public enum Encoding: String, Sendable {
         case plain, gzip

@@ -6,7 +6,7 @@
 /// 203.0.113.9 - - [22/Nov/2026:10:00:01 +0000] "GET /a?b HTTP/1.1" 302 0 "-" "UA" "https://..."
 /// ```
 /// The common format (no referer and user agent) parses too.
-public struct CombinedLogParser: RecordParser {
+@_spi(Fuzzing) public struct CombinedLogParser: RecordParser {
     private let scratch: ScratchBuffer
     /// The last timestamp's text (8 to 32 bytes, as `timeWords` loads it),
     /// length and value: consecutive lines usually share it.

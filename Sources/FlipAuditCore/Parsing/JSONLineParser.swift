@@ -2,7 +2,7 @@
 /// A single forward scan notes the value of every recognised key; for each
 /// role the first key of its list that the object has wins (docs/contract.md §2).
 /// Nested objects and arrays are skipped; only chosen strings are unescaped.
-public struct JSONLineParser: RecordParser {
+@_spi(Fuzzing) public struct JSONLineParser: RecordParser {
     /// What a recognised key is used for, and its rank in the role's list.
     enum Role: Int, CaseIterable {
         case time, request, method, uri, query, status, location, client

@@ -1,6 +1,6 @@
 /// One parsed access-log line, as views into the line (or into the parser's
 /// scratch buffer). Valid only until the parser reads the next line.
-public struct LogRecord {
+@_spi(Fuzzing) public struct LogRecord {
     /// What the line says about the response `Location` header.
     public enum Location {
         /// The format has no Location field on this line.
@@ -30,7 +30,7 @@ public struct LogRecord {
 }
 
 /// Why a line is not a record. Prints as a short phrase for messages.
-public enum MalformedReason: String, Sendable, CaseIterable {
+@_spi(Fuzzing) public enum MalformedReason: String, Sendable, CaseIterable {
     case overlong = "line longer than --max-line"
     case nulByte = "NUL byte in line"
     case invalidUTF8 = "invalid UTF-8"
@@ -42,7 +42,7 @@ public enum MalformedReason: String, Sendable, CaseIterable {
 }
 
 /// A parser of one log format: turns a line into a `LogRecord`.
-public protocol RecordParser {
+@_spi(Fuzzing) public protocol RecordParser {
     /// Parses `line`; returns nil and sets `failure` when it is malformed.
     mutating func parse(_ line: UnsafeRawBufferPointer, into record: inout LogRecord) -> MalformedReason?
 }

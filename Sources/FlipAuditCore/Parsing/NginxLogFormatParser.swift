@@ -6,7 +6,7 @@
 /// log_format flip '$remote_addr - $remote_user [$time_local] "$request" '
 ///                 '$status $body_bytes_sent "$http_referer" "$http_user_agent" "$sent_http_location"';
 /// ```
-public struct NginxLogFormatParser: RecordParser {
+@_spi(Fuzzing) public struct NginxLogFormatParser: RecordParser {
     /// A piece of the format.
     enum Piece: Equatable {
         case literal([UInt8])

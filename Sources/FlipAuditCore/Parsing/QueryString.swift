@@ -1,5 +1,5 @@
 /// The query parameters flipaudit reads, by their (decoded) names.
-public enum FlipParam: Int, CaseIterable, Sendable {
+@_spi(Fuzzing) public enum FlipParam: Int, CaseIterable, Sendable {
     case clientID, state, redirectURI, scope, code, error, errorDescription
 
     /// The name as it appears in a URL.
@@ -43,7 +43,7 @@ public enum FlipParam: Int, CaseIterable, Sendable {
 
 /// The flip parameters of one query string: where each first occurs, how
 /// often, all as byte views into the line. Other parameters are skipped.
-public struct FlipQuery {
+@_spi(Fuzzing) public struct FlipQuery {
     /// The raw (still encoded) value of each parameter's first occurrence,
     /// by `FlipParam` raw value (one slot per case; a test pins the count).
     var values: [7 of UnsafeRawBufferPointer?] = .init(repeating: nil)
@@ -128,7 +128,7 @@ public struct FlipQuery {
 }
 
 /// Percent-decoding of query components (`+` is a space).
-public enum PercentDecoding {
+@_spi(Fuzzing) public enum PercentDecoding {
     /// The decoded text and whether the encoding was malformed: a `%` not
     /// followed by two hex digits (kept literally), or bytes that are not
     /// UTF-8 once decoded (replaced by U+FFFD).

@@ -1,6 +1,6 @@
 /// Turns the time formats of access logs into milliseconds since the Unix
 /// epoch, UTC. Pure byte arithmetic: no Foundation, no allocation.
-public enum Timestamp {
+@_spi(Fuzzing) public enum Timestamp {
     /// Days from 1970-01-01 to the given civil date (proleptic Gregorian),
     /// after Howard Hinnant's `days_from_civil`.
     static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {

@@ -1,6 +1,6 @@
 /// The parts of an absolute URL, as substrings of the kept text. Parsing is
 /// by RFC 3986's generic syntax; nothing is normalised.
-public struct URLParts: Equatable, Sendable {
+@_spi(Fuzzing) public struct URLParts: Equatable, Sendable {
     public var scheme: String
     /// Text before `@` in the authority, when there is one.
     public var userinfo: String?
