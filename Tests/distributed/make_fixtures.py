@@ -30,12 +30,15 @@ data (readable flips first): with it the audit must exit 3, both ways.
 Deterministic: the same OUTDIR bytes on every run (gzip mtime 0, seeded).
 """
 
-import gzip
 import os
 import random
 import sys
 import urllib.parse
 from datetime import datetime, timedelta, timezone
+
+# nginx escaping and deterministic gzip: the sample generator's own.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Tools"))
+from loggen import gzip_bytes, nesc  # noqa: E402
 
 CLIENT = "1093874651234-flip.apps.googleusercontent.com"
 OPA = "https://oauth-redirect.googleusercontent.com/a/com.google.OPA"
@@ -50,14 +53,6 @@ UA = [
 ]
 PATHS = ["/static/app.4f3c2a.js", "/api/v1/devices", "/api/v1/scenes", "/healthz", "/favicon.ico", "/"]
 T0 = datetime(2026, 11, 22, 10, 0, tzinfo=timezone.utc)
-
-
-def nesc(s):
-    """nginx's escaping of a logged variable: ", \\ and non-printables as \\xHH."""
-    out = []
-    for b in s.encode("utf-8"):
-        out.append("\\x%02X" % b if b == 0x22 or b == 0x5C or b < 0x20 or b >= 0x7F else chr(b))
-    return "".join(out)
 
 
 def authorize(state, redirect=OPA, client=CLIENT):
@@ -102,15 +97,6 @@ class Log:
     def text(self, keep_order=False):
         lines = self.lines if keep_order else sorted(self.lines, key=lambda x: x[0])
         return "".join(line for _, line in lines)
-
-
-def gz(text, members=1):
-    data = text.encode("utf-8")
-    if members <= 1:
-        return gzip.compress(data, compresslevel=6, mtime=0)
-    lines = data.splitlines(keepends=True)
-    step = (len(lines) + members - 1) // members
-    return b"".join(gzip.compress(b"".join(lines[i:i + step]), compresslevel=6, mtime=0) for i in range(0, len(lines), step))
 
 
 def write(path, data):
@@ -200,10 +186,10 @@ def cross(out):
     c.add(100, "GET", authorize("st-plain"), 302, back(code="4/0AdPlain" + "p" * 20, state="st-plain"))
     c.add(2500, "GET", authorize("st-plain-2", CAST), 400)
 
-    write(os.path.join(out, "cross", "a.log.gz"), gz(a.text()))
-    write(os.path.join(out, "cross", "b.log.gz"), gz(b.text(), members=3))
-    write(os.path.join(out, "cross", "late.log.gz"), gz(late_text))
-    write(os.path.join(out, "cross", "midloc.log.gz"), gz(mid_text))
+    write(os.path.join(out, "cross", "a.log.gz"), gzip_bytes(a.text()))
+    write(os.path.join(out, "cross", "b.log.gz"), gzip_bytes(b.text(), members=3))
+    write(os.path.join(out, "cross", "late.log.gz"), gzip_bytes(late_text))
+    write(os.path.join(out, "cross", "midloc.log.gz"), gzip_bytes(mid_text))
     write(os.path.join(out, "cross", "c.log"), c.text().encode("utf-8"))
 
 
@@ -213,7 +199,7 @@ def broken(out):
     for i in range(40):
         st = "st-trunc-%02d" % i
         t.add(30 + i * 40, "GET", authorize(st), 302, back(code="4/0AdTrunc%02d" % i + "t" * 20, state=st))
-    data = gz(t.text())
+    data = gzip_bytes(t.text())
     write(os.path.join(out, "broken", "trunc.log.gz"), data[: len(data) * 2 // 3])
 
 
