@@ -271,6 +271,37 @@ struct StageInputTests {
         #expect(try SortFields.time(early[...]) == -1)
     }
 
+    @Test("times and counts that would overflow the audit's arithmetic are refused")
+    func outOfRange() throws {
+        let p = plan([sampleLogs()])
+        let lines = try mapped(p)
+        // An event at the far end of Int64 time.
+        var codec = EventCodec(allowlist: AuditConfiguration().allowlist, fingerprint: .keyed(p.key))
+        let event = lines.first { !$0.starts(with: "facts\t".utf8) }!
+        var far: [UInt8] = []
+        SortFields.time(.max - 5, &far)
+        var forged = Array(event)
+        let timeField = forged.firstIndex(of: .tab)! + 1
+        forged.replaceSubrange(timeField..<(timeField + 20), with: far)
+        #expect(throws: TextFields.Malformed.self) { try EventLine.decode(forged[...], codec: &codec) }
+        #expect(throws: TextFields.Malformed.self) { try TextFields.time(Array("9223372036854775000".utf8)[...], "time") }
+        #expect(try TextFields.time(Array("-62135596800000".utf8)[...], "time") == -62_135_596_800_000)
+        // Facts whose counts would overflow once added up.
+        var facts = try FileFacts.decode(lines.first { $0.starts(with: "facts\t".utf8) }![...])
+        facts.accounting.lines = .max
+        var out: [UInt8] = []
+        facts.encode(into: &out)
+        #expect(throws: TextFields.Malformed.self) { try FileFacts.decode(out.dropLast()) }
+        // Sums stop at the largest value.
+        var total = InputAccounting()
+        var big = InputAccounting()
+        big.lines = .max - 1
+        big.compressedBytes = .max
+        total.add(big)
+        total.add(big)
+        #expect(total.lines == .max && total.compressedBytes == .max)
+    }
+
     @Test("the merge refuses lines it does not know and missing facts")
     func mergeInput() throws {
         let p = plan([sampleLogs()])

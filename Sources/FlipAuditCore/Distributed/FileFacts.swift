@@ -8,11 +8,10 @@ import Foundation
 ///     facts   RANK   JSON
 public struct FileFacts: Sendable, Codable, Equatable {
     public var rank: Int32
-    /// Counts of this input (its first malformed lines as examples).
+    /// Counts of this input (its first malformed lines as examples), with
+    /// the flip records more than the reorder window behind the newest
+    /// before them in this input.
     public var accounting: InputAccounting
-    /// Flip records more than the reorder window behind the newest before
-    /// them in this input.
-    public var outOfOrderRecords: Int
     public var summary: FileSummary
     public var firstLocationLine: Int64?
     public var latestTime: Int64?
@@ -44,7 +43,18 @@ public struct FileFacts: Sendable, Codable, Equatable {
         do { facts = try JSONDecoder().decode(FileFacts.self, from: Data(f[2])) } catch {
             throw TextFields.Malformed(reason: "facts are not valid JSON of their kind")
         }
-        guard facts.rank == rank, facts.outOfOrderRecords >= 0 else { throw TextFields.Malformed(reason: "facts do not match their rank") }
+        guard facts.rank == rank else { throw TextFields.Malformed(reason: "facts do not match their rank") }
+        // Counts and times as the audit's sums and clocks can take them.
+        let a = facts.accounting
+        let counts = [
+            a.outOfOrderRecords, a.files, a.filesWithErrors, a.lines, a.blankLines, a.records, a.malformedLines,
+            a.inScopeFlipRecords, a.otherOAuthRecords, a.returnRecords, facts.summary.lines,
+        ]
+        let bound = 1 << 48
+        guard counts.allSatisfy({ (0...bound).contains($0) }), a.malformedByReason.values.allSatisfy({ (0...bound).contains($0) }),
+            a.compressedBytes <= 1 << 56, a.uncompressedBytes <= 1 << 56,
+            [facts.latestTime, facts.firstLocationLine].allSatisfy({ ($0 ?? 0).magnitude <= TextFields.timeBound })
+        else { throw TextFields.Malformed(reason: "facts hold counts or times out of range") }
         return facts
     }
 }

@@ -82,7 +82,6 @@ public enum MergeStage {
             examples += counts.malformedExamples
             counts.malformedExamples = []
             accounting.add(counts)
-            accounting.outOfOrderRecords += f.outOfOrderRecords
             for message in f.warnings {
                 if message != f.error {
                     malformedWarnings += 1

@@ -44,8 +44,10 @@ public enum ReadStage {
                 try output.flushIfFull()
             case .end(let scan):
                 if let line = scan.firstLocationLine { firstLocation = min(firstLocation ?? line, line) }
+                var accounting = scan.accounting
+                accounting.outOfOrderRecords = outOfOrder
                 return FileFacts(
-                    rank: Int32(rank), accounting: scan.accounting, outOfOrderRecords: outOfOrder, summary: scan.summary,
+                    rank: Int32(rank), accounting: accounting, summary: scan.summary,
                     firstLocationLine: firstLocation, latestTime: scan.latestTime, warnings: scan.warnings, error: scan.error)
             }
         }

@@ -38,7 +38,9 @@ enum SortFields {
     // MARK: Reading
 
     static func time(_ field: ArraySlice<UInt8>) throws(Malformed) -> Int64 {
-        Int64(bitPattern: try number(field, width: 20, "time") ^ (1 << 63))
+        let t = Int64(bitPattern: try number(field, width: 20, "time") ^ (1 << 63))
+        guard t.magnitude <= TextFields.timeBound else { throw Malformed(reason: "time out of range") }
+        return t
     }
 
     static func rank(_ field: ArraySlice<UInt8>) throws(Malformed) -> Int32 {

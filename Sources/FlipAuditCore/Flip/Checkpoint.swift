@@ -143,7 +143,7 @@ public struct Checkpoint: Sendable, Equatable {
                 let rest = tab < line.endIndex ? line[(tab + 1)...] : [][...]
                 switch tag {
                 case "clock":
-                    clock = try F.number(rest, "clock")
+                    clock = try F.time(rest, "clock")
                 case "key":
                     let text = try F.text(rest)
                     guard let k = unhex(text), k.count == 32 else { throw TextFields.Malformed(reason: "bad key") }
@@ -162,7 +162,7 @@ public struct Checkpoint: Sendable, Equatable {
                     let f = try F.split(rest, count: 2)
                     let text = try F.text(f[0])
                     guard text.utf8.count == 16, let k = UInt64(text, radix: 16) else { throw TextFields.Malformed(reason: "bad fingerprint") }
-                    let r = Remembered(key: k, time: try F.number(f[1], "time"))
+                    let r = Remembered(key: k, time: try F.time(f[1], "time"))
                     if tag == "state" { states.append(r) } else { codes.append(r) }
                 default:
                     throw TextFields.Malformed(reason: "unknown record \(Quote.text(tag))")
@@ -289,6 +289,7 @@ struct CarriedSession: Sendable, Equatable {
         typealias F = TextFields
         let f = try F.split(rest, count: fieldCount)
         func number(_ i: Int, _ name: String) throws(TextFields.Malformed) -> Int64 { try F.number(f[i], name) }
+        func time(_ i: Int, _ name: String) throws(TextFields.Malformed) -> Int64 { try F.time(f[i], name) }
         func source(_ i: Int) throws(TextFields.Malformed) -> SourceRef {
             let s = try F.source(f[i], f[i + 1])
             guard s.file < files else { throw TextFields.Malformed(reason: "source names no listed file") }
@@ -301,7 +302,7 @@ struct CarriedSession: Sendable, Equatable {
         }
         var firstReturn: (Int64, SourceRef, Bool, String?, String?)?
         if !f[13].isEmpty {
-            firstReturn = (try number(13, "return time"), try source(14), try F.flag(f[16]), try F.optional(f[17]), try F.optional(f[18]))
+            firstReturn = (try time(13, "return time"), try source(14), try F.flag(f[16]), try F.optional(f[17]), try F.optional(f[18]))
         } else if !f[14...18].allSatisfy(\.isEmpty) {
             throw TextFields.Malformed(reason: "return fields without a return")
         }
@@ -309,7 +310,7 @@ struct CarriedSession: Sendable, Equatable {
         if !f[19].isEmpty {
             let status = try count(19, "status")
             guard (400...999).contains(status) else { throw TextFields.Malformed(reason: "bad failure status") }
-            failure = (status, try number(20, "failure time"), try source(21))
+            failure = (status, try time(20, "failure time"), try source(21))
         } else if !f[20...22].allSatisfy(\.isEmpty) {
             throw TextFields.Malformed(reason: "failure fields without a failure")
         }
@@ -330,12 +331,12 @@ struct CarriedSession: Sendable, Equatable {
             }
         }
         let s = CarriedSession(
-            state: try F.text(f[0]), serial: try count(1, "serial"), firstSeen: try number(2, "first seen"),
-            lastSeen: try number(3, "last seen"), firstSource: try source(4), lastLineInFirstFile: try number(6, "last line"),
+            state: try F.text(f[0]), serial: try count(1, "serial"), firstSeen: try time(2, "first seen"),
+            lastSeen: try time(3, "last seen"), firstSource: try source(4), lastLineInFirstFile: try number(6, "last line"),
             clientID: try F.optional(f[7]), redirectURI: try F.optional(f[8]), clientMismatch: try F.flag(f[9]),
             clientIP: try F.text(f[10]), requestCount: try count(11, "request count"), returnCount: try count(12, "return count"),
             firstReturn: firstReturn, failure: failure, findings: kinds, codeKeys: codeKeys,
-            expiresAt: try number(25, "expiry"), observable: try F.flag(f[26]))
+            expiresAt: try time(25, "expiry"), observable: try F.flag(f[26]))
         guard s.firstSeen <= s.lastSeen, s.requestCount >= 1, (s.returnCount == 0) == (s.firstReturn == nil) else {
             throw TextFields.Malformed(reason: "inconsistent session")
         }

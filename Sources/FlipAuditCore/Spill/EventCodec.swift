@@ -72,7 +72,7 @@
     /// The event a line (without its newline) holds.
     public mutating func decode(_ line: ArraySlice<UInt8>) throws(Malformed) -> FlipEvent {
         let fields = try F.split(line, count: 23)
-        let time = try F.number(fields[0], "time")
+        let time = try F.time(fields[0], "time")
         let source = try F.source(fields[1], fields[2])
         let client = try F.text(fields[3])
         let status = try F.number(fields[4], "status")

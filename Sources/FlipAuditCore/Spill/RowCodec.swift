@@ -42,7 +42,7 @@
             }
         }
         return SessionRecord(
-            state: try F.text(f[0]), firstSeen: try F.number(f[1], "first_seen"), lastSeen: try F.number(f[2], "last_seen"),
+            state: try F.text(f[0]), firstSeen: try F.time(f[1], "first_seen"), lastSeen: try F.time(f[2], "last_seen"),
             target: RedirectTarget(
                 flow: try F.value(f[3], Flow.self), app: try F.value(f[4], GoogleApp.self),
                 environment: try F.value(f[5], GoogleEnvironment.self), variant: try F.value(f[6], Variant.self)),
@@ -67,7 +67,7 @@
     public static func finding(_ line: ArraySlice<UInt8>) throws(Malformed) -> Finding {
         let f = try F.split(line, count: 8)
         return Finding(
-            kind: try F.value(f[0], FindingKind.self), time: try F.number(f[1], "time"), state: try F.text(f[2]),
+            kind: try F.value(f[0], FindingKind.self), time: try F.time(f[1], "time"), state: try F.text(f[2]),
             clientID: try F.text(f[3]), redirectURI: try F.text(f[4]), detail: try F.text(f[5]),
             source: try F.source(f[6], f[7]))
     }

@@ -51,6 +51,19 @@
         return n
     }
 
+    /// Times read back lie within this many milliseconds of 1970 (some
+    /// 36 million years): far beyond any log time, and near enough that
+    /// the audit's sums and differences of times (timeouts, windows)
+    /// cannot overflow, whatever a damaged or forged line says.
+    static let timeBound: Int64 = 1 << 60
+
+    /// A millisecond time.
+    static func time(_ field: ArraySlice<UInt8>, _ name: String) throws(Malformed) -> Int64 {
+        let t = try number(field, name)
+        guard t.magnitude <= timeBound else { throw Malformed(reason: "\(name) out of range") }
+        return t
+    }
+
     static func flag(_ field: ArraySlice<UInt8>) throws(Malformed) -> Bool {
         switch Array(field) {
         case [UInt8(ascii: "0")]: return false

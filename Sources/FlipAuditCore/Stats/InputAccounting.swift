@@ -42,20 +42,28 @@ public struct InputAccounting: Sendable, Codable, Equatable {
         case outOfOrderRecords = "out_of_order_records"
     }
 
+    /// Adds `other`'s counts. Sums stop at the largest value rather than
+    /// overflow: the distributed merge adds up counts read back from
+    /// other processes' lines.
     mutating func add(_ other: InputAccounting) {
-        files += other.files
-        filesWithErrors += other.filesWithErrors
-        compressedBytes += other.compressedBytes
-        uncompressedBytes += other.uncompressedBytes
-        lines += other.lines
-        blankLines += other.blankLines
-        records += other.records
-        malformedLines += other.malformedLines
-        for (k, v) in other.malformedByReason { malformedByReason[k, default: 0] += v }
+        func sum<N: FixedWidthInteger>(_ a: inout N, _ b: N) {
+            let (s, overflow) = a.addingReportingOverflow(b)
+            a = overflow ? .max : s
+        }
+        sum(&files, other.files)
+        sum(&filesWithErrors, other.filesWithErrors)
+        sum(&compressedBytes, other.compressedBytes)
+        sum(&uncompressedBytes, other.uncompressedBytes)
+        sum(&lines, other.lines)
+        sum(&blankLines, other.blankLines)
+        sum(&records, other.records)
+        sum(&malformedLines, other.malformedLines)
+        for (k, v) in other.malformedByReason { sum(&malformedByReason[k, default: 0], v) }
         malformedExamples.append(contentsOf: other.malformedExamples.prefix(max(0, Self.exampleLimit - malformedExamples.count)))
-        inScopeFlipRecords += other.inScopeFlipRecords
-        otherOAuthRecords += other.otherOAuthRecords
-        returnRecords += other.returnRecords
+        sum(&inScopeFlipRecords, other.inScopeFlipRecords)
+        sum(&otherOAuthRecords, other.otherOAuthRecords)
+        sum(&returnRecords, other.returnRecords)
+        sum(&outOfOrderRecords, other.outOfOrderRecords)
     }
 }
 
