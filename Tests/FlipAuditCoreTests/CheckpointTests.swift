@@ -141,7 +141,7 @@ struct CheckpointTests {
     @Test("lines that pass the checksum are still checked field by field")
     func fields() throws {
         func sealed(_ body: String) -> [UInt8] {
-            Checkpoint.sealed(Array(("flipaudit checkpoint 1\n" + body).utf8), lines: body.split(separator: "\n").count + 1)
+            SealedText.seal(Array(("flipaudit checkpoint 1\n" + body).utf8), lines: body.split(separator: "\n").count + 1)
         }
         let key = String(repeating: "ab", count: 32)
         #expect(throws: Never.self) { try Checkpoint.decode(sealed("clock\t5\nkey\t\(key)\nserial\t0\n")) }

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 
 /// What every stage of a distributed audit shares: the inputs in the order
@@ -74,7 +73,7 @@ public struct JobPlan: Sendable, Equatable {
             lines += 1
         }
         for p in problems { line(["problem", p.name, p.message]) }
-        return Checkpoint.sealed(out, lines: lines)
+        return SealedText.seal(out, lines: lines)
     }
 
     /// Reads a plan's bytes; `name` names it in errors.
@@ -83,12 +82,7 @@ public struct JobPlan: Sendable, Equatable {
         guard lines.last?.isEmpty == true else { throw StageError("\(name): cut off (no newline at the end)") }
         lines.removeLast()
         guard let first = lines.first, first.elementsEqual(magic.utf8) else { throw StageError("\(name):1: not a flipaudit plan") }
-        guard let endLine = lines.last, endLine.starts(with: "end\t".utf8) else { throw StageError("\(name): cut off (no end line)") }
-        let endFields = endLine.split(separator: .tab, omittingEmptySubsequences: false)
-        let body = bytes[..<(bytes.count - endLine.count - 1)]
-        guard endFields.count == 3, Int(String(decoding: endFields[1], as: UTF8.self)) == lines.count - 1,
-            String(decoding: endFields[2], as: UTF8.self) == Checkpoint.hex(Array(SHA256.hash(data: body)))
-        else { throw StageError("\(name):\(lines.count): the end line does not match the content (changed or cut off)") }
+        if let problem = SealedText.problem(bytes, lines: lines) { throw StageError("\(name): \(problem)") }
         var key: [UInt8]?
         var options: [String] = []
         var files: [InputFile] = []

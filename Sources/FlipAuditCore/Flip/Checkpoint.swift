@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 
 /// What one run hands the next (`--checkpoint`, docs/contract.md §9): the
@@ -91,12 +90,7 @@ public struct Checkpoint: Sendable, Equatable {
                 F.tab(&$0); F.text(Self.hex(r.key), &$0); F.tab(&$0); F.number(r.time, &$0)
             }
         }
-        return Self.sealed(out, lines: lines)
-    }
-
-    /// `content` (of `lines` lines) followed by its end line.
-    static func sealed(_ content: [UInt8], lines: Int) -> [UInt8] {
-        content + Array("end\t\(lines)\t\(hex(Array(SHA256.hash(data: content))))\n".utf8)
+        return SealedText.seal(out, lines: lines)
     }
 
     static func hex(_ bytes: [UInt8]) -> String {
@@ -122,14 +116,7 @@ public struct Checkpoint: Sendable, Equatable {
             }
             throw Damaged(description: "line 1: not a flipaudit checkpoint")
         }
-        guard let endLine = lines.last, endLine.starts(with: "end\t".utf8) else { throw Damaged(description: "cut off (no end line)") }
-        let endFields = endLine.split(separator: .tab, omittingEmptySubsequences: false)
-        let body = bytes[..<(bytes.count - endLine.count - 1)]
-        guard endFields.count == 3, Int(String(decoding: endFields[1], as: UTF8.self)) == lines.count - 1,
-            String(decoding: endFields[2], as: UTF8.self) == hex(Array(SHA256.hash(data: body)))
-        else {
-            throw Damaged(description: "line \(lines.count): the end line does not match the content (changed or cut off)")
-        }
+        if let problem = SealedText.problem(bytes, lines: lines) { throw Damaged(description: problem) }
         var clock: Int64?, key: [UInt8]?, serial: Int?
         var files: [String] = []
         var sessions: [CarriedSession] = []
