@@ -165,12 +165,8 @@ public final class Analyzer {
         _ inputs: [InputFile], problems: [(name: String, error: InputError)], rows: [RowSink],
         sorted: Bool, carry: Carry
     ) -> PassEnd {
-        var accounting = InputAccounting()
-        var inputErrors: [String] = []
-        for (name, error) in problems {
-            inputErrors.append("\(name): \(error)")
-            accounting.filesWithErrors += 1
-        }
+        var totals = ReadTotals(inputs: inputs.count)
+        for (name, error) in problems { totals.unreadable("\(name): \(error)") }
         let carriedFiles = carry.from?.files ?? []
         let sourceFiles = inputs + carriedFiles.map { InputFile(displayName: $0, path: nil) }
         for sink in rows { sink.start(inputs: sourceFiles) }
@@ -202,43 +198,26 @@ public final class Analyzer {
                     + "lies before the checkpoint's clock \(Timestamp.iso8601(carry.from!.clock)) (the same night twice, or nights out of order); "
                     + "nothing written, the checkpoint is unchanged")
         }
-        var files = [FileSummary?](repeating: nil, count: inputs.count)
-        var examples = [[String]](repeating: [], count: inputs.count)
         var latest: Int64?
-        var malformedWarnings = 0
-        let limit = AuditConfiguration.malformedMessageLimit
         let warn = self.warn
         let window = AuditConfiguration.reorderWindow
-        /// Per input, the latest flip event time so far: an event further
-        /// back than `window` is counted as out of order.
-        var newest = [Int64](repeating: .min, count: inputs.count)
+        var outOfOrder = [OutOfOrderCount](repeating: OutOfOrderCount(), count: inputs.count)
         func onBatch(_ index: Int, _ batch: EventBatch) {
             if let line = batch.firstLocationLine { tracker.markLogsLocation(file: Int32(index), line: line) }
-            for event in batch.events {
-                if newest[index] != .min && event.time < newest[index] - window { accounting.outOfOrderRecords += 1 }
-                if event.time > newest[index] { newest[index] = event.time }
-            }
+            for event in batch.events { outOfOrder[index].see(event.time) }
         }
         func onEnd(_ index: Int, _ scan: FileScan) {
             progress?(
                 Progress(
                     file: inputs[index].displayName, fileNumber: index + 1, fileCount: inputs.count,
                     compressedBytes: scan.accounting.compressedBytes, finished: true, totalBytes: totalBytes))
-            var fileAccounting = scan.accounting
-            examples[index] = fileAccounting.malformedExamples
-            fileAccounting.malformedExamples = []
-            accounting.add(fileAccounting)
-            files[index] = scan.summary
+            var counts = scan.accounting
+            counts.outOfOrderRecords = outOfOrder[index].count
+            totals.add(
+                index, accounting: counts, summary: scan.summary, warnings: scan.warnings, error: scan.error,
+                warn: self.shown.insert(index).inserted ? warn : nil)
             if let line = scan.firstLocationLine { tracker.markLogsLocation(file: Int32(index), line: line) }
             if let t = scan.latestTime { latest = max(latest ?? t, t) }
-            guard self.shown.insert(index).inserted else { return }
-            for message in scan.warnings {
-                if message != scan.error {
-                    malformedWarnings += 1
-                    if malformedWarnings > limit { continue }
-                }
-                warn(message)
-            }
         }
 
         if sorted {
@@ -289,21 +268,18 @@ public final class Analyzer {
         }
         order.releaseAll()
 
-        if accounting.malformedLines > min(malformedWarnings, limit) && !shown.contains(-1) {
+        if let more = totals.moreMalformed, !shown.contains(-1) {
             shown.insert(-1)
-            warn("… \(accounting.malformedLines - min(malformedWarnings, limit)) more malformed lines (counted in the report)")
+            warn(more)
         }
-        // Examples in (file, line) order, whichever input ended first.
-        accounting.malformedExamples = Array(examples.joined().prefix(InputAccounting.exampleLimit))
+        let (accounting, files, inputErrors) = totals.finished(names: inputs.map(\.displayName))
         if tracker.evictedSessions > 0 {
             warn(
                 "\(tracker.evictedSessions) session(s) closed early: more than \(configuration.maxSessions) were open at once (--max-sessions); results are not exact"
             )
         }
-        // Paths that could not be resolved, then read errors by input.
-        inputErrors += files.indices.compactMap { i in files[i]?.error.map { "\(inputs[i].displayName): \($0)" } }
         var result = AuditResult(
-            configuration: configuration, inputs: inputs, accounting: accounting, files: files.map { $0! },
+            configuration: configuration, inputs: inputs, accounting: accounting, files: files,
             inputErrors: inputErrors, findingExamples: collector.examples, statistics: collector.statistics,
             evictedSessions: tracker.evictedSessions,
             unpinnedProjectIDs: tracker.unpinnedProjectIDs.sorted(),

@@ -67,35 +67,17 @@ public enum MergeStage {
         for finding in marks.findings { order.finding(finding) }
         order.releaseAll()
 
-        var accounting = InputAccounting()
-        var inputErrors: [String] = []
+        var totals = ReadTotals(inputs: plan.files.count)
         for p in plan.problems {
             warn("\(p.name): \(p.message)")
-            inputErrors.append("\(p.name): \(p.message)")
-            accounting.filesWithErrors += 1
+            totals.unreadable("\(p.name): \(p.message)")
         }
-        let limit = AuditConfiguration.malformedMessageLimit
-        var malformedWarnings = 0
-        var examples: [String] = []
         for case let f? in facts {
-            var counts = f.accounting
-            examples += counts.malformedExamples
-            counts.malformedExamples = []
-            accounting.add(counts)
-            for message in f.warnings {
-                if message != f.error {
-                    malformedWarnings += 1
-                    if malformedWarnings > limit { continue }
-                }
-                warn(message)
-            }
+            totals.add(
+                Int(f.rank), accounting: f.accounting, summary: f.summary, warnings: f.warnings, error: f.error, warn: warn)
         }
-        if accounting.malformedLines > min(malformedWarnings, limit) {
-            warn("… \(accounting.malformedLines - min(malformedWarnings, limit)) more malformed lines (counted in the report)")
-        }
-        accounting.malformedExamples = Array(examples.prefix(InputAccounting.exampleLimit))
-        let files = facts.map { $0!.summary }
-        inputErrors += files.indices.compactMap { i in files[i].error.map { "\(plan.files[i].displayName): \($0)" } }
+        if let more = totals.moreMalformed { warn(more) }
+        let (accounting, files, inputErrors) = totals.finished(names: plan.files.map(\.displayName))
         return AuditResult(
             configuration: configuration, inputs: plan.files, accounting: accounting, files: files,
             inputErrors: inputErrors, findingExamples: collector.examples, statistics: collector.statistics,

@@ -28,24 +28,21 @@ public enum ReadStage {
         let feed = Analyzer.feed(
             InputFile(displayName: file.displayName, path: file.path), index: rank, configuration: configuration,
             alone: true, progress: nil)
-        var newest = Int64.min
-        var outOfOrder = 0
+        var outOfOrder = OutOfOrderCount()
         var firstLocation: Int64?
         while true {
             switch feed.next() {
             case .batch(let batch):
                 if let line = batch.firstLocationLine { firstLocation = min(firstLocation ?? line, line) }
                 for event in batch.events {
-                    // As one process counts them (`Analyzer`).
-                    if newest != .min && event.time < newest - AuditConfiguration.reorderWindow { outOfOrder += 1 }
-                    if event.time > newest { newest = event.time }
+                    outOfOrder.see(event.time)
                     EventLine.encode(event, into: &output.buffer)
                 }
                 try output.flushIfFull()
             case .end(let scan):
                 if let line = scan.firstLocationLine { firstLocation = min(firstLocation ?? line, line) }
                 var accounting = scan.accounting
-                accounting.outOfOrderRecords = outOfOrder
+                accounting.outOfOrderRecords = outOfOrder.count
                 return FileFacts(
                     rank: Int32(rank), accounting: accounting, summary: scan.summary,
                     firstLocationLine: firstLocation, latestTime: scan.latestTime, warnings: scan.warnings, error: scan.error)

@@ -1,0 +1,75 @@
+/// What the inputs add up to as each one ends — the input accounting, each
+/// file's summary, the read errors — and the messages one process prints
+/// about them: every read error, the first `malformedMessageLimit`
+/// malformed lines, then how many more were only counted. The audit and the
+/// distributed merge both add up through it, so their reports agree.
+struct ReadTotals {
+    private var accounting = InputAccounting()
+    private var files: [FileSummary?]
+    /// Per input, its first malformed lines (`FILE:LINE: reason`).
+    private var examples: [[String]]
+    private var inputErrors: [String] = []
+    private var malformedWarnings = 0
+
+    init(inputs: Int) {
+        files = Array(repeating: nil, count: inputs)
+        examples = Array(repeating: [], count: inputs)
+    }
+
+    /// An argument that named no readable input (`NAME: message`).
+    mutating func unreadable(_ message: String) {
+        inputErrors.append(message)
+        accounting.filesWithErrors += 1
+    }
+
+    /// Adds input `index`, read to its end; its messages go to `warn` (nil:
+    /// already printed, by an earlier pass).
+    mutating func add(
+        _ index: Int, accounting counts: InputAccounting, summary: FileSummary, warnings: [String], error: String?,
+        warn: ((String) -> Void)?
+    ) {
+        var counts = counts
+        examples[index] = counts.malformedExamples
+        counts.malformedExamples = []
+        accounting.add(counts)
+        files[index] = summary
+        guard let warn else { return }
+        for message in warnings {
+            if message != error {
+                malformedWarnings += 1
+                if malformedWarnings > AuditConfiguration.malformedMessageLimit { continue }
+            }
+            warn(message)
+        }
+    }
+
+    /// The line that counts the malformed lines not printed, if any were not.
+    var moreMalformed: String? {
+        let printed = min(malformedWarnings, AuditConfiguration.malformedMessageLimit)
+        guard accounting.malformedLines > printed else { return nil }
+        return "… \(accounting.malformedLines - printed) more malformed lines (counted in the report)"
+    }
+
+    /// The totals once every input has ended: malformed examples in (file,
+    /// line) order whichever input ended first; the unresolved arguments,
+    /// then the read errors by input.
+    func finished(names: [String]) -> (accounting: InputAccounting, files: [FileSummary], inputErrors: [String]) {
+        var accounting = accounting
+        accounting.malformedExamples = Array(examples.joined().prefix(InputAccounting.exampleLimit))
+        let files = files.map { $0! }
+        let errors = inputErrors + files.indices.compactMap { i in files[i].error.map { "\(names[i]): \($0)" } }
+        return (accounting, files, errors)
+    }
+}
+
+/// Flip records of one input that come more than the reorder window behind
+/// the newest before them (counted, and put in order by the sorting pass).
+struct OutOfOrderCount {
+    private var newest = Int64.min
+    private(set) var count = 0
+
+    mutating func see(_ time: Int64) {
+        if newest != .min && time < newest - AuditConfiguration.reorderWindow { count += 1 }
+        if time > newest { newest = time }
+    }
+}
