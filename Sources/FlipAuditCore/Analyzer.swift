@@ -173,6 +173,8 @@ public final class Analyzer {
         let configuration = self.configuration
         let progress = self.progress
         let totalBytes = progress == nil ? nil : Self.totalSize(inputs)
+        let scanners = ScannerPool(configuration: configuration)
+        let readAhead = ReadAhead()
         func feed(_ index: Int, alone: Bool) -> EventFeed {
             let file = inputs[index]
             let report = progress.map { p in
@@ -183,7 +185,9 @@ public final class Analyzer {
                             finished: false, totalBytes: totalBytes))
                 }
             }
-            return Self.feed(file, index: index, configuration: configuration, alone: alone, progress: report)
+            return Self.feed(
+                file, index: index, configuration: configuration, scanners: scanners, readAhead: readAhead, alone: alone,
+                progress: report)
         }
 
         let collector = ResultCollector(bucket: configuration.bucket)
@@ -243,7 +247,10 @@ public final class Analyzer {
                 order.release(before: tracker.settledBefore)
             }
         } else {
-            let startTimes = inputs.map { InputPipeline.firstRecordTime($0, configuration: configuration) }
+            let look = { @Sendable (file: InputFile) in
+                InputPipeline.firstRecordTime(file, configuration: configuration, scanners: scanners)
+            }
+            let startTimes = configuration.parallel ? WorkerThread.map(inputs, look) : inputs.map(look)
             let merge = TimeOrderedMerge(
                 feeds: inputs.indices.map { feed($0, alone: inputs.count == 1) }, startTimes: startTimes,
                 onBatch: onBatch, onEnd: onEnd)
@@ -297,17 +304,17 @@ extension Analyzer {
     /// the audit; inputs read side by side each get a reader thread and a
     /// zlib thread; without `parallel`, all on the calling thread.
     static func feed(
-        _ file: InputFile, index: Int, configuration: AuditConfiguration, alone: Bool,
-        progress: (@Sendable (UInt64) -> Void)?
+        _ file: InputFile, index: Int, configuration: AuditConfiguration, scanners: ScannerPool, readAhead: ReadAhead,
+        alone: Bool, progress: (@Sendable (UInt64) -> Void)?
     ) -> EventFeed {
         guard configuration.parallel else {
-            return DirectFeed(file: file, index: index, configuration: configuration, progress: progress)
+            return DirectFeed(file: file, index: index, configuration: configuration, scanners: scanners, progress: progress)
         }
         let pieceBytes = max(LogFileReader.bufferSize, 2 * PieceCutter.minimumBuffer(maxLine: configuration.maxLine))
         return alone
             ? SharedFeed(file: file, index: index, configuration: configuration, depth: 64, bufferSize: pieceBytes, progress: progress)
             : ThreadedFeed(
-                file: file, index: index, configuration: configuration,
+                file: file, index: index, configuration: configuration, scanners: scanners, readAhead: readAhead,
                 prefetchDepth: InputPipeline.isSmall(file) ? 0 : 4, progress: progress)
     }
 

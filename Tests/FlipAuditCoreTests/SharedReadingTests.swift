@@ -77,11 +77,16 @@ struct SharedReadingTests {
         return c
     }
 
+    /// The reference reading of `file`, on the calling thread.
+    func direct(_ file: InputFile, _ configuration: AuditConfiguration) -> DirectFeed {
+        DirectFeed(file: file, index: 0, configuration: configuration, scanners: ScannerPool(configuration: configuration), progress: nil)
+    }
+
     /// Compares the two readings; returns the single-threaded one.
     @discardableResult
     func compare(_ path: String, _ configuration: AuditConfiguration, bufferSizes: [Int], depths: [Int] = [2, 3, 8]) -> [String] {
         let file = InputFile(displayName: (path as NSString).lastPathComponent, path: path)
-        let reference = drain(DirectFeed(file: file, index: 0, configuration: configuration, progress: nil))
+        let reference = drain(direct(file, configuration))
         #expect(reference.count >= 2)
         for size in bufferSizes {
             for depth in depths {
@@ -144,7 +149,7 @@ struct SharedReadingTests {
     func missing() {
         let file = InputFile(displayName: "gone.log", path: "/nonexistent/flipaudit/gone.log")
         let shared = drain(SharedFeed(file: file, index: 0, configuration: configuration(), depth: 4, progress: nil))
-        #expect(shared == drain(DirectFeed(file: file, index: 0, configuration: configuration(), progress: nil)))
+        #expect(shared == drain(direct(file, configuration())))
         #expect(shared.last == "gone.log: no such file or directory")
     }
 }

@@ -27,7 +27,7 @@ public enum ReadStage {
     static func read(_ file: InputFile, rank: Int, configuration: AuditConfiguration, output: StageOutput) throws(OutputError) -> FileFacts {
         let feed = Analyzer.feed(
             InputFile(displayName: file.displayName, path: file.path), index: rank, configuration: configuration,
-            alone: true, progress: nil)
+            scanners: ScannerPool(configuration: configuration), readAhead: ReadAhead(), alone: true, progress: nil)
         var outOfOrder = OutOfOrderCount()
         var firstLocation: Int64?
         while true {

@@ -46,18 +46,30 @@ final class TimeOrderedMerge {
     private var activeCount: Int
     /// Time of the last event handed out.
     private var clock = Int64.min
-    /// Inputs whose in-order queue holds events (usually a handful, however
-    /// many inputs there are).
-    private var queued: [Int] = []
+    /// The first event of every input whose in-order queue holds events
+    /// (a handful, or as many inputs as the window spans: a folder of
+    /// small files), keyed as the stream is ordered.
+    private var heads = Heap<Head>()
+
+    /// An input's first queued event's key, and the input.
+    private struct Head: Comparable {
+        var time: Int64
+        var source: SourceRef
+        var input: Int
+        static func < (a: Self, b: Self) -> Bool { (a.time, a.source) < (b.time, b.source) }
+        static func == (a: Self, b: Self) -> Bool { a.time == b.time && a.source == b.source }
+    }
+
     /// The inputs in the order the merge will most likely open them (by
     /// first record time), and how many of them have been asked to read
-    /// ahead: opening one starts the next `readAhead`, so that a folder of
-    /// many small files keeps the reading threads busy while the audit
-    /// works through the current one.
+    /// ahead: opening one offers the next `readAhead` to be read (at most a
+    /// thread per core takes them, oldest first), so that a folder of many
+    /// small files keeps the reading threads busy while the audit works
+    /// through the current one.
     private let openingOrder: [Int]
     private var position: [Int]
     private var prepared = 0
-    static let readAhead = 2
+    static let readAhead = 8
     private let onBatch: (Int, EventBatch) -> Void
     private let onEnd: (Int, FileScan) -> Void
 
@@ -95,7 +107,9 @@ final class TimeOrderedMerge {
                     event = heap.removeMin().event
                 } else {
                     event = inOrder[from].removeFirst()
-                    if inOrder[from].isEmpty { queued.removeAll { $0 == from } }
+                    // `earliest` found this input's head at the top.
+                    _ = heads.removeMin()
+                    if let head = inOrder[from].first { heads.insert(Head(time: head.time, source: head.source, input: from)) }
                 }
                 pending -= 1
                 if event.time < clock {
@@ -120,7 +134,9 @@ final class TimeOrderedMerge {
                         inOrder[behind].append(event)
                     }
                 }
-                if wasEmpty && !inOrder[behind].isEmpty { queued.append(behind) }
+                if wasEmpty, let head = inOrder[behind].first {
+                    heads.insert(Head(time: head.time, source: head.source, input: behind))
+                }
                 pending += batch.events.count
                 if let f = batch.frontier, f > frontier[behind] { frontier[behind] = f }
                 onBatch(behind, batch)
@@ -134,30 +150,49 @@ final class TimeOrderedMerge {
     }
 
     /// No input can still produce an event older than `settled`; `behind`
-    /// is the input to read next (the one furthest behind), -1 when none.
+    /// is the input to read next (the one furthest behind, the first such
+    /// one on a tie), -1 when none.
     private var settled = Int64.min
     private var behind = -1
 
-    /// Recomputes `settled` and `behind` after an input moved on.
+    /// An active input's frontier, ordered as `behind` is chosen.
+    private struct Frontier: Comparable {
+        var time: Int64
+        var input: Int
+        static func < (a: Self, b: Self) -> Bool { (a.time, a.input) < (b.time, b.input) }
+    }
+
+    /// The active inputs by frontier. Only `behind` moves on between two
+    /// updates, so keeping them in a heap costs a logarithm per pull
+    /// instead of a look at every input (a folder of thousands of files).
+    private var frontiers = Heap<Frontier>()
+
+    /// Recomputes `settled` and `behind` after `behind` moved on (or all
+    /// of them, the first time).
     private func updateBounds() {
-        settled = .max
-        behind = -1
-        for i in feeds.indices where active[i] {
-            let bound = frontier[i] == .min ? .min : frontier[i] - window
-            if bound < settled { settled = bound }
-            if behind < 0 || frontier[i] < frontier[behind] { behind = i }
+        if behind < 0 {
+            frontiers = Heap(feeds.indices.filter { active[$0] }.map { Frontier(time: frontier[$0], input: $0) })
+        } else {
+            _ = frontiers.removeMin()
+            if active[behind] { frontiers.insert(Frontier(time: frontier[behind], input: behind)) }
         }
+        guard let first = frontiers.min else {
+            settled = .max
+            behind = -1
+            return
+        }
+        behind = first.input
+        settled = first.time == .min ? .min : first.time - window
     }
 
     /// Where the earliest waiting event is — an input's queue, or the heap
     /// (-1) — and its time.
     private func earliest() -> (Int, Int64)? {
-        var best: (from: Int, time: Int64, source: SourceRef)?
-        if let h = heap.min { best = (-1, h.time, h.source) }
-        for i in queued {
-            guard let e = inOrder[i].first else { continue }
-            if best == nil || (e.time, e.source) < (best!.time, best!.source) { best = (i, e.time, e.source) }
+        switch (heap.min, heads.min) {
+        case (nil, nil): return nil
+        case (let h?, nil): return (-1, h.time)
+        case (nil, let q?): return (q.input, q.time)
+        case (let h?, let q?): return (h.time, h.source) < (q.time, q.source) ? (-1, h.time) : (q.input, q.time)
         }
-        return best.map { ($0.from, $0.time) }
     }
 }

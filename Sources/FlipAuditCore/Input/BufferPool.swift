@@ -1,19 +1,22 @@
 import Foundation
 
-/// Read buffers (`LogFileReader.bufferSize` bytes) kept for the next input
-/// instead of being freed: the executable has jemalloc hand freed pages back
-/// at once, so a folder of thousands of small files would otherwise fault
-/// in fresh pages for every one of them. Keeps at most `limit` idle
-/// buffers; any size other than `bufferSize` is allocated and freed as
+/// Read buffers (`LogFileReader.bufferSize` bytes) and zlib streams kept
+/// for the next input instead of being freed: the executable has jemalloc
+/// hand freed pages back at once, so a folder of thousands of small files
+/// would otherwise fault in fresh pages (and zlib a fresh 32 KiB window)
+/// for every one of them. Keeps at most `limit` idle buffers and as many
+/// streams; any size other than `bufferSize` is allocated and freed as
 /// usual.
 ///
-/// `@unchecked Sendable`: its one mutable field is touched only under the
-/// lock.
+/// `@unchecked Sendable`: its mutable fields are touched only under the
+/// lock, and what is given back is used by no other thread until taken
+/// again (the lock orders the two).
 final class BufferPool: @unchecked Sendable {
     static let shared = BufferPool(limit: 16)
 
     private let lock = NSLock()
     private var idle: [UnsafeMutableRawBufferPointer] = []
+    private var idleInflaters: [GzipInflater] = []
     private let limit: Int
 
     init(limit: Int) { self.limit = limit }
@@ -39,5 +42,22 @@ final class BufferPool: @unchecked Sendable {
             if kept { return }
         }
         buffer.deallocate()
+    }
+
+    /// A zlib stream ready for a gzip member: an idle one when there is one.
+    func takeInflater() throws(InputError) -> GzipInflater {
+        lock.lock()
+        let inflater = idleInflaters.popLast()
+        lock.unlock()
+        guard let inflater else { return try GzipInflater() }
+        inflater.reset()
+        return inflater
+    }
+
+    /// Gives `inflater` back (kept, or freed past `limit`).
+    func give(_ inflater: GzipInflater) {
+        lock.lock()
+        if idleInflaters.count < limit { idleInflaters.append(inflater) }
+        lock.unlock()
     }
 }

@@ -3,7 +3,8 @@ import CZlib
 
 /// The only place that talks to zlib. A heap-allocated `z_stream` that
 /// inflates one gzip member at a time; `reset()` starts the next member of a
-/// multi-member file, `deinit` releases zlib's state.
+/// multi-member file (or of the next file: `BufferPool` keeps streams),
+/// `deinit` releases zlib's state.
 ///
 /// zlib parses each member's header and trailer but is told not to compute
 /// the CRC-32 (`inflateValidate(0)`): its table-driven CRC took a quarter of
@@ -69,6 +70,7 @@ final class GzipInflater {
         _ = inflateReset(stream)
         crc = 0
         length = 0
+        lastInput = 0
     }
 
     /// Inflates as much of `input` into `output` as fits.

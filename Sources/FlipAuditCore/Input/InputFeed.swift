@@ -27,6 +27,8 @@ enum FeedItem: Sendable {
 /// must match. Batches come out through `emit`.
 final class InputPipeline {
     private var scanner: LineScanner
+    /// Where `scanner` came from and goes back to once the input is read.
+    private let scanners: ScannerPool
     private var splitter: LineSplitter
     private var assembler: ScanAssembler
     private var reader: LogFileReader?
@@ -40,16 +42,15 @@ final class InputPipeline {
     private var done = false
 
     init(
-        file: InputFile, index: Int, configuration: AuditConfiguration, prefetchDepth: Int = 0,
+        file: InputFile, index: Int, configuration: AuditConfiguration, scanners: ScannerPool, prefetchDepth: Int = 0,
         progress: ((UInt64) -> Void)?, emit: @escaping (EventBatch) -> Void
     ) {
         self.progress = progress
         self.emit = emit
+        self.scanners = scanners
         splitter = LineSplitter(maxLine: configuration.maxLine)
         assembler = ScanAssembler(file: file)
-        // `Analyzer.run` has built the log_format parser once, so this
-        // cannot fail.
-        scanner = try! LineScanner(fileIndex: Int32(index), configuration: configuration)
+        scanner = scanners.take(fileIndex: Int32(index))
         // Chunks come in order: every event is built with its line.
         scanner.linesBefore = 0
         do {
@@ -86,7 +87,8 @@ final class InputPipeline {
     /// Flushes the last batch and sums up the input; call after `step()`
     /// returned false.
     func finish() -> FileScan {
-        assembler.finish(end: reader.map(InputEnd.init), failure: failure, emit: emit)
+        scanners.give(scanner)
+        return assembler.finish(end: reader.map(InputEnd.init), failure: failure, emit: emit)
     }
 
     /// Time of the first record of `file` within its first
@@ -98,16 +100,18 @@ final class InputPipeline {
     /// its time. It decodes in small steps and stops at the first record:
     /// for a folder of thousands of small files, this look costs little
     /// beside the reading itself.
-    static func firstRecordTime(_ file: InputFile, configuration: AuditConfiguration) -> Int64? {
+    static func firstRecordTime(_ file: InputFile, configuration: AuditConfiguration, scanners: ScannerPool) -> Int64? {
         guard !file.isStream, let reader = try? LogFileReader(path: file.path) else { return nil }
         var splitter = LineSplitter(maxLine: configuration.maxLine)
         var assembler = ScanAssembler(file: file)
-        guard var scanner = try? LineScanner(fileIndex: 0, configuration: configuration) else { return nil }
+        var scanner = scanners.take(fileIndex: 0)
+        defer { scanners.give(scanner) }
         scanner.linesBefore = 0
         // A few lines at first, more while no record turns up.
         var step = 1024
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
-        defer { buffer.deallocate() }
+        let pooled = BufferPool.shared.take(LogFileReader.bufferSize)
+        defer { BufferPool.shared.give(pooled) }
+        let buffer = UnsafeMutableRawBufferPointer(rebasing: pooled[0..<64 * 1024])
         var decoded = 0
         while decoded < LogFileReader.bufferSize {
             let want = min(step, buffer.count, LogFileReader.bufferSize - decoded)
@@ -152,10 +156,10 @@ final class DirectFeed: EventFeed {
     private var pipeline: InputPipeline?
     private let open: (DirectFeed) -> InputPipeline
 
-    init(file: InputFile, index: Int, configuration: AuditConfiguration, progress: ((UInt64) -> Void)?) {
+    init(file: InputFile, index: Int, configuration: AuditConfiguration, scanners: ScannerPool, progress: ((UInt64) -> Void)?) {
         open = { feed in
             InputPipeline(
-                file: file, index: index, configuration: configuration,
+                file: file, index: index, configuration: configuration, scanners: scanners,
                 progress: progress, emit: { [unowned feed] in feed.pending.append($0) })
         }
     }
@@ -173,7 +177,9 @@ final class DirectFeed: EventFeed {
     private var endScan: FileScan?
 }
 /// Reads its input on a thread of its own (plus zlib's prefetch thread),
-/// at most `depth` batches ahead of the merge, started on the first pull.
+/// at most `depth` batches ahead of the merge: a `ReadAhead` reader once
+/// the merge says it will open the input soon (`prepare()`), or a thread
+/// started for it on the first pull if no reader took it before.
 /// Used when several inputs are read side by side: their pipelines give the
 /// two cores enough independent work, and cost less memory than a
 /// `SharedFeed` each deep enough to keep up (two 1 GB files, measured
@@ -182,41 +188,58 @@ final class DirectFeed: EventFeed {
 /// clear gain).
 final class ThreadedFeed: EventFeed, @unchecked Sendable {
     /// What the scanning thread has read and the merge not yet pulled, in
-    /// order: at most `depth` items.
-    private let queue: HandOff<Deque<FeedItem>>
-    private let start: () -> Void
-    private var started = false
+    /// order (at most `depth` items), and whether a thread reads the input.
+    private let queue: HandOff<(items: Deque<FeedItem>, claimed: Bool)>
+    /// Reads the input to its end into `queue`.
+    private let read: @Sendable () -> Void
+    private let readAhead: ReadAhead
+    private var offered = false
+    /// Once pulled, the input is claimed: by a reader, or by a thread
+    /// started then.
+    private var pulled = false
 
     init(
-        file: InputFile, index: Int, configuration: AuditConfiguration, depth: Int = 16, prefetchDepth: Int,
-        progress: (@Sendable (UInt64) -> Void)?
+        file: InputFile, index: Int, configuration: AuditConfiguration, scanners: ScannerPool, readAhead: ReadAhead,
+        depth: Int = 16, prefetchDepth: Int, progress: (@Sendable (UInt64) -> Void)?
     ) {
-        let queue = HandOff(Deque<FeedItem>())
+        let queue = HandOff((items: Deque<FeedItem>(), claimed: false))
         self.queue = queue
-        start = {
-            WorkerThread.scan.start {
-                /// Waits for room, then queues `item`.
-                func put(_ item: FeedItem) {
-                    queue.wait(for: { $0.count < depth ? $0.append(item) : nil }, until: { $0.count < depth })
-                }
-                let pipeline = InputPipeline(
-                    file: file, index: index, configuration: configuration, prefetchDepth: prefetchDepth,
-                    progress: progress, emit: { put(.batch($0)) })
-                while pipeline.step() {}
-                put(.end(pipeline.finish()))
+        self.readAhead = readAhead
+        read = {
+            /// Waits for room, then queues `item`.
+            func put(_ item: FeedItem) {
+                queue.wait(
+                    for: { $0.items.count < depth ? $0.items.append(item) : nil }, until: { $0.items.count < depth })
             }
+            let pipeline = InputPipeline(
+                file: file, index: index, configuration: configuration, scanners: scanners, prefetchDepth: prefetchDepth,
+                progress: progress, emit: { put(.batch($0)) })
+            while pipeline.step() {}
+            put(.end(pipeline.finish()))
+        }
+    }
+
+    /// True for the one caller that gets to read the input.
+    private func claim() -> Bool {
+        queue.change { s -> Bool in
+            guard !s.claimed else { return false }
+            s.claimed = true
+            return true
         }
     }
 
     func prepare() {
-        if !started {
-            started = true
-            start()
-        }
+        guard !offered else { return }
+        offered = true
+        let read = self.read
+        readAhead.offer { [self] in if claim() { read() } }
     }
 
     func next() -> FeedItem {
-        prepare()
-        return queue.wait(for: { $0.popFirst() }, until: { !$0.isEmpty })
+        if !pulled {
+            pulled = true
+            if claim() { WorkerThread.scan.start(read) }
+        }
+        return queue.wait(for: { $0.items.popFirst() }, until: { !$0.items.isEmpty })
     }
 }

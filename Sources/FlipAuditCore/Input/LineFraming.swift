@@ -35,10 +35,14 @@ struct LineFraming: ~Copyable {
 
     init(maxLine: Int) {
         self.maxLine = maxLine
-        held = .allocate(byteCount: Self.carryLimit(maxLine: maxLine), alignment: 16)
+        // A pooled read buffer when it is large enough: every input frames
+        // its lines, and a folder of small files would fault in a fresh
+        // one for each.
+        let limit = Self.carryLimit(maxLine: maxLine)
+        held = BufferPool.shared.take(limit <= LogFileReader.bufferSize ? LogFileReader.bufferSize : limit)
     }
 
-    deinit { held.deallocate() }
+    deinit { BufferPool.shared.give(held) }
 
     /// The most bytes of a carried line that are held.
     static func carryLimit(maxLine: Int) -> Int { max(maxLine + 1, 1) }

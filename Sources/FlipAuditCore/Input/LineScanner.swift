@@ -61,7 +61,7 @@ struct PieceScan: Sendable {
 /// the last `take()` gave — a piece: one `PieceCutter` cut, or on the
 /// in-order paths the lines one chunk completed — as a `PieceScan`.
 struct LineScanner: LineSink {
-    private let fileIndex: Int32
+    private var fileIndex: Int32
     private let setting: AuditConfiguration.Format
     private var extractor: FlipEventExtractor
     private var combined: CombinedLogParser
@@ -89,6 +89,18 @@ struct LineScanner: LineSink {
         if case .nginx(let text) = configuration.format {
             nginx = try NginxLogFormatParser(logFormat: text, maxLine: configuration.maxLine)
         }
+    }
+
+    /// Makes this scanner read another input from its start, keeping its
+    /// parsers and extractor (and what they remember of recent values,
+    /// which depends on the values alone).
+    mutating func restart(fileIndex: Int32) {
+        self.fileIndex = fileIndex
+        format = nil
+        linesBefore = nil
+        record = LogRecord()
+        scan = PieceScan()
+        latest = nil
     }
 
     /// What the lines since the last call found.

@@ -84,6 +84,7 @@ private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count:
         if closeOnDeinit { close(fd) }
         BufferPool.shared.give(input)
         if let output { BufferPool.shared.give(output) }
+        if let inflater { BufferPool.shared.give(inflater) }
     }
 
     /// The next chunk of decoded bytes, valid until the next call; `nil` at
@@ -161,7 +162,7 @@ private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count:
         func starts(_ magic: [UInt8]) -> Bool { head.count >= magic.count && zip(head, magic).allSatisfy { $0 == $1 } }
         if starts([0x1F, 0x8B]) {
             encoding = .gzip
-            inflater = try GzipInflater()
+            inflater = try BufferPool.shared.takeInflater()
             memberOpen = true
         } else if starts([0x28, 0xB5, 0x2F, 0xFD]) {
             throw .unsupportedCompression(format: "zstd", tool: "zstd")
