@@ -2,10 +2,13 @@
 """Times flipaudit against baselines in one run, alternating, and reports ratios.
 
 Each round runs every command once, in turn (so machine noise hits them all
-alike); wall time and peak RSS come from /usr/bin/time -v. Reported: median
-wall, MB/s and lines/s of uncompressed input, peak RSS, and the ratio to the C
-baseline (median, and min–max over rounds). A hyperfine pass over the same
-commands follows as a cross-check.
+alike); wall time, CPU time (user + system) and peak RSS come from
+/usr/bin/time -v. Reported: median wall, MB/s and lines/s of uncompressed
+input, median CPU time, peak RSS, and the ratios of wall and CPU time to the C
+baseline's in the same round (median, and min–max over rounds). A hyperfine
+pass over the same commands follows as a cross-check. Instructions per line
+come from Benchmarks/instructions.sh (callgrind; this machine has no
+hardware counters).
 """
 import argparse
 import os
@@ -17,7 +20,7 @@ import tempfile
 
 
 def timed(cmd):
-    """(wall seconds, peak RSS KiB) of one run of `cmd` (a shell string)."""
+    """(wall seconds, CPU seconds, peak RSS KiB) of one run of `cmd` (a shell string)."""
     with tempfile.NamedTemporaryFile("r") as t:
         subprocess.run(["/usr/bin/time", "-v", "-o", t.name, "sh", "-c", cmd], check=False,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -26,7 +29,8 @@ def timed(cmd):
     h, mnt, s = m.group(1), m.group(2), m.group(3)
     wall = (int(h) * 3600 if h else 0) + int(mnt) * 60 + float(s)
     rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", text).group(1))
-    return wall, rss
+    cpu = sum(float(re.search(r"%s time \(seconds\): ([\d.]+)" % kind, text).group(1)) for kind in ("User", "System"))
+    return wall, cpu, rss
 
 
 def size_and_lines(paths):
@@ -50,17 +54,22 @@ def scenario(name, paths, args):
         for k, c in cmds.items():
             results[k].append(timed(c))
         print("  round %d/%d done" % (r + 1, args.runs), file=sys.stderr)
-    base = [w for w, _ in results["C baseline (zlib + memchr + memmem)"]]
+    base = [w for w, _, _ in results["C baseline (zlib + memchr + memmem)"]]
+    base_cpu = [c for _, c, _ in results["C baseline (zlib + memchr + memmem)"]]
     print("\n### %s: %s (%.0f MB uncompressed, %.1f M lines)\n" % (name, ", ".join(os.path.basename(p) for p in paths), size / 1e6, lines / 1e6))
-    print("| command | wall (median) | MB/s | M lines/s | peak RSS | ratio to C baseline (median, min–max) |")
-    print("|---|---|---|---|---|---|")
+    print("| command | wall (median) | MB/s | M lines/s | CPU (median) | peak RSS | wall ratio to C baseline (median, min–max) | CPU ratio (median, min–max) |")
+    print("|---|---|---|---|---|---|---|---|")
     for k in cmds:
-        walls = [w for w, _ in results[k]]
-        rss = max(r for _, r in results[k])
+        walls = [w for w, _, _ in results[k]]
+        cpus = [c for _, c, _ in results[k]]
+        rss = max(r for _, _, r in results[k])
         ratios = [w / b for w, b in zip(walls, base)]
+        cpu_ratios = [c / b for c, b in zip(cpus, base_cpu)]
         med = statistics.median(walls)
-        print("| %s | %.2f s | %.0f | %.2f | %.1f MiB | %.2f (%.2f–%.2f) |" % (
-            k, med, size / 1e6 / med, lines / 1e6 / med, rss / 1024, statistics.median(ratios), min(ratios), max(ratios)))
+        print("| %s | %.2f s | %.0f | %.2f | %.2f s | %.1f MiB | %.2f (%.2f–%.2f) | %.2f (%.2f–%.2f) |" % (
+            k, med, size / 1e6 / med, lines / 1e6 / med, statistics.median(cpus), rss / 1024,
+            statistics.median(ratios), min(ratios), max(ratios),
+            statistics.median(cpu_ratios), min(cpu_ratios), max(cpu_ratios)))
     return results
 
 

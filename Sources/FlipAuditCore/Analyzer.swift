@@ -175,6 +175,7 @@ public final class Analyzer {
         let totalBytes = progress == nil ? nil : Self.totalSize(inputs)
         let scanners = ScannerPool(configuration: configuration)
         let readAhead = ReadAhead()
+        defer { readAhead.cancel() }
         func feed(_ index: Int, alone: Bool) -> EventFeed {
             let file = inputs[index]
             let report = progress.map { p in

@@ -192,7 +192,7 @@ final class TimeOrderedMerge {
         case (nil, nil): return nil
         case (let h?, nil): return (-1, h.time)
         case (nil, let q?): return (q.input, q.time)
-        case (let h?, let q?): return (h.time, h.source) < (q.time, q.source) ? (-1, h.time) : (q.input, q.time)
+        case (let h?, let q?): return (h.time, h.source) <= (q.time, q.source) ? (-1, h.time) : (q.input, q.time)
         }
     }
 }

@@ -12,8 +12,9 @@ import Foundation
 /// (`ThreadedFeed` claims it once), so a reader waiting for room in one
 /// input's queue never holds up an input the merge waits for.
 final class ReadAhead: Sendable {
-    /// Jobs not taken yet, and how many threads are taking them.
-    private let state = HandOff((waiting: Deque<@Sendable () -> Void>(), readers: 0))
+    /// Jobs not taken yet, how many threads are taking them, and whether
+    /// the merge that offered them has stopped.
+    private let state = HandOff((waiting: Deque<@Sendable () -> Void>(), readers: 0, cancelled: false))
     private let limit: Int
 
     init(readers: Int = ProcessInfo.processInfo.activeProcessorCount) {
@@ -23,12 +24,23 @@ final class ReadAhead: Sendable {
     /// Queues `job`; starts a reader when fewer than the limit run.
     func offer(_ job: @escaping @Sendable () -> Void) {
         let startReader = state.change { s -> Bool in
+            guard !s.cancelled else { return false }
             s.waiting.append(job)
             guard s.readers < limit else { return false }
             s.readers += 1
             return true
         }
         if startReader { WorkerThread.scan.start { [self] in drain() } }
+    }
+
+    /// Drops the jobs not taken yet: the merge stopped (its pass ended, or
+    /// the input runs back in time and is read again sorted), so nobody
+    /// will pull what they would read.
+    func cancel() {
+        state.change { s in
+            s.cancelled = true
+            s.waiting.removeAll()
+        }
     }
 
     /// Runs jobs in order until none waits.

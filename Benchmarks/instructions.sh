@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Instructions per line, counted by callgrind (this machine has no hardware
+# counters, and instruction counts do not depend on the machine's noise):
+# flipaudit and the C baseline on the first LINES lines of the benchmark
+# log, on its lines that are not App Flip traffic and on those that are.
+# Startup (an empty input) is taken off. Both threads' instructions count.
+#   bash Benchmarks/instructions.sh              # 100,000 lines
+#   LINES=20000 bash Benchmarks/instructions.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+LINES=${LINES:-100000}
+DATA=Benchmarks/data
+mkdir -p "$DATA"
+command -v valgrind >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind; }
+src="$DATA/one-1000m.log.gz"
+[ -s "$src" ] || { echo "generating $src"; python3 Tools/loggen.py large "$src" --size-mb 1000 --seed 42; }
+[ -n "${NO_BUILD:-}" ] || swift build -c release --static-swift-stdlib -Xswiftc -enforce-exclusivity=unchecked -q
+cc -O2 -o "$DATA/zscan" Benchmarks/baseline/zscan.c -lz
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# valgrind cannot read the release binary's debug sections; a copy without them runs.
+strip --strip-debug -o "$work/flipaudit" "${BIN:-.build/release/flipaudit}"
+gzip -dc "$src" | head -n "$LINES" > "$work/all.log" || true
+# A flip line: an authorize request (state=) or a Location value that is not "-".
+grep -v -e 'state=' -e '"[a-z]*://[^"]*"$' "$work/all.log" > "$work/other.log" || true
+grep -e 'state=' -e '"[a-z]*://[^"]*"$' "$work/all.log" > "$work/flip.log" || true
+: > "$work/empty.log"
+for f in all other flip empty; do gzip -n -c "$work/$f.log" > "$work/$f.log.gz"; done
+count() {  # instructions of one run: the command and its arguments
+  valgrind --tool=callgrind --callgrind-out-file="$work/cg" "$@" > /dev/null 2> "$work/err" || true
+  sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$work/err"
+}
+base_flip=$(count "$work/flipaudit" "$work/empty.log.gz" --quiet --csv "$work/out")
+base_c=$(count "$DATA/zscan" "$work/empty.log.gz")
+printf "%-28s %8s %14s %14s %8s\n" "sample" "lines" "flipaudit/line" "C baseline/line" "ratio"
+for f in all other flip; do
+  n=$(wc -l < "$work/$f.log")
+  a=$(count "$work/flipaudit" "$work/$f.log.gz" --quiet --csv "$work/out")
+  c=$(count "$DATA/zscan" "$work/$f.log.gz")
+  python3 - "$f" "$n" "$a" "$base_flip" "$c" "$base_c" <<'PY'
+import sys
+name, n, a, a0, c, c0 = sys.argv[1], *map(int, sys.argv[2:])
+label = {"all": "all lines", "other": "not App Flip", "flip": "App Flip"}[name]
+fa, fc = (a - a0) / n, (c - c0) / n
+print(f"{label:<28} {n:8d} {fa:14.0f} {fc:14.0f} {fa / fc:8.2f}")
+PY
+done
+echo "startup: flipaudit $base_flip, C baseline $base_c instructions"
