@@ -225,6 +225,19 @@ struct FindingTests {
         #expect(result.sessions.first?.outcome == .rejected)
     }
 
+    @Test("a URI that differs only in case from several allowlisted ones names the least of them, every time")
+    func letterCaseAmongSeveral() {
+        let extra = ["https://Example.com/cb", "https://EXAMPLE.com/cb", "https://example.COM/cb"]
+        let allowlist = Allowlist(extra: extra)
+        // Set order changes from process to process and with the set's
+        // history; the answer may not.
+        for _ in 0..<20 {
+            #expect(allowlist.lookAlike("https://example.com/CB") == "differs only in letter case from https://EXAMPLE.com/cb")
+        }
+        #expect(Allowlist(extra: extra.reversed()).lookAlike("https://example.com/CB") == allowlist.lookAlike("https://example.com/CB"))
+        #expect(allowlist.lookAlike("https://example.org/cb") == nil)
+    }
+
     @Test("allowlisted URIs, and /r/ID while no project is pinned, are not flagged")
     func allowlisted() {
         for uri in Allowlist.flipURIs + ["https://oauth-redirect.googleusercontent.com/r/my-project_1"] {

@@ -6,6 +6,28 @@ import Testing
 /// Sessions, outcomes and their classification (docs/contract.md §3).
 @Suite("Sessions and outcomes")
 struct SessionTests {
+    @Test("every flip bundle and variant is classified; near misses are flip redirects of no known app")
+    func classification() {
+        let host = "https://oauth-redirect.googleusercontent.com"
+        for (bundle, app) in [("com.google.Chromecast", GoogleApp.home), ("com.google.OPA", .assistant)] {
+            for (suffix, variant) in [("", Variant.release), (".dev", .dev), (".enterprise", .enterprise)] {
+                #expect(
+                    RedirectTarget.classify("\(host)/a/\(bundle)\(suffix)")
+                        == RedirectTarget(flow: .flip, app: app, environment: .production, variant: variant))
+            }
+            // A suffix that is not a variant, a letter more, a combining
+            // accent on the last letter, a bundle cut short.
+            for near in [".devx", ".Dev", "x", "\u{301}", ".dev\u{301}"] {
+                #expect(
+                    RedirectTarget.classify("\(host)/a/\(bundle)\(near)")
+                        == RedirectTarget(flow: .flip, app: .unknown, environment: .production, variant: .none), "\(near)")
+            }
+            #expect(RedirectTarget.classify("\(host)/a/\(bundle.dropLast())").app == .unknown)
+        }
+        #expect(RedirectTarget.classify("\(host)/r/my-project").flow == .web)
+        #expect(RedirectTarget.classify("\(host)/a/com.google.OPA/x").flow == .other)
+    }
+
     @Test("outcome code, with flow, app, environment and variant")
     func code() {
         let r = audit([

@@ -17,6 +17,9 @@
     }()
 
     private let exact: Set<String>
+    /// Each allowlisted URI by its lowercase form; of several that differ
+    /// only in case, the least (so the answer never depends on set order).
+    private let byLowercase: [String: String]
     /// Whether `/r/ID` for any ID is accepted (no `--project-id` given).
     public let acceptsAnyProject: Bool
 
@@ -28,6 +31,7 @@
         }
         set.formUnion(extra)
         exact = set
+        byLowercase = Dictionary(set.map { ($0.lowercased(), $0) }, uniquingKeysWith: min)
         acceptsAnyProject = projectIDs.isEmpty
     }
 
@@ -64,7 +68,7 @@
         if decodedAgain != uri && contains(decodedAgain) {
             return "double percent-encoding: decodes again to \(decodedAgain)"
         }
-        if let match = exact.first(where: { $0.lowercased() == uri.lowercased() }) {
+        if let match = byLowercase[uri.lowercased()] {
             return "differs only in letter case from \(match)"
         }
         guard let url = URLParts(uri) else { return nil }

@@ -55,6 +55,13 @@ public struct RedirectTarget: Equatable, Sendable {
 
     private static let productionPrefix = Array("https://\(GoogleHosts.production)/".utf8)
     private static let sandboxPrefix = Array("https://\(GoogleHosts.sandbox)/".utf8)
+    /// The flip apps' bundle IDs, and what may follow one in a redirect.
+    private static let bundles: [(name: [UInt8], app: GoogleApp)] = [
+        (Array("com.google.Chromecast".utf8), .home), (Array("com.google.OPA".utf8), .assistant),
+    ]
+    private static let variants: [(suffix: [UInt8], variant: Variant)] = [
+        ([], .release), (Array(".dev".utf8), .dev), (Array(".enterprise".utf8), .enterprise),
+    ]
 
     /// Classifies a decoded redirect URI (or a return URL).
     public static func classify(_ uri: String?) -> RedirectTarget {
@@ -87,13 +94,13 @@ public struct RedirectTarget: Equatable, Sendable {
         }
         guard kind.elementsEqual("/a/".utf8) else { return target }
         target.flow = .flip
-        let bundle = Substring(name)
-        for (prefix, app) in [("com.google.Chromecast", GoogleApp.home), ("com.google.OPA", .assistant)] where bundle.hasPrefix(prefix) {
-            switch bundle.dropFirst(prefix.count) {
-            case "": target.app = app; target.variant = .release
-            case ".dev": target.app = app; target.variant = .dev
-            case ".enterprise": target.app = app; target.variant = .enterprise
-            default: break
+        // Compared as bytes: the names are ASCII, so this is String
+        // equality without the cost of comparing Characters.
+        for (bundle, app) in Self.bundles where name.starts(with: bundle) {
+            let rest = name.dropFirst(bundle.count)
+            if let (_, variant) = Self.variants.first(where: { rest.elementsEqual($0.suffix) }) {
+                target.app = app
+                target.variant = variant
             }
         }
         return target
