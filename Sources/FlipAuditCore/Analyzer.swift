@@ -316,7 +316,7 @@ extension Analyzer {
             ? SharedFeed(file: file, index: index, configuration: configuration, depth: 64, bufferSize: pieceBytes, progress: progress)
             : ThreadedFeed(
                 file: file, index: index, configuration: configuration, scanners: scanners, readAhead: readAhead,
-                prefetchDepth: InputPipeline.isSmall(file) ? 0 : 4, progress: progress)
+                prefetchDepth: 4, progress: progress)
     }
 
     /// The sizes of the inputs added up, or nil when one is not a regular

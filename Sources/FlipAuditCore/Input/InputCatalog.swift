@@ -128,7 +128,8 @@ public enum InputCatalog {
                 }
                 continue
             }
-            guard let identity = FileIdentity.of(path: path) else {
+            // Only a symbolic link needs a second look, at what it names.
+            guard let identity = linkIdentity.type == UInt32(S_IFLNK) ? FileIdentity.of(path: path) : linkIdentity else {
                 notes.append("\(path): skipped (symbolic link to a missing file)")
                 continue
             }

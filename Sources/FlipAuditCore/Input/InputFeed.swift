@@ -22,7 +22,8 @@ enum FeedItem: Sendable {
 
 /// One input's pipeline — reader, line splitter, scanner, assembler —
 /// driven one decoded chunk at a time, on the calling thread (with zlib on
-/// a thread of its own when `prefetchDepth` is set). Run on the caller's
+/// a thread of its own when `prefetchDepth` is set and the input is not
+/// small). Run on the caller's
 /// thread it is the reference path that `SharedFeed` and `ThreadedFeed`
 /// must match. Batches come out through `emit`.
 final class InputPipeline {
@@ -56,7 +57,9 @@ final class InputPipeline {
         do {
             let reader = try LogFileReader(path: file.path)
             self.reader = reader
-            if prefetchDepth > 0 { prefetcher = ChunkPrefetcher(reader: reader, depth: prefetchDepth) }
+            if prefetchDepth > 0 && !Self.isSmall(size: reader.sizeAtOpen) {
+                prefetcher = ChunkPrefetcher(reader: reader, depth: prefetchDepth)
+            }
         } catch {
             failure = error
             done = true
@@ -127,12 +130,11 @@ final class InputPipeline {
         return assembler.firstTime
     }
 
-    /// Whether `file` is small enough that zlib on a thread of its own
-    /// would cost more than it saves (a regular file under 1 MiB).
-    static func isSmall(_ file: InputFile) -> Bool {
-        guard let path = file.path else { return false }
-        var info = stat()
-        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG && info.st_size < 1 << 20
+    /// Whether an input of `size` bytes (nil for a stream) is small enough
+    /// that zlib on a thread of its own would cost more than it saves: a
+    /// regular file under 1 MiB.
+    static func isSmall(size: UInt64?) -> Bool {
+        size.map { $0 < 1 << 20 } ?? false
     }
 }
 

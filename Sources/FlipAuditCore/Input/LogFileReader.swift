@@ -64,11 +64,6 @@ private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count:
                 if code == ENOENT { throw .missing }
                 throw .unreadable(String(cString: strerror(code)))
             }
-            var info = stat()
-            if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
-                close(fd)
-                throw .unreadable("is a directory")
-            }
             self.fd = fd
             closeOnDeinit = true
         } else {
@@ -76,7 +71,12 @@ private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count:
             closeOnDeinit = false
         }
         var info = stat()
-        sizeAtOpen = fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG ? UInt64(info.st_size) : nil
+        let known = fstat(fd, &info) == 0
+        if known, (info.st_mode & S_IFMT) == S_IFDIR {
+            if closeOnDeinit { close(fd) }
+            throw .unreadable("is a directory")
+        }
+        sizeAtOpen = known && (info.st_mode & S_IFMT) == S_IFREG ? UInt64(info.st_size) : nil
         input = BufferPool.shared.take(Self.bufferSize)
     }
 
