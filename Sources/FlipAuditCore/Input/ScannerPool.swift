@@ -1,10 +1,10 @@
 import Foundation
 
-/// Line scanners of one audit kept for its next input instead of being
-/// built again: a scanner's flip event extractor remembers the recent
-/// redirect URIs, client IDs and return URLs with their verdicts, and a
-/// folder of thousands of small files would otherwise work each verdict
-/// out again for every file. What a scanner remembers depends on the
+/// Line scanners of one pass of an audit, kept for its next input instead
+/// of being built again: a scanner's flip event extractor remembers the
+/// recent redirect URIs, client IDs and return URLs with their verdicts,
+/// and a folder of thousands of small files would otherwise work each
+/// verdict out again for every file. What a scanner remembers depends on the
 /// values alone, so which scanner reads which input changes no result.
 ///
 /// `@unchecked Sendable`: its one mutable field is touched only under the
