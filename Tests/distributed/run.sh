@@ -45,12 +45,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/flipaudit-distributed.XXXXXX")
 cleanup() { if [ "${KEEP:-0}" = 1 ]; then echo "work directory kept: $work"; else rm -rf "$work"; fi; }
 trap cleanup EXIT
 
-passed=0
-failed=0
-skipped=0
-ok() { passed=$((passed + 1)); echo "PASS $1"; }
-ko() { failed=$((failed + 1)); echo "FAIL $1: $2"; }
-skip() { skipped=$((skipped + 1)); echo "SKIP $1: $2"; }
+. "$root/Tests/tally.sh"
 
 started=$(date +%s)
 python3 Tests/distributed/make_fixtures.py "$work/fx" || { echo "make_fixtures.py failed"; echo "0 passed, 1 failed"; exit 1; }

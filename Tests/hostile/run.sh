@@ -26,12 +26,7 @@ cleanup() {
 trap cleanup EXIT
 cd "$work"
 
-passed=0
-failed=0
-skipped=0
-ok() { passed=$((passed + 1)); echo "PASS $1"; }
-ko() { failed=$((failed + 1)); echo "FAIL $1: $2"; }
-skip() { skipped=$((skipped + 1)); echo "SKIP $1: $2"; }
+. "$root/Tests/tally.sh"
 # check NAME CONDITION-DESCRIPTION: run with "if ...; then ok; else ko; fi"
 
 # A JSON value from a report: jget FILE 'd["input"]["lines"]'

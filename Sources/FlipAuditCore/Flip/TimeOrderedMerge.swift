@@ -21,11 +21,13 @@ final class TimeOrderedMerge {
     /// merge stops and the input is sorted instead).
     static let maxPending = 50_000
 
-    /// An event waiting in the heap, its key inline.
-    private struct Pending: Comparable {
+    /// Something ordered as the stream is, by (time, file, line), its key
+    /// inline: an event waiting in the heap, or an input's first queued
+    /// event standing for the input.
+    private struct Keyed<Value>: Comparable {
         var time: Int64
         var source: SourceRef
-        var event: FlipEvent
+        var value: Value
         static func < (a: Self, b: Self) -> Bool { (a.time, a.source) < (b.time, b.source) }
         static func == (a: Self, b: Self) -> Bool { a.time == b.time && a.source == b.source }
     }
@@ -36,7 +38,7 @@ final class TimeOrderedMerge {
     /// kept in arrival order without heap work.
     private var inOrder: [Deque<FlipEvent>]
     /// Events that came earlier than the last one queued from their input.
-    private var heap = Heap<Pending>()
+    private var heap = Heap<Keyed<FlipEvent>>()
     /// Events waiting, in the queues and the heap.
     private var pending = 0
     /// Latest record time read from each input so far; an input not opened
@@ -49,16 +51,7 @@ final class TimeOrderedMerge {
     /// The first event of every input whose in-order queue holds events
     /// (a handful, or as many inputs as the window spans: a folder of
     /// small files), keyed as the stream is ordered.
-    private var heads = Heap<Head>()
-
-    /// An input's first queued event's key, and the input.
-    private struct Head: Comparable {
-        var time: Int64
-        var source: SourceRef
-        var input: Int
-        static func < (a: Self, b: Self) -> Bool { (a.time, a.source) < (b.time, b.source) }
-        static func == (a: Self, b: Self) -> Bool { a.time == b.time && a.source == b.source }
-    }
+    private var heads = Heap<Keyed<Int>>()
 
     /// The inputs in the order the merge will most likely open them (by
     /// first record time), and how many of them have been asked to read
@@ -104,12 +97,12 @@ final class TimeOrderedMerge {
             if pending > 0, let (from, first) = earliest(), activeCount == 0 || first < settled || pending > Self.maxPending {
                 let event: FlipEvent
                 if from < 0 {
-                    event = heap.removeMin().event
+                    event = heap.removeMin().value
                 } else {
                     event = inOrder[from].removeFirst()
                     // `earliest` found this input's head at the top.
                     _ = heads.removeMin()
-                    if let head = inOrder[from].first { heads.insert(Head(time: head.time, source: head.source, input: from)) }
+                    if let head = inOrder[from].first { heads.insert(Keyed(time: head.time, source: head.source, value: from)) }
                 }
                 pending -= 1
                 if event.time < clock {
@@ -129,13 +122,13 @@ final class TimeOrderedMerge {
                 let wasEmpty = inOrder[behind].isEmpty
                 for event in batch.events {
                     if let last = inOrder[behind].last, last.time > event.time {
-                        heap.insert(Pending(time: event.time, source: event.source, event: event))
+                        heap.insert(Keyed(time: event.time, source: event.source, value: event))
                     } else {
                         inOrder[behind].append(event)
                     }
                 }
                 if wasEmpty, let head = inOrder[behind].first {
-                    heads.insert(Head(time: head.time, source: head.source, input: behind))
+                    heads.insert(Keyed(time: head.time, source: head.source, value: behind))
                 }
                 pending += batch.events.count
                 if let f = batch.frontier, f > frontier[behind] { frontier[behind] = f }
@@ -191,8 +184,8 @@ final class TimeOrderedMerge {
         switch (heap.min, heads.min) {
         case (nil, nil): return nil
         case (let h?, nil): return (-1, h.time)
-        case (nil, let q?): return (q.input, q.time)
-        case (let h?, let q?): return (h.time, h.source) <= (q.time, q.source) ? (-1, h.time) : (q.input, q.time)
+        case (nil, let q?): return (q.value, q.time)
+        case (let h?, let q?): return (h.time, h.source) <= (q.time, q.source) ? (-1, h.time) : (q.value, q.time)
         }
     }
 }
