@@ -23,6 +23,11 @@ public struct AuditResult: Sendable {
     public var carriedFiles: [String] = []
     /// Open sessions taken in from the previous run's checkpoint.
     public var carriedIn = 0
+    /// The previous run's watermark, when a checkpoint was taken in:
+    /// records older than it by more than the reorder window are late.
+    public var previousWatermark: Int64?
+    /// Whether most records were late: nights given out of order.
+    public var mostlyLate: Bool { accounting.lateRecords > 0 && accounting.lateRecords * 2 > accounting.records }
     /// What this run hands to the next, when it carries (`--checkpoint`):
     /// its open sessions (`carriedOut`), memories, clock and key.
     public var checkpoint: Checkpoint?
@@ -114,30 +119,83 @@ public final class Analyzer {
         if case .nginx(let text) = configuration.format {
             _ = try NginxLogFormatParser(logFormat: text, maxLine: configuration.maxLine)
         }
+        let started = AuditConfiguration.wallClock()
         let resolution = InputCatalog.resolve(arguments, skipping: outputs)
-        let (inputs, problems) = (resolution.files, resolution.problems)
+        let problems = resolution.problems
+        // No night twice: each regular file's digest, read before anything
+        // else of it, against those the chain has audited.
+        var digests: [String: FileDigest] = [:]
+        if carry {
+            for file in resolution.files where !file.isStream {
+                guard let path = file.path, let digest = FileDigest.of(path: path) else { continue }
+                if let seen = carried?.audited.first(where: { $0.digest == digest }) {
+                    throw .checkpoint(
+                        "\(file.displayName) was audited already, as \(seen.name) by run \(seen.run) of this checkpoint "
+                            + "(started \(Timestamp.iso8601(seen.started))); nothing written, the checkpoint is unchanged")
+                }
+                digests[file.displayName] = digest
+            }
+        }
+        var configuration = self.configuration
+        if let carried { configuration.lateBefore = carried.watermark - AuditConfiguration.reorderWindow }
+        let scanners = ScannerPool(configuration: configuration)
+        let (inputs, startTimes) = Self.rank(resolution.files, configuration: configuration, scanners: scanners)
         for note in resolution.notes { warn(note) }
         for (name, error) in problems { warn("\(name): \(error)") }
         shown = []
-        let handOn = Carry(on: carry, from: carried)
+        let handOn = Carry(on: carry, from: carried, digests: digests, started: started)
+        let ranked = Ranked(inputs: inputs, startTimes: startTimes, scanners: scanners, configuration: configuration)
         if !configuration.alwaysSort && inputs.allSatisfy(Self.canReread) {
-            switch pass(inputs, problems: problems, rows: rows, sorted: false, carry: handOn) {
+            switch pass(ranked, problems: problems, rows: rows, sorted: false, carry: handOn) {
             case .done(let result): return result
-            case .refused(let why): throw .checkpoint(why)
             case .outOfOrder: break
             }
         }
-        switch pass(inputs, problems: problems, rows: rows, sorted: true, carry: handOn) {
+        switch pass(ranked, problems: problems, rows: rows, sorted: true, carry: handOn) {
         case .done(let result): return result
-        case .refused(let why): throw .checkpoint(why)
         case .outOfOrder: preconditionFailure("the sorting pass is never out of order")
         }
+    }
+
+    /// Ranks inputs as the audit orders them (docs/contract.md §3): by the
+    /// time of their first record, then by name, so a server's rotated
+    /// files keep their order even when the rotation falls inside one
+    /// logged second. A stream, which cannot be looked into before it is
+    /// read, ranks as an input without a record: first. The first record
+    /// times come back in rank order.
+    public static func rank(_ files: [InputFile], configuration: AuditConfiguration) -> [InputFile] {
+        rank(files, configuration: configuration, scanners: ScannerPool(configuration: configuration)).inputs
+    }
+
+    static func rank(
+        _ files: [InputFile], configuration: AuditConfiguration, scanners: ScannerPool
+    ) -> (inputs: [InputFile], startTimes: [Int64?]) {
+        let look = { @Sendable (file: InputFile) in
+            InputPipeline.firstRecordTime(file, configuration: configuration, scanners: scanners)
+        }
+        let times = configuration.parallel ? WorkerThread.map(files, look) : files.map(look)
+        // The catalog lists files by name: a stable sort keeps that order
+        // among equal times.
+        let order = files.indices.sorted { (times[$0] ?? .min, $0) < (times[$1] ?? .min, $1) }
+        return (order.map { files[$0] }, order.map { times[$0] })
+    }
+
+    /// The inputs in rank order, and what reading them needs.
+    private struct Ranked {
+        var inputs: [InputFile]
+        var startTimes: [Int64?]
+        var scanners: ScannerPool
+        var configuration: AuditConfiguration
     }
 
     /// Whether and from what a run hands on.
     private struct Carry {
         var on: Bool
         var from: Checkpoint?
+        /// The digests of this run's regular files, by name.
+        var digests: [String: FileDigest]
+        /// When the run started (milliseconds of the wall clock).
+        var started: Int64
     }
 
     /// How a pass ended.
@@ -145,8 +203,6 @@ public final class Analyzer {
         case done(AuditResult)
         /// A streaming pass met an input out of time order.
         case outOfOrder
-        /// Input before the carried clock.
-        case refused(String)
     }
 
     /// Whether an input can be read a second time: a regular file.
@@ -162,18 +218,19 @@ public final class Analyzer {
 
     /// One audit of every input.
     private func pass(
-        _ inputs: [InputFile], problems: [(name: String, error: InputError)], rows: [RowSink],
+        _ ranked: Ranked, problems: [(name: String, error: InputError)], rows: [RowSink],
         sorted: Bool, carry: Carry
     ) -> PassEnd {
+        let inputs = ranked.inputs
         var totals = ReadTotals(inputs: inputs.count)
         for (name, error) in problems { totals.unreadable("\(name): \(error)") }
         let carriedFiles = carry.from?.files ?? []
         let sourceFiles = inputs + carriedFiles.map { InputFile(displayName: $0, path: nil) }
         for sink in rows { sink.start(inputs: sourceFiles) }
-        let configuration = self.configuration
+        let configuration = ranked.configuration
         let progress = self.progress
         let totalBytes = progress == nil ? nil : Self.totalSize(inputs)
-        let scanners = ScannerPool(configuration: configuration)
+        let scanners = ranked.scanners
         let readAhead = ReadAhead()
         defer { readAhead.cancel() }
         func feed(_ index: Int, alone: Bool) -> EventFeed {
@@ -194,16 +251,12 @@ public final class Analyzer {
         let collector = ResultCollector(bucket: configuration.bucket)
         let order = RowOrder(sinks: [collector] + rows, budget: configuration.rowBudget, warn: warn)
         let tracker = SessionTracker(configuration: configuration, files: inputs.count, sink: order, carried: carry.from)
-        /// Events before this are refused: they lie before the carried
-        /// clock, beyond the reorder window.
-        let floor = carry.from.map { $0.clock - AuditConfiguration.reorderWindow } ?? .min
-        func refusal(_ event: FlipEvent) -> PassEnd {
-            .refused(
-                "\(sourceFiles[Int(event.source.file)].displayName):\(event.source.line) at \(Timestamp.iso8601(event.time)) "
-                    + "lies before the checkpoint's clock \(Timestamp.iso8601(carry.from!.clock)) (the same night twice, or nights out of order); "
-                    + "nothing written, the checkpoint is unchanged")
-        }
+        var duplicates = DuplicateFilter(
+            carried: carry.from?.records ?? [], retention: Int64(configuration.reuseWindowSeconds) * 1000)
         var latest: Int64?
+        /// Per input, its newest audited record time: the watermark is the
+        /// smallest of them.
+        var newest = [Int64?](repeating: nil, count: inputs.count)
         let warn = self.warn
         let window = AuditConfiguration.reorderWindow
         var outOfOrder = [OutOfOrderCount](repeating: OutOfOrderCount(), count: inputs.count)
@@ -223,6 +276,7 @@ public final class Analyzer {
                 warn: self.shown.insert(index).inserted ? warn : nil)
             if let line = scan.firstLocationLine { tracker.markLogsLocation(file: Int32(index), line: line) }
             if let t = scan.latestTime { latest = max(latest ?? t, t) }
+            newest[index] = scan.latestTime
         }
 
         if sorted {
@@ -243,20 +297,16 @@ public final class Analyzer {
                 }
             }
             while let event = sort.next() {
-                if event.time < floor { return refusal(event) }
+                guard duplicates.admits(event) else { continue }
                 tracker.process(event)
                 order.release(before: tracker.settledBefore)
             }
         } else {
-            let look = { @Sendable (file: InputFile) in
-                InputPipeline.firstRecordTime(file, configuration: configuration, scanners: scanners)
-            }
-            let startTimes = configuration.parallel ? WorkerThread.map(inputs, look) : inputs.map(look)
             let merge = TimeOrderedMerge(
-                feeds: inputs.indices.map { feed($0, alone: inputs.count == 1) }, startTimes: startTimes,
+                feeds: inputs.indices.map { feed($0, alone: inputs.count == 1) }, startTimes: ranked.startTimes,
                 onBatch: onBatch, onEnd: onEnd)
             while let event = merge.next() {
-                if event.time < floor { return refusal(event) }
+                guard duplicates.admits(event) else { continue }
                 tracker.process(event)
                 order.release(before: tracker.settledBefore)
             }
@@ -269,8 +319,21 @@ public final class Analyzer {
         }
         var checkpoint: Checkpoint?
         if carry.on {
-            checkpoint = tracker.carry(endTime: max(latest ?? .min, carry.from?.clock ?? .min), names: sourceFiles.map(\.displayName))
-            checkpoint!.key = configuration.fingerprint.keyBytes ?? []
+            // The watermark never runs back: a run of late records only
+            // leaves it where it was.
+            let watermark = max(newest.compactMap { $0 }.min() ?? Checkpoint.noWatermark, carry.from?.watermark ?? Checkpoint.noWatermark)
+            var next = tracker.carry(watermark: watermark, names: sourceFiles.map(\.displayName))
+            next.key = configuration.fingerprint.keyBytes ?? []
+            next.run = (carry.from?.run ?? 0) + 1
+            next.records = duplicates.handedOn(watermark: watermark)
+            let keep = watermark - Int64(configuration.reuseWindowSeconds) * 1000
+            next.audited = (carry.from?.audited ?? []).filter { $0.watermark >= keep }
+            for file in inputs {
+                guard let digest = carry.digests[file.displayName] else { continue }
+                next.audited.append(
+                    Checkpoint.AuditedFile(digest: digest, name: file.displayName, run: next.run, started: carry.started, watermark: watermark))
+            }
+            checkpoint = next
         } else {
             tracker.finish(endTime: latest ?? 0)
         }
@@ -280,7 +343,8 @@ public final class Analyzer {
             shown.insert(-1)
             warn(more)
         }
-        let (accounting, files, inputErrors) = totals.finished(names: inputs.map(\.displayName))
+        var (accounting, files, inputErrors) = totals.finished(names: inputs.map(\.displayName))
+        accounting.duplicateRecords = duplicates.count
         if tracker.evictedSessions > 0 {
             warn(
                 "\(tracker.evictedSessions) session(s) closed early: more than \(configuration.maxSessions) were open at once (--max-sessions); results are not exact"
@@ -294,6 +358,7 @@ public final class Analyzer {
             unobservableFiles: tracker.unobservableFiles.sorted().map { inputs[Int($0)].displayName })
         result.carriedFiles = carriedFiles
         result.carriedIn = carry.from?.openSessions ?? 0
+        result.previousWatermark = carry.from?.watermark
         result.checkpoint = checkpoint
         return .done(result)
     }

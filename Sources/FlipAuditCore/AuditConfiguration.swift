@@ -1,3 +1,5 @@
+import Foundation
+
 /// Everything the command line decides about an audit, apart from where
 /// the output goes.
 public struct AuditConfiguration: Sendable {
@@ -57,6 +59,34 @@ public struct AuditConfiguration: Sendable {
     public var fingerprint = Fingerprint.process
     /// Skip the streaming pass (tests compare the two passes).
     var alwaysSort = false
+    /// Records dated after this (milliseconds) are malformed, `time in the
+    /// future`: one hour after the run's start, or after `--now`.
+    public var futureAfter: Int64 = Self.futureLimit(now: Self.wallClock())
+    /// Records dated before this (milliseconds) are late: counted, listed,
+    /// and left out of the audit (docs/contract.md §9). The checkpoint's
+    /// watermark less the reorder window; the dawn of time without one.
+    public var lateBefore: Int64 = .min
+    /// How far past the run's start a record may lie (one hour).
+    public static let futureMargin: Int64 = 3_600_000
+
+    /// The future limit for a run started at `now` (milliseconds).
+    public static func futureLimit(now: Int64) -> Int64 { now + futureMargin }
+
+    /// `--now`: an ISO 8601 time in milliseconds, or nil.
+    public static func parseTime(_ text: String) -> Int64? {
+        var bytes = Array(text.utf8)
+        return bytes.withUnsafeMutableBytes { Timestamp.parseISO8601(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// A time as `--now` takes it (ISO 8601 UTC, milliseconds).
+    public static func timeText(_ ms: Int64) -> String { Timestamp.iso8601(ms) }
+
+    /// Now, in milliseconds since 1970.
+    public static func wallClock() -> Int64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
+    }
 
     public init() {}
 

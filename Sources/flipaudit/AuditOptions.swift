@@ -41,7 +41,21 @@ struct AuditOptions: ParsableArguments {
     @Option(name: .customLong("max-line"), help: ArgumentHelp("Longest line read, in bytes; longer lines are counted as malformed.", valueName: "BYTES"))
     var maxLine: Int = 64 * 1024
 
+    @Option(
+        help: ArgumentHelp(
+            "The run's start, for the future rule: records more than an hour after it are malformed (ISO 8601, e.g. 2026-11-23T02:00:00Z; default: the wall clock).",
+            valueName: "TIME"))
+    var now: String?
+
+    /// `--now` in milliseconds, when given and valid.
+    var nowMilliseconds: Int64? {
+        now.flatMap(AuditConfiguration.parseTime)
+    }
+
     func validate() throws {
+        if now != nil && nowMilliseconds == nil {
+            throw ValidationError("--now: \"\(now!)\" is not an ISO 8601 time such as 2026-11-23T02:00:00Z")
+        }
         if format == .nginx && logFormat == nil { throw ValidationError("--format nginx needs --log-format '<nginx log_format>'") }
         if logFormat != nil && format != .nginx && format != .auto {
             throw ValidationError("--log-format goes with --format nginx (or auto), not --format \(format.rawValue)")
@@ -75,6 +89,7 @@ struct AuditOptions: ParsableArguments {
         config.bucket = bucket
         config.reuseWindowSeconds = LogDuration.seconds(reuseWindow)!
         config.maxLine = maxLine
+        if let ms = nowMilliseconds { config.futureAfter = AuditConfiguration.futureLimit(now: ms) }
         return config
     }
 
@@ -89,6 +104,8 @@ struct AuditOptions: ParsableArguments {
         for path in endpoints { out += ["--endpoint", path] }
         out += ["--session-timeout", String(sessionTimeout), "--reuse-window", reuseWindow, "--bucket", bucket.rawValue]
         out += ["--max-line", String(maxLine)]
+        // Every step of a job judges the future from the same instant.
+        out += ["--now", now ?? AuditConfiguration.timeText(AuditConfiguration.wallClock())]
         // `--name=value`: a value that starts with `-` stays a value.
         return stride(from: 0, to: out.count, by: 2).map { "\(out[$0])=\(out[$0 + 1])" }
     }

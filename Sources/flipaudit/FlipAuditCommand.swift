@@ -73,7 +73,12 @@ struct FlipAuditCommand: ParsableCommand {
         // input is read.
         let plan = try output.plan(inputs: inputs, checkpoint: checkpoint)
         var carried: Checkpoint?
+        var lock: CheckpointLock?
         if let checkpoint {
+            do { lock = try CheckpointLock(checkpoint: checkpoint) } catch {
+                stderr.write("flipaudit: --checkpoint \(TerminalText.escape(checkpoint)) \(error)")
+                throw ExitCode(2)
+            }
             do { carried = try Checkpoint.load(checkpoint) } catch {
                 stderr.write("flipaudit: --checkpoint \(TerminalText.escape(checkpoint)): \(error); nothing written")
                 throw ExitCode(2)
@@ -98,20 +103,9 @@ struct FlipAuditCommand: ParsableCommand {
             inputs, rows: writer.map { [$0] } ?? [], carry: checkpoint != nil, carried: carried,
             skipping: plan.ownOutputs)
         meter?.clear()
-        let status = output.write(result, plan: plan, writer: writer, started: started) { status in
-            // The checkpoint is written once the status before it is known.
-            guard let checkpoint, let next = result.checkpoint, let target = plan.files["--checkpoint"] else { return }
-            if result.hadInputErrors {
-                stderr.write(
-                    "flipaudit: --checkpoint \(TerminalText.escape(checkpoint)) left as it was: some input could not be read completely (run this night again once it is mended)"
-                )
-            } else {
-                do { try next.write(to: target.path) } catch {
-                    stderr.write("flipaudit: --checkpoint: \(error)")
-                    status = OutputOptions.outputFailureStatus
-                }
-            }
-        }
+        let next = checkpoint != nil ? result.checkpoint.flatMap { cp in plan.files["--checkpoint"].map { (cp.encoded(), $0) } } : nil
+        let status = output.write(result, plan: plan, writer: writer, started: started, checkpoint: next)
+        _ = consume lock
         if status != 0 { throw ExitCode(status) }
     }
 
@@ -240,9 +234,16 @@ enum Interruption {
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
             source.setEventHandler {
+                // Waits for the commit step if it is under way (signals are
+                // held off there), so what it says is true.
+                let committed = OutputCommit.shared.hold()
                 TemporaryOutputs.shared.removeAll()
                 onExit()
-                StandardStreams.writeError("flipaudit: interrupted (signal \(signalNumber)); no output written")
+                StandardStreams.writeError(
+                    committed
+                        ? "flipaudit: interrupted (signal \(signalNumber)) after every output file was written"
+                        : "flipaudit: interrupted (signal \(signalNumber)); no output file written, the previous ones (and the checkpoint) are as they were"
+                )
                 _exit(128 + signalNumber)
             }
             source.resume()

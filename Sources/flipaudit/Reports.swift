@@ -36,12 +36,15 @@ extension OutputOptions {
         }
     }
 
-    /// Writes every output of `result`; the exit status. `beforeFiles` runs
-    /// once the status is known, before the HTML page and the metrics
-    /// (which carry the status), and may raise it.
+    /// Writes every output of `result`; the exit status. Files are staged
+    /// under temporary names, then renamed in one step (`OutputCommit`)
+    /// with `checkpoint` last: it is staged only when no input failed
+    /// (exit 3) and no output failed (exit 4), so such a run leaves the
+    /// chain where it was and the night can be run again
+    /// (docs/contract.md §9).
     func write(
         _ result: AuditResult, plan: OutputPlan, writer: CSVWriter?, started: ContinuousClock.Instant,
-        beforeFiles: (inout Int32) -> Void = { _ in }
+        checkpoint: (bytes: [UInt8], target: OutputTarget)? = nil
     ) -> Int32 {
         let stderr = StandardError()
         // A reader that closed standard output ends that output quietly.
@@ -56,12 +59,12 @@ extension OutputOptions {
             stderr.write("flipaudit: \(option): \(error)")
         }
         if let writer {
-            for error in writer.commitAll(statistics: result.statistics) { failed(error, option: "--csv") }
+            for error in writer.stageAll(statistics: result.statistics) { failed(error, option: "--csv") }
         }
         if let target = plan.json {
             do {
                 let text = try JSONReport.render(result)
-                try OutputWriter.write(text, to: target)
+                try OutputWriter.stage(text, to: target)
             } catch let error as OutputError { failed(error, option: "--json") } catch {
                 stderr.write("flipaudit: --json: \(error)")
                 outputFailed = true
@@ -75,10 +78,9 @@ extension OutputOptions {
         if let threshold = Severity(rawValue: failOn.rawValue), let worst = result.worstSeverity, worst >= threshold { status = 1 }
         if result.hadInputErrors { status = 3 }
         if outputFailed { status = Self.outputFailureStatus }
-        beforeFiles(&status)
         if let target = plan.files["--html"] {
             let text = HTMLReport.render(result, failOn: Severity(rawValue: failOn.rawValue))
-            if !Self.writeOutput(text, to: target) { status = Self.outputFailureStatus }
+            if !Self.stageOutput(text, to: target) { status = Self.outputFailureStatus }
         }
         if let metrics {
             let elapsed = ContinuousClock.now - started
@@ -91,9 +93,41 @@ extension OutputOptions {
                 result, exitStatus: status, duration: seconds,
                 now: Date().timeIntervalSince1970, previousSuccess: previous,
                 carriedIn: result.carriedIn, carriedOut: result.carriedOut)
-            if let target = plan.files["--metrics"], !Self.writeOutput(text, to: target) { status = Self.outputFailureStatus }
+            if let target = plan.files["--metrics"], !Self.stageOutput(text, to: target) { status = Self.outputFailureStatus }
+        }
+        if let checkpoint {
+            if result.hadInputErrors || status == Self.outputFailureStatus {
+                let why = result.hadInputErrors ? "some input could not be read completely" : "an output could not be written"
+                stderr.write(
+                    "flipaudit: --checkpoint \(TerminalText.escape(checkpoint.target.given)) left as it was: \(why) (run this night again once it is mended)"
+                )
+            } else {
+                do {
+                    try AtomicFile.stage(
+                        bytes: checkpoint.bytes, to: checkpoint.target.path, mode: 0o600, shownAs: checkpoint.target.given,
+                        option: "--checkpoint", isCheckpoint: true)
+                } catch {
+                    stderr.write("flipaudit: --checkpoint: \(error)")
+                    status = Self.outputFailureStatus
+                }
+            }
+        }
+        for (option, error) in OutputCommit.shared.apply() {
+            stderr.write("flipaudit: \(option): \(error)")
+            status = Self.outputFailureStatus
         }
         return status
+    }
+
+    /// Stages one output file as its target wants it; on failure says so
+    /// on standard error and returns false (the other outputs are still
+    /// written).
+    static func stageOutput(_ text: String, to target: OutputTarget) -> Bool {
+        do { try OutputWriter.stage(text, to: target) } catch {
+            StandardError().write("flipaudit: \(target.option): \(error)")
+            return false
+        }
+        return true
     }
 
     /// Writes one output file as its target wants it; on failure says so

@@ -86,7 +86,9 @@ extension StageCommand {
             // Tasks run in other directories, on other machines: the path
             // read is absolute, the name shown stays as given.
             let here = FileManager.default.currentDirectoryPath
-            let files = resolution.files.map { file in
+            // Ranked as one process ranks them: by first record time, then name.
+            let ranked = Analyzer.rank(resolution.files, configuration: audit.configuration)
+            let files = ranked.map { file in
                 InputFile(displayName: file.displayName, path: file.path.map { $0.hasPrefix("/") ? $0 : here + "/" + $0 })
             }
             let plan = JobPlan(

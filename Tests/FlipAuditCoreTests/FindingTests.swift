@@ -356,7 +356,7 @@ struct ExtractorTests {
         return bytes.withUnsafeMutableBytes { raw in
             var record = LogRecord()
             guard parser.parse(UnsafeRawBufferPointer(raw), into: &record) == nil else { return nil }
-            return extractor.extract(record, source: SourceRef(file: 0, line: 1)).1?.returned
+            return extractor.extract(record, source: SourceRef(file: 0, line: 1), line: UnsafeRawBufferPointer(raw)).1?.returned
         }
     }
 

@@ -168,7 +168,7 @@ struct EventCodecTests {
             error: nil, errorDescription: "", allowlisted: true, duplicateParams: [], badEncodingParams: [.errorDescription])
         return FlipEvent(
             time: 1_700_000_000_123, source: SourceRef(file: 3, line: 42), clientIP: "::1", status: 302,
-            request: request, returned: ret)
+            request: request, returned: ret, lineKey: 0x0123_4567_89ab_cdef)
     }
 
     @Test("every field comes back, tabs, newlines, backslashes, nil and empty apart; the code only as its digest")

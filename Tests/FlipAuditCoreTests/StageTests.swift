@@ -39,7 +39,7 @@ struct StagePipeline {
     func run(_ paths: [String], _ configuration: AuditConfiguration = AuditConfiguration()) throws -> (csv: [String], json: String) {
         let resolution = InputCatalog.resolve(paths)
         let plan = JobPlan(
-            key: Fingerprint.newKey(), options: [], files: resolution.files,
+            key: Fingerprint.newKey(), options: [], files: Analyzer.rank(resolution.files, configuration: configuration),
             problems: resolution.problems.map { JobPlan.Problem(name: $0.name, message: "\($0.error)") })
         // Two mappers, each given every other file line.
         var fileLines = plan.files.indices.map { plan.fileLine($0) }
@@ -190,7 +190,9 @@ struct StageTests {
 @Suite("Stage lines are read back as bad input")
 struct StageInputTests {
     func plan(_ paths: [String]) -> JobPlan {
-        JobPlan(key: Array(repeating: 7, count: 32), options: [], files: InputCatalog.resolve(paths).files, problems: [])
+        JobPlan(
+            key: Array(repeating: 7, count: 32), options: [],
+            files: Analyzer.rank(InputCatalog.resolve(paths).files, configuration: AuditConfiguration()), problems: [])
     }
 
     func mapped(_ plan: JobPlan) throws -> [[UInt8]] {

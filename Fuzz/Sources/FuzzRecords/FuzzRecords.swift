@@ -103,7 +103,7 @@ public func fuzzRecords(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
             default: failure = nginx.parse(line, into: &record)
             }
             if failure == nil {
-                let (_, event) = extractor.extract(record, source: SourceRef(file: 0, line: number))
+                let (_, event) = extractor.extract(record, source: SourceRef(file: 0, line: number), line: line)
                 if let event {
                     tracker.process(event)
                     latest = max(latest, event.time)

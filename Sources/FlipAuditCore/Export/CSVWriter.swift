@@ -45,10 +45,21 @@ public final class CSVWriter: RowSink {
             buffer.removeAll(keepingCapacity: true)
         }
 
+        /// Writes what is left and closes the file, synced: after a crash
+        /// its name holds the old file or the whole new one.
         func close() throws(OutputError) {
             try flush()
+            if fsync(fd) != 0 { _ = Descriptor.closeFile(fd); fd = -1; throw .system(target.given) }
             if Descriptor.closeFile(fd) != 0 { fd = -1; throw .system(target.given) }
             fd = -1
+        }
+
+        /// Syncs the complete temporary file and queues its rename with the
+        /// run's commit (`OutputCommit`); a FIFO or device is written now.
+        func stage() throws(OutputError) {
+            guard target.method == .replace else { return try install() }
+            OutputCommit.shared.add(
+                OutputCommit.Rename(temporary: temporary, path: target.path, option: "--csv", shownAs: target.given, isCheckpoint: false))
         }
 
         /// Moves the complete temporary file into place.
@@ -184,6 +195,25 @@ public final class CSVWriter: RowSink {
                 if let failure = failures[ObjectIdentifier(output)] { throw failure }
                 try output.close()
                 try output.install()
+            } catch {
+                output.discard()
+                errors.append(error)
+            }
+        }
+        return errors
+    }
+
+    /// As `commitAll`, but the files that replace others are only staged:
+    /// `OutputCommit.shared.apply()` renames them with the run's other
+    /// outputs.
+    public func stageAll(statistics: AuditStatistics) -> [OutputError] {
+        distribution.buffer = Array(CSVReport.errorDistribution(statistics).utf8)
+        var errors: [OutputError] = []
+        for output in [sessions, findings, distribution] {
+            do throws(OutputError) {
+                if let failure = failures[ObjectIdentifier(output)] { throw failure }
+                try output.close()
+                try output.stage()
             } catch {
                 output.discard()
                 errors.append(error)

@@ -20,6 +20,19 @@ public enum OutputWriter {
         }
     }
 
+    /// As `write`, but a file that replaces another is only staged: renamed
+    /// by `OutputCommit.shared.apply()` with the run's other files.
+    public static func stage(_ text: String, to target: OutputTarget, isCheckpoint: Bool = false) throws(OutputError) {
+        stageBytes: do {
+            guard target.method == .replace else { break stageBytes }
+            try AtomicFile.stage(
+                bytes: Array(text.utf8), to: target.path, mode: isCheckpoint ? 0o600 : nil, shownAs: target.given,
+                option: target.option, isCheckpoint: isCheckpoint)
+            return
+        }
+        try write(text, to: target)
+    }
+
     /// A descriptor for a `direct` target: `/dev/fd/N` (and `/dev/stdout`)
     /// is this process's own descriptor N, written as it is; anything else
     /// is opened for writing without truncating or creating (`owned`: to be

@@ -3,43 +3,78 @@ import Foundation
 /// What one run hands the next (`--checkpoint`, docs/contract.md §9): the
 /// sessions still open at the end of its input, the ended states and
 /// returned codes within the reuse window (as keyed fingerprints, never a
-/// code in clear), the clock, and the fingerprint key.
+/// code in clear), the watermark, the fingerprints of the records near it
+/// (duplicates), the files audited (no night twice), and the fingerprint
+/// key.
 ///
 /// The file is text, a record a line, in `TextFields` syntax:
 ///
-///     flipaudit checkpoint 1
-///     clock  MS
-///     key    64 hex digits
-///     serial N
-///     file   INDEX  NAME            the inputs carried sessions refer to
-///     session …                     one per open session (`CarriedSession`)
-///     state  KEY  MS                one per remembered ended state
-///     code   KEY  MS                one per remembered returned code
-///     end    LINES  SHA-256 of every byte before this line
+///     flipaudit checkpoint 2
+///     watermark MS
+///     key       64 hex digits
+///     serial    N                   the next session serial
+///     run       N                   runs taken in so far, this one included
+///     file      INDEX  NAME         the inputs carried sessions refer to
+///     session   …                   one per open session (`CarriedSession`)
+///     state     KEY  MS             one per remembered ended state
+///     code      KEY  MS             one per remembered returned code
+///     record    KEY  MS             one per record near the watermark
+///     audited   SIZE  SHA-256  RUN  STARTED  WATERMARK  NAME
+///     end       LINES  SHA-256 of every byte before this line
 ///
-/// It is read back as bad input: any damage — a changed byte, a cut, another
-/// version — is an error naming the line, never a silent fresh start.
+/// Version 1 (a `clock` line instead of `watermark`, no `run`, `record` or
+/// `audited` lines) is read too. It is read back as bad input: any damage
+/// — a changed byte, a cut, a value out of range, another version — is an
+/// error naming the line, never a silent fresh start or a trap.
 public struct Checkpoint: Sendable, Equatable {
-    public static let version = 1
+    public static let version = 2
     static let magic = "flipaudit checkpoint \(version)"
+    static let magicV1 = "flipaudit checkpoint 1"
 
-    /// Latest record time of all the input so far (milliseconds).
-    public var clock: Int64
+    /// The smallest, over the inputs with audited records, of each one's
+    /// newest audited record time, never earlier than the previous run's
+    /// (milliseconds): records before it less the reorder window are late.
+    public var watermark: Int64
     /// The fingerprint key (32 bytes).
     public var key: [UInt8]
     /// The next session serial.
     var serial: Int
+    /// Runs this chain has taken in, the one that wrote it included.
+    public var run: Int = 0
     /// Names of the inputs that carried sessions refer to, by index.
     var files: [String]
     var sessions: [CarriedSession]
     var endedStates: [Remembered]
     var returnedCodes: [Remembered]
+    /// Fingerprints of the flip records audited not earlier than the
+    /// watermark less the reorder window: the same line again is a
+    /// duplicate.
+    var records: [Remembered] = []
+    /// The regular files audited within the reuse window.
+    public var audited: [AuditedFile] = []
 
     /// A remembered fingerprint and when.
     struct Remembered: Sendable, Equatable {
         var key: UInt64
         var time: Int64
     }
+
+    /// A file a run of this chain audited.
+    public struct AuditedFile: Sendable, Equatable {
+        public var digest: FileDigest
+        /// Its name as that run gave it.
+        public var name: String
+        /// That run's number (`Checkpoint.run`).
+        public var run: Int
+        /// When that run started (milliseconds of the wall clock).
+        public var started: Int64
+        /// The watermark after that run: kept for the reuse window from it.
+        public var watermark: Int64
+    }
+
+    /// The watermark of a chain that has audited no record yet: far in the
+    /// past, yet far from overflow when windows are taken from it.
+    public static let noWatermark: Int64 = -TextFields.timeBound
 
     /// How many sessions it carries.
     public var openSessions: Int { sessions.count }
@@ -48,6 +83,10 @@ public struct Checkpoint: Sendable, Equatable {
     public struct Damaged: Error, CustomStringConvertible {
         public var description: String
     }
+
+    /// Serials, runs and counts read back stay below this: far beyond any
+    /// real chain, and far from overflow.
+    static let countBound: Int64 = 1 << 40
 
     // MARK: Writing
 
@@ -65,14 +104,17 @@ public struct Checkpoint: Sendable, Equatable {
         out.append(contentsOf: Self.magic.utf8)
         out.append(.newline)
         lines += 1
-        line("clock") {
-            F.tab(&$0); F.number(clock, &$0)
+        line("watermark") {
+            F.tab(&$0); F.number(watermark, &$0)
         }
         line("key") {
             F.tab(&$0); F.text(Self.hex(key), &$0)
         }
         line("serial") {
             F.tab(&$0); F.number(Int64(serial), &$0)
+        }
+        line("run") {
+            F.tab(&$0); F.number(Int64(run), &$0)
         }
         for (i, name) in files.enumerated() {
             line("file") {
@@ -88,6 +130,21 @@ public struct Checkpoint: Sendable, Equatable {
         for r in returnedCodes {
             line("code") {
                 F.tab(&$0); F.text(Self.hex(r.key), &$0); F.tab(&$0); F.number(r.time, &$0)
+            }
+        }
+        for r in records {
+            line("record") {
+                F.tab(&$0); F.text(Self.hex(r.key), &$0); F.tab(&$0); F.number(r.time, &$0)
+            }
+        }
+        for a in audited {
+            line("audited") {
+                F.tab(&$0); F.number(Int64(a.digest.size), &$0)
+                F.tab(&$0); F.text(a.digest.hash, &$0)
+                F.tab(&$0); F.number(Int64(a.run), &$0)
+                F.tab(&$0); F.number(a.started, &$0)
+                F.tab(&$0); F.number(a.watermark, &$0)
+                F.tab(&$0); F.text(a.name, &$0)
             }
         }
         return SealedText.seal(out, lines: lines)
@@ -109,7 +166,8 @@ public struct Checkpoint: Sendable, Equatable {
         var lines = bytes.split(separator: .newline, omittingEmptySubsequences: false)
         guard lines.last?.isEmpty == true else { throw Damaged(description: "cut off (no newline at the end)") }
         lines.removeLast()
-        guard let first = lines.first, first.elementsEqual(magic.utf8) else {
+        let v1 = lines.first?.elementsEqual(magicV1.utf8) == true
+        guard let first = lines.first, v1 || first.elementsEqual(magic.utf8) else {
             let head = String(decoding: (lines.first ?? [][...]).prefix(40), as: UTF8.self)
             if head.hasPrefix("flipaudit checkpoint ") {
                 throw Damaged(description: "line 1: version \(head.dropFirst(21)), this flipaudit reads version \(version)")
@@ -117,11 +175,21 @@ public struct Checkpoint: Sendable, Equatable {
             throw Damaged(description: "line 1: not a flipaudit checkpoint")
         }
         if let problem = SealedText.problem(bytes, lines: lines) { throw Damaged(description: problem) }
-        var clock: Int64?, key: [UInt8]?, serial: Int?
+        var watermark: Int64?, key: [UInt8]?, serial: Int?, run: Int?
         var files: [String] = []
         var sessions: [CarriedSession] = []
         var states: [Remembered] = []
         var codes: [Remembered] = []
+        var records: [Remembered] = []
+        var audited: [AuditedFile] = []
+        func count(_ field: ArraySlice<UInt8>, _ name: String) throws(TextFields.Malformed) -> Int {
+            let n = try F.number(field, name)
+            guard (0...countBound).contains(n) else { throw TextFields.Malformed(reason: "\(name) out of range") }
+            return Int(n)
+        }
+        func once<T>(_ value: T?, _ name: String) throws(TextFields.Malformed) {
+            guard value == nil else { throw TextFields.Malformed(reason: "a second \(name) line") }
+        }
         for (i, line) in lines.enumerated().dropFirst().dropLast() {
             let number = i + 1
             do throws(TextFields.Malformed) {
@@ -129,28 +197,49 @@ public struct Checkpoint: Sendable, Equatable {
                 let tag = String(decoding: line[..<tab], as: UTF8.self)
                 let rest = tab < line.endIndex ? line[(tab + 1)...] : [][...]
                 switch tag {
-                case "clock":
-                    clock = try F.time(rest, "clock")
+                case "clock" where v1, "watermark" where !v1:
+                    try once(watermark, tag)
+                    watermark = try F.time(rest, tag)
+                case "run" where !v1:
+                    try once(run, tag)
+                    run = try count(rest, "run")
                 case "key":
+                    try once(key, tag)
                     let text = try F.text(rest)
                     guard let k = unhex(text), k.count == 32 else { throw TextFields.Malformed(reason: "bad key") }
                     key = k
                 case "serial":
-                    let n = try F.number(rest, "serial")
-                    guard n >= 0 else { throw TextFields.Malformed(reason: "bad serial") }
-                    serial = Int(n)
+                    try once(serial, tag)
+                    serial = try count(rest, "serial")
                 case "file":
                     let f = try F.split(rest, count: 2)
                     guard try F.number(f[0], "file index") == Int64(files.count) else { throw TextFields.Malformed(reason: "files out of order") }
                     files.append(try F.text(f[1]))
                 case "session":
                     sessions.append(try CarriedSession.decode(rest, files: files.count))
-                case "state", "code":
+                case "state", "code",
+                    "record" where !v1 || tag != "record":
                     let f = try F.split(rest, count: 2)
                     let text = try F.text(f[0])
                     guard text.utf8.count == 16, let k = UInt64(text, radix: 16) else { throw TextFields.Malformed(reason: "bad fingerprint") }
                     let r = Remembered(key: k, time: try F.time(f[1], "time"))
-                    if tag == "state" { states.append(r) } else { codes.append(r) }
+                    switch tag {
+                    case "state": states.append(r)
+                    case "code": codes.append(r)
+                    default: records.append(r)
+                    }
+                case "audited" where !v1:
+                    let f = try F.split(rest, count: 6)
+                    let size = try F.number(f[0], "size")
+                    let hash = try F.text(f[1])
+                    guard (0...(1 << 62)).contains(size) else { throw TextFields.Malformed(reason: "size out of range") }
+                    guard hash.utf8.count == 64, hash.utf8.allSatisfy({ Hex.value($0) != nil }) else {
+                        throw TextFields.Malformed(reason: "bad file hash")
+                    }
+                    audited.append(
+                        AuditedFile(
+                            digest: FileDigest(size: UInt64(size), hash: hash), name: try F.text(f[5]), run: try count(f[2], "run"),
+                            started: try F.time(f[3], "start"), watermark: try F.time(f[4], "watermark")))
                 default:
                     throw TextFields.Malformed(reason: "unknown record \(Quote.text(tag))")
                 }
@@ -158,11 +247,14 @@ public struct Checkpoint: Sendable, Equatable {
                 throw Damaged(description: "line \(number): \(error)")
             }
         }
-        guard let clock, let key, let serial else { throw Damaged(description: "clock, key or serial missing") }
+        guard let watermark, let key, let serial, v1 || run != nil else {
+            throw Damaged(description: "\(v1 ? "clock" : "watermark"), key, serial or run missing")
+        }
         guard sessions.allSatisfy({ $0.serial < serial }) else { throw Damaged(description: "a session's serial is not below the next serial") }
+        guard audited.allSatisfy({ $0.run <= run ?? 0 }) else { throw Damaged(description: "an audited file's run is past the checkpoint's run") }
         return Checkpoint(
-            clock: clock, key: key, serial: serial, files: files, sessions: sessions,
-            endedStates: states, returnedCodes: codes)
+            watermark: watermark, key: key, serial: serial, run: run ?? 0, files: files, sessions: sessions,
+            endedStates: states, returnedCodes: codes, records: records, audited: audited)
     }
 
     static func unhex(_ text: String) -> [UInt8]? {

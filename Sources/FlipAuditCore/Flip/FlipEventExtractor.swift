@@ -40,7 +40,7 @@
 
     /// Classifies `record` and builds its event when it is a flip request or
     /// carries a return-shaped Location.
-    public mutating func extract(_ record: LogRecord, source: SourceRef) -> (Classification, FlipEvent?) {
+    public mutating func extract(_ record: LogRecord, source: SourceRef, line: UnsafeRawBufferPointer) -> (Classification, FlipEvent?) {
         let target = record.target
         let q = Bytes.find(.question, in: target)
         let path = Bytes.slice(target, 0, q ?? target.count)
@@ -106,7 +106,7 @@
         guard request != nil || returned != nil else { return (classification, nil) }
         let event = FlipEvent(
             time: record.time, source: source, clientIP: Self.clientAddress(record.clientIP),
-            status: record.status, request: request, returned: returned)
+            status: record.status, request: request, returned: returned, lineKey: fingerprint.of(line))
         return (classification, event)
     }
 

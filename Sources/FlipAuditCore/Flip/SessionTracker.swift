@@ -60,9 +60,13 @@
         if let carried { restore(carried, after: files, configuration: configuration) }
     }
 
-    /// Takes in what a checkpoint carries.
+    /// Takes in what a checkpoint carries. The clock starts at the
+    /// watermark less the reorder window, where the earliest record this
+    /// run audits can lie, so a record that arrives that late still joins
+    /// the sessions carried for it. Carried sessions count against
+    /// `--max-sessions` as any others.
     private func restore(_ checkpoint: Checkpoint, after files: Int, configuration: AuditConfiguration) {
-        clock = checkpoint.clock
+        clock = checkpoint.watermark - AuditConfiguration.reorderWindow
         nextSerial = checkpoint.serial
         for r in checkpoint.endedStates where clock - r.time <= endedStates.retention { endedStates.remember(r.key, at: r.time) }
         for r in checkpoint.returnedCodes where clock - r.time <= returnedCodes.retention { returnedCodes.remember(r.key, at: r.time) }
@@ -70,6 +74,7 @@
         let sessions = checkpoint.sessions
             .map { Session(carried: $0, fileOffset: Int32(files), fingerprint: configuration.fingerprint, allowlist: allowlist) }
         table.restore(sessions)
+        while table.count > maxSessions { evictOldest() }
     }
 
     /// Notes that input `file` logged a Location field first at `line`:
@@ -121,14 +126,16 @@
         returnedCodes = ReuseMemory(retention: returnedCodes.retention)
     }
 
-    /// Ends the input for a run that hands on to the next: closes what
-    /// timed out by `endTime`, and carries the sessions still open, with
-    /// the memories and the clock, instead of closing them as `pending`.
-    /// `names` names every file rank the sessions' sources use. The
-    /// checkpoint's key is left for the caller.
-    public func carry(endTime: Int64, names: [String]) -> Checkpoint {
-        expire(before: endTime)
-        let now = max(clock, endTime)
+    /// Ends the input for a run that hands on to the next: closes the
+    /// sessions that expired before the watermark less the reorder window,
+    /// and carries the others, with the memories, instead of closing them
+    /// as `pending` (docs/contract.md §9): a record of the next run can
+    /// still join them. `names` names every file rank the sessions'
+    /// sources use. The checkpoint's key, records and files are left for
+    /// the caller.
+    public func carry(watermark: Int64, names: [String]) -> Checkpoint {
+        expire(before: watermark - AuditConfiguration.reorderWindow)
+        let now = max(clock, watermark)
         var files: [String] = []
         var index: [Int32: Int32] = [:]
         func map(_ source: SourceRef) -> SourceRef {
@@ -152,7 +159,7 @@
                     expiresAt: s.expiresAt, observable: logsLocation(s)))
         }
         let checkpoint = Checkpoint(
-            clock: now, key: [], serial: nextSerial, files: files, sessions: sessions,
+            watermark: watermark, key: [], serial: nextSerial, files: files, sessions: sessions,
             endedStates: endedStates.live(now: now).map { .init(key: $0.key, time: $0.time) }.sorted { ($0.time, $0.key) < ($1.time, $1.key) },
             returnedCodes: returnedCodes.live(now: now).map { .init(key: $0.key, time: $0.time) }.sorted { ($0.time, $0.key) < ($1.time, $1.key) })
         clear()

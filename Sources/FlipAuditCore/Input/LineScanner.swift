@@ -43,6 +43,9 @@ struct PieceScan: Sendable {
     var accounting = InputAccounting()
     /// The first malformed lines (up to `AuditConfiguration.malformedMessageLimit`).
     var malformed: [MalformedNote] = []
+    /// The first late records (up to `AuditConfiguration.malformedMessageLimit`):
+    /// their lines, as `malformed`'s, and times.
+    var late: [(line: Int, time: Int64)] = []
     /// Records whose time is later than every earlier record of the piece:
     /// enough to know the input's latest time at any line.
     var peaks: [(line: Int, time: Int64)] = []
@@ -79,9 +82,15 @@ struct LineScanner: LineSink {
     private var record = LogRecord()
     private var scan = PieceScan()
     private var latest: Int64?
+    /// Records after this are malformed (`time in the future`).
+    private let futureAfter: Int64
+    /// Records before this are late: counted, and left out of the audit.
+    private let lateBefore: Int64
 
     init(fileIndex: Int32, configuration: AuditConfiguration) throws(ConfigurationError) {
         self.fileIndex = fileIndex
+        futureAfter = configuration.futureAfter
+        lateBefore = configuration.lateBefore
         setting = configuration.format
         extractor = FlipEventExtractor(configuration: configuration)
         combined = CombinedLogParser(maxLine: configuration.maxLine)
@@ -145,15 +154,21 @@ struct LineScanner: LineSink {
         case .combined: failure = combined.parse(bytes, into: &record, escapes: check.backslash)
         }
         if let failure { malformed(failure); return }
+        if record.time > futureAfter { malformed(.future); return }
         let number = scan.accounting.lines + 1
         scan.accounting.records += 1
+        if record.time < lateBefore {
+            scan.accounting.lateRecords += 1
+            if scan.accounting.lateRecords <= AuditConfiguration.malformedMessageLimit { scan.late.append((number, record.time)) }
+            return
+        }
         if latest.map({ record.time > $0 }) ?? true {
             latest = record.time
             scan.peaks.append((number, record.time))
         }
         if scan.firstLocationLine == nil, record.location.isLogged { scan.firstLocationLine = number }
         let source = SourceRef(file: fileIndex, line: Int64((linesBefore ?? 0) + number))
-        let (kind, event) = extractor.extract(record, source: source)
+        let (kind, event) = extractor.extract(record, source: source, line: bytes)
         switch kind {
         case .inScope: scan.accounting.inScopeFlipRecords += 1
         case .otherOAuth: scan.accounting.otherOAuthRecords += 1

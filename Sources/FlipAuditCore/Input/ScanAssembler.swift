@@ -43,6 +43,13 @@ struct ScanAssembler {
             if accounting.malformedExamples.count < InputAccounting.exampleLimit { accounting.malformedExamples.append(text) }
             warnings.append(text)
         }
+        for (i, late) in scan.late.enumerated() where accounting.lateRecords + i + 1 <= AuditConfiguration.malformedMessageLimit {
+            let text =
+                "\(file.displayName):\(base + late.line): late record (\(Timestamp.iso8601(late.time)) lies before the checkpoint's "
+                + "watermark less \(AuditConfiguration.reorderWindow / 1000) s); left out of the audit"
+            if accounting.lateExamples.count < InputAccounting.exampleLimit { accounting.lateExamples.append(text) }
+            warnings.append(text)
+        }
         accounting.add(scan.accounting)
         if firstTime == nil { firstTime = scan.peaks.first?.time }
         if let f = scan.format { format = f }

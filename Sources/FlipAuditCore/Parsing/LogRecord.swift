@@ -39,6 +39,7 @@
     case notJSONObject = "not a JSON object"
     case missingField = "lacks a time, request or status field"
     case cutOff = "cut off by damaged input"
+    case future = "time in the future"
 }
 
 /// A parser of one log format: turns a line into a `LogRecord`.

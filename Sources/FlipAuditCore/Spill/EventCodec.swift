@@ -3,6 +3,7 @@
 ///
 ///     time  file  line  client  status  R  state  client_id  mismatch  redirect_uri  dup  bad
 ///           T  base  google  code-key  code-digest  state  error  description  allowlisted  dup  bad
+///           line-key
 ///
 /// A code is written only as its keyed hash and its digest, never in clear.
 /// Lines are read back as bad input: a line that does not decode is an
@@ -60,6 +61,8 @@
         } else {
             out.append(contentsOf: Array(repeating: UInt8.tab, count: 10))
         }
+        F.tab(&out)
+        F.text(Checkpoint.hex(e.lineKey), &out)
         out.append(.newline)
     }
 
@@ -71,7 +74,7 @@
 
     /// The event a line (without its newline) holds.
     public mutating func decode(_ line: ArraySlice<UInt8>) throws(Malformed) -> FlipEvent {
-        let fields = try F.split(line, count: 23)
+        let fields = try F.split(line, count: 24)
         let time = try F.time(fields[0], "time")
         let source = try F.source(fields[1], fields[2])
         let client = try F.text(fields[3])
@@ -121,9 +124,12 @@
         default: throw Malformed(reason: "bad return mark")
         }
         guard request != nil || returned != nil else { throw Malformed(reason: "neither request nor return") }
+        guard fields[23].count == 16, let lineKey = UInt64(String(decoding: fields[23], as: UTF8.self), radix: 16) else {
+            throw Malformed(reason: "bad line key")
+        }
         return FlipEvent(
             time: time, source: source, clientIP: client,
-            status: statusCode, request: request, returned: returned)
+            status: statusCode, request: request, returned: returned, lineKey: lineKey)
     }
 
     private static func params(_ field: ArraySlice<UInt8>) throws(Malformed) -> [FlipParam] {

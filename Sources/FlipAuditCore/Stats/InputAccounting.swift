@@ -23,6 +23,14 @@ public struct InputAccounting: Sendable, Codable, Equatable {
     /// Flip records that came more than the reorder window behind the
     /// newest flip record of their input (put in time order by the sorting pass).
     public var outOfOrderRecords = 0
+    /// Records older than the checkpoint's watermark by more than the
+    /// reorder window: left out of the audit (docs/contract.md §9).
+    public var lateRecords = 0
+    /// The first late records: `FILE:LINE: why`.
+    public var lateExamples: [String] = []
+    /// Flip records whose line bytes equal those of a record in another
+    /// input, or of one the previous run audited: audited once.
+    public var duplicateRecords = 0
 
     public init() {}
 
@@ -40,6 +48,9 @@ public struct InputAccounting: Sendable, Codable, Equatable {
         case otherOAuthRecords = "other_oauth_records"
         case returnRecords = "return_records"
         case outOfOrderRecords = "out_of_order_records"
+        case lateRecords = "late_records"
+        case lateExamples = "late_examples"
+        case duplicateRecords = "duplicate_records"
     }
 
     /// Adds `other`'s counts. Sums stop at the largest value rather than
@@ -64,6 +75,9 @@ public struct InputAccounting: Sendable, Codable, Equatable {
         sum(&otherOAuthRecords, other.otherOAuthRecords)
         sum(&returnRecords, other.returnRecords)
         sum(&outOfOrderRecords, other.outOfOrderRecords)
+        sum(&lateRecords, other.lateRecords)
+        lateExamples.append(contentsOf: other.lateExamples.prefix(max(0, Self.exampleLimit - lateExamples.count)))
+        sum(&duplicateRecords, other.duplicateRecords)
     }
 }
 

@@ -8,12 +8,15 @@ struct ReadTotals {
     private var files: [FileSummary?]
     /// Per input, its first malformed lines (`FILE:LINE: reason`).
     private var examples: [[String]]
+    /// Per input, its first late records.
+    private var lateExamples: [[String]]
     private var inputErrors: [String] = []
     private var malformedWarnings = 0
 
     init(inputs: Int) {
         files = Array(repeating: nil, count: inputs)
         examples = Array(repeating: [], count: inputs)
+        lateExamples = Array(repeating: [], count: inputs)
     }
 
     /// An argument that named no readable input (`NAME: message`).
@@ -31,6 +34,8 @@ struct ReadTotals {
         var counts = counts
         examples[index] = counts.malformedExamples
         counts.malformedExamples = []
+        lateExamples[index] = counts.lateExamples
+        counts.lateExamples = []
         accounting.add(counts)
         files[index] = summary
         guard let warn else { return }
@@ -46,8 +51,9 @@ struct ReadTotals {
     /// The line that counts the malformed lines not printed, if any were not.
     var moreMalformed: String? {
         let printed = min(malformedWarnings, AuditConfiguration.malformedMessageLimit)
-        guard accounting.malformedLines > printed else { return nil }
-        return "… \(accounting.malformedLines - printed) more malformed lines (counted in the report)"
+        let listed = accounting.malformedLines + accounting.lateRecords
+        guard listed > printed else { return nil }
+        return "… \(listed - printed) more malformed or late lines (counted in the report)"
     }
 
     /// The totals once every input has ended: malformed examples in (file,
@@ -56,6 +62,7 @@ struct ReadTotals {
     func finished(names: [String]) -> (accounting: InputAccounting, files: [FileSummary], inputErrors: [String]) {
         var accounting = accounting
         accounting.malformedExamples = Array(examples.joined().prefix(InputAccounting.exampleLimit))
+        accounting.lateExamples = Array(lateExamples.joined().prefix(InputAccounting.exampleLimit))
         let files = files.map { $0! }
         let errors = inputErrors + files.indices.compactMap { i in files[i].error.map { "\(names[i]): \($0)" } }
         return (accounting, files, errors)
