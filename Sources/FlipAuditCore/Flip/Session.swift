@@ -61,7 +61,7 @@ final class Session {
     /// A session carried in from a checkpoint; its sources' files ranked
     /// from `fileOffset`. The redirect URI is judged under this run's
     /// allowlist.
-    init(carried c: CarriedSession, fileOffset: Int32, fingerprint: Fingerprint, allowlist: Allowlist) {
+    init(carried c: CarriedSession, fileOffset: Int32, fingerprint: Fingerprint, redirect: RedirectFacts?) {
         func map(_ s: SourceRef) -> SourceRef { SourceRef(file: s.file + fileOffset, line: s.line) }
         key = StateKey(c.state, fingerprint: fingerprint)
         serial = c.serial
@@ -70,7 +70,7 @@ final class Session {
         firstSource = map(c.firstSource)
         lastLineInFirstFile = c.lastLineInFirstFile
         clientID = c.clientID
-        redirect = c.redirectURI.map { RedirectFacts($0, allowlist: allowlist) }
+        self.redirect = redirect
         clientMismatch = c.clientMismatch
         clientIP = c.clientIP
         requestCount = c.requestCount

@@ -71,8 +71,18 @@
         for r in checkpoint.endedStates where clock - r.time <= endedStates.retention { endedStates.remember(r.key, at: r.time) }
         for r in checkpoint.returnedCodes where clock - r.time <= returnedCodes.retention { returnedCodes.remember(r.key, at: r.time) }
         let allowlist = configuration.allowlist
-        let sessions = checkpoint.sessions
-            .map { Session(carried: $0, fileOffset: Int32(files), fingerprint: configuration.fingerprint, allowlist: allowlist) }
+        // Judged once per redirect URI, not once per session: a checkpoint
+        // of many sessions holds few URIs.
+        var redirects: [String: RedirectFacts] = [:]
+        let sessions = checkpoint.sessions.map { c in
+            let redirect = c.redirectURI.map { uri in
+                if let known = redirects[uri] { return known }
+                let facts = RedirectFacts(uri, allowlist: allowlist)
+                redirects[uri] = facts
+                return facts
+            }
+            return Session(carried: c, fileOffset: Int32(files), fingerprint: configuration.fingerprint, redirect: redirect)
+        }
         table.restore(sessions)
         while table.count > maxSessions { evictOldest() }
     }

@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# The nightly chain against an unlucky operator (issue 33,
+# docs/contract.md §8-§9): the built binary, real processes, real gzip'd
+# sample logs. One check per row of the issue's table that concerns one
+# process: a stray future line, two runs at once, the end of a night fed
+# again, a stale flip line, a signal, a big checkpoint, a forged one.
+# Last line: "N passed, N failed"; non-zero exit on a failure.
+#
+#   bash Tests/hostile/chain.sh [path/to/flipaudit]   (default .build/debug/flipaudit)
+set -u
+cd "$(dirname "$0")/../.."
+root=$(pwd)
+bin=${1:-${FLIPAUDIT:-$root/.build/debug/flipaudit}}
+[ -x "$bin" ] || { echo "no binary at $bin (swift build first)"; echo "0 passed, 1 failed"; exit 1; }
+case "$bin" in /*) ;; *) bin="$root/$bin" ;; esac
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/flipaudit-chain.XXXXXX")
+children=()
+cleanup() {
+  for p in "${children[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+cd "$work"
+. "$root/Tests/tally.sh"
+
+jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1" 2>/dev/null; }
+# same_rows DIR1 DIR2 NAME1 NAME2: the CSV rows of two runs are equal once
+# the first run's input folder NAME1 is named NAME2 in the source column.
+same_rows() {
+  for f in sessions findings; do
+    sed "s#,$3/#,$4/#" "$1/$f.csv" | cmp -s - "$2/$f.csv" || return 1
+  done
+}
+crashed() { grep -qE "Fatal error|Stack dump|Illegal instruction|backtrace" "$1"; }
+
+# Nights: SampleLogs (night 1), SampleLogs-next (night 2), and night 3:
+# night 2's combined log one day later.
+mkdir n1 n2 n3
+cp "$root"/SampleLogs/*.gz n1/
+gzip -dc "$root/SampleLogs-next/web1-access.log.gz" > n2/web1.log
+gzip -dc "$root/SampleLogs-next/web2-access.json.gz" > n2/web2.json
+sed 's#/Nov/2026:#/Nov/2026:#; s#\[22/Nov/2026#[23/Nov/2026#' n2/web1.log > n3/web1.log
+# A non-flip line dated 2099 and a flip request dated 2020, as strays.
+future='10.9.9.9 - - [01/Jan/2099:00:00:00 +0000] "GET /healthz HTTP/1.1" 200 2 "-" "probe/1.0" "-"'
+stale='10.9.9.8 - - [01/Mar/2020:10:00:00 +0000] "GET /oauth/authorize?response_type=code&client_id=1093874651234-flip.apps.googleusercontent.com&redirect_uri=https%3A%2F%2Foauth-redirect.googleusercontent.com%2Fa%2Fcom.google.OPA&state=stale-2020-state&scope=a HTTP/1.1" 302 0 "-" "GoogleApp/1.0" "https://oauth-redirect.googleusercontent.com/a/com.google.OPA?code=old-code&state=stale-2020-state"'
+
+# The clean chain: night 1, night 2, night 3.
+"$bin" -q n1 --checkpoint clean.cp --json c1.json 2>/dev/null
+"$bin" -q n2 --checkpoint clean.cp --json c2.json --csv c2 2>/dev/null
+"$bin" -q n3 --checkpoint clean.cp --json c3.json 2>/dev/null; st=$?
+if [ $st = 0 ] && [ "$(jget c2.json 'd["carried_in"]')" -gt 0 ]; then ok "the clean chain of three nights runs (exit 0, sessions carried)"
+else ko "the clean chain of three nights" "exit $st"; fi
+
+# 1. One ordinary non-flip line dated 2099 in tonight's log.
+cp -r n2 n2f && echo "$future" >> n2f/web1.log
+"$bin" -q n1 --checkpoint f.cp 2>/dev/null
+"$bin" -q n2f --checkpoint f.cp --json f2.json --csv f2 2> f2.err; st=$?
+"$bin" -q n3 --checkpoint f.cp --json f3.json 2> f3.err; st3=$?
+if [ $st = 0 ] && [ "$(jget f2.json 'd["input"]["malformed_by_reason"]["time in the future"]')" = 1 ] \
+  && [ "$(jget f2.json 'd["carried_out"]')" = "$(jget c2.json 'd["carried_out"]')" ] \
+  && same_rows f2 c2 n2f n2 \
+  && [ $st3 = 0 ] && [ "$(jget f3.json 'd["input"]["late_records"]')" = 0 ]; then
+  ok "a line dated 2099: malformed (time in the future), the chain unchanged, the next night accepted"
+else ko "a line dated 2099" "exit $st/$st3, $(head -c 300 f2.err f3.err)"; fi
+
+# 2. Two runs on one checkpoint at once: the second exits 2 at once naming
+# the first's PID; the first completes and writes the checkpoint.
+for _ in $(seq 40); do cat n2/web1.log; done > long.log
+"$bin" -q n1 --checkpoint lock.cp 2>/dev/null
+"$bin" -q long.log --checkpoint lock.cp 2>/dev/null & first=$!; children+=($first)
+for _ in $(seq 100); do [ -s lock.cp.lock ] && [ "$(cat lock.cp.lock 2>/dev/null)" = "$first" ] && break; sleep 0.05; done
+start=$(date +%s%N)
+"$bin" -q n2/web2.json --checkpoint lock.cp 2> lock2.err; st=$?
+took=$(( ($(date +%s%N) - start) / 1000000 ))
+wait $first; st1=$?
+if [ $st = 2 ] && grep -q "PID $first" lock2.err && [ $took -lt 5000 ] && [ $st1 = 0 ] \
+  && "$bin" -q n2/web2.json --checkpoint lock.cp 2>/dev/null; then
+  ok "two runs at once: the second exits 2 in ${took} ms naming PID $first; the first commits; the next run goes on"
+else ko "two runs at once" "second exit $st after ${took} ms ($(head -c 200 lock2.err)), first exit $st1"; fi
+
+# 3. The last 250 s of an audited night fed again: duplicates, no false
+# code-reuse, nothing critical.
+python3 - "$root/SampleLogs/web1-access.log.gz" tail.log <<'EOF'
+import gzip, sys, datetime, re
+lines = gzip.open(sys.argv[1], "rt").read().splitlines(True)
+stamp = re.compile(r"\[(\d\d/\w\w\w/\d{4}:\d\d:\d\d:\d\d [+-]\d{4})\]")
+def t(l):
+    return datetime.datetime.strptime(stamp.search(l).group(1), "%d/%b/%Y:%H:%M:%S %z")
+ok = [l for l in lines if stamp.search(l)]
+end = max(t(l) for l in ok)
+open(sys.argv[2], "w").writelines(l for l in ok if (end - t(l)).total_seconds() <= 250)
+EOF
+"$bin" -q n1 --checkpoint dup.cp 2>/dev/null
+"$bin" -q tail.log --checkpoint dup.cp --json dup.json --fail-on critical 2> dup.err; st=$?
+flips=$(grep -c 'state=' tail.log)
+if [ $st = 0 ] && [ "$(jget dup.json 'd["input"]["duplicate_records"]')" -ge "$flips" ] && [ "$flips" -gt 0 ] \
+  && [ "$(jget dup.json 'sum(k["count"] for k in d["findings"]["by_kind"] if k["kind"]=="code-reuse")')" = 0 ]; then
+  ok "the last 250 s fed again: $flips flip lines counted as duplicates, no code-reuse, exit 0 under --fail-on critical"
+else ko "the last 250 s fed again" "exit $st, $(jget dup.json 'd["input"]["duplicate_records"]') duplicates of $flips, $(head -c 300 dup.err)"; fi
+
+# 4. One stale flip line (2020) in tonight's log: late, listed, left out.
+cp -r n2 n2s && echo "$stale" >> n2s/web1.log
+"$bin" -q n1 --checkpoint s.cp 2>/dev/null
+"$bin" -q n2s --checkpoint s.cp --json s2.json --csv s2 2> s2.err; st=$?
+late_line=$(wc -l < n2s/web1.log)
+if [ $st = 0 ] && [ "$(jget s2.json 'd["input"]["late_records"]')" = 1 ] && grep -q "n2s/web1.log:$late_line: late record" s2.err \
+  && same_rows s2 c2 n2s n2; then
+  ok "a flip line dated 2020: one late record, listed at FILE:LINE, the night audited as without it"
+else ko "a flip line dated 2020" "exit $st, $(head -c 300 s2.err)"; fi
+
+# 5. SIGTERM during a run: every previous output and the checkpoint stay
+# as they were, and the message says so.
+"$bin" -q n1 --checkpoint sig.cp --json sig.json --csv sigcsv --metrics sig.prom 2>/dev/null
+for f in sig.cp sig.json sigcsv/sessions.csv sig.prom; do cp "$f" "$f.before"; done
+"$bin" -q long.log --checkpoint sig.cp --json sig.json --csv sigcsv --metrics sig.prom 2> sig.err & p=$!; children+=($p)
+sleep 1; kill -TERM $p; wait $p; st=$?
+same=yes
+for f in sig.cp sig.json sigcsv/sessions.csv sig.prom; do cmp -s "$f" "$f.before" || same=no; done
+left=$(find . -maxdepth 2 -name '.*flipaudit*' -o -maxdepth 2 -name '*.tmp*' | wc -l)
+if [ $st = 143 ] && [ $same = yes ] && [ "$left" = 0 ] && grep -q "no output file written, the previous ones (and the checkpoint) are as they were" sig.err; then
+  ok "SIGTERM mid-run: exit 143, checkpoint, JSON, CSV and metrics as they were, no temporary file, said so"
+else ko "SIGTERM mid-run" "exit $st, same=$same, left=$left, $(head -c 200 sig.err)"; fi
+
+# 6. A checkpoint with many open sessions, a one-line input: --max-sessions
+# bounds the carried sessions too; loading scales with what it holds.
+python3 - <<'EOF'
+with open("open.log", "w") as f:
+    for i in range(50000):
+        s = i * 240 // 50000
+        f.write(f'10.0.{i % 250}.{i % 200} - - [22/Nov/2026:01:{55 + s // 60:02d}:{s % 60:02d} +0000] '
+                f'"GET /oauth/authorize?response_type=code&client_id=G1&redirect_uri=https%3A%2F%2Foauth-redirect.googleusercontent.com'
+                f'%2Fa%2Fcom.google.OPA&state=st{i:07d}x&scope=a HTTP/1.1" 302 0 "-" "GoogleApp/1.0" "https://auth.example/login"\n')
+open("one.log", "w").write('10.0.0.1 - - [22/Nov/2026:02:00:01 +0000] "GET / HTTP/1.1" 200 1 "-" "x" "-"\n')
+EOF
+"$bin" -q open.log --checkpoint many.cp 2>/dev/null
+cp many.cp many2.cp
+start=$(date +%s%N)
+"$bin" -q one.log --checkpoint many.cp --json many.json 2>/dev/null; st=$?
+took=$(( ($(date +%s%N) - start) / 1000000 ))
+"$bin" -q one.log --checkpoint many2.cp --json few.json --max-sessions 1000 2>/dev/null; st2=$?
+if [ $st = 0 ] && [ "$(jget many.json 'd["carried_in"]')" = 50000 ] && [ "$(jget many.json 'd["carried_out"]')" = 50000 ] \
+  && [ $st2 = 0 ] && [ "$(jget few.json 'd["carried_out"]')" = 1000 ] && [ "$(jget few.json 'd["evicted_sessions"]')" = 49000 ]; then
+  ok "50,000 carried sessions: loaded and carried in ${took} ms; --max-sessions 1000 carries 1000, 49000 closed early"
+else ko "a checkpoint with many sessions" "exit $st/$st2, $(jget few.json 'd["carried_out"]') carried under --max-sessions 1000"; fi
+
+# 7. A forged checkpoint (a valid seal, serial at Int64.max): exit 2
+# naming the line, no crash, no temporary file.
+python3 - clean.cp forged.cp <<'EOF'
+import hashlib, sys
+lines = open(sys.argv[1], "rb").read().split(b"\n")[:-1]
+body = [b"serial\t9223372036854775807" if l.startswith(b"serial\t") else l for l in lines[:-1]]
+content = b"\n".join(body) + b"\n"
+open(sys.argv[2], "wb").write(content + b"end\t%d\t%s\n" % (len(body), hashlib.sha256(content).hexdigest().encode()))
+EOF
+mkdir forged && cp forged.cp forged/
+"$bin" -q n3 --checkpoint forged/forged.cp 2> forged.err; st=$?
+if [ $st = 2 ] && grep -q "line 4: serial out of range" forged.err && ! crashed forged.err && [ "$(ls -A forged | grep -vc '^forged.cp')" -le 1 ]; then
+  ok "a forged serial (Int64.max) with a valid seal: exit 2 naming line 4, no crash"
+else ko "a forged serial" "exit $st, $(head -c 300 forged.err)"; fi
+
+# 8. --now: a record 30 minutes after it is audited, one 2 hours after is
+# malformed (time in the future).
+printf '%s\n' \
+  '10.1.1.1 - - [22/Nov/2026:02:30:00 +0000] "GET / HTTP/1.1" 200 1 "-" "x" "-"' \
+  '10.1.1.1 - - [22/Nov/2026:04:00:00 +0000] "GET / HTTP/1.1" 200 1 "-" "x" "-"' > now.log
+"$bin" -q now.log --now 2026-11-22T02:00:00Z --json now.json 2>/dev/null; st=$?
+if [ $st = 0 ] && [ "$(jget now.json 'd["input"]["records"]')" = 1 ] \
+  && [ "$(jget now.json 'd["input"]["malformed_by_reason"]["time in the future"]')" = 1 ]; then
+  ok "--now: 30 minutes after is a record, 2 hours after is malformed (time in the future)"
+else ko "--now" "exit $st"; fi
+
+# 9. The same night twice: exit 2 naming the file and the run, nothing
+# written; a night whose input failed (exit 3) can be run again.
+cp clean.cp twice.cp
+"$bin" -q n3 --checkpoint twice.cp --csv twice 2> twice.err; st=$?
+if [ $st = 2 ] && grep -q "n3/web1.log was audited already, as n3/web1.log by run 3" twice.err && cmp -s twice.cp clean.cp && [ ! -e twice/sessions.csv ]; then
+  ok "the same night twice: exit 2 naming the file and run 3, nothing written"
+else ko "the same night twice" "exit $st, $(head -c 300 twice.err)"; fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
