@@ -282,4 +282,41 @@ struct StackCaseTests {
         #expect(r.accounting.inScopeFlipRecords == 1)
         #expect(r.accounting.returnRecords == 0)
     }
+
+    // MARK: The generator's cases
+
+    @Test("SampleLogs hold the stack's cases, with the outcomes and findings the rules give")
+    func samplesHoldTheCases() throws {
+        var config = AuditConfiguration()
+        // The request without redirect_uri is in scope by its client_id only.
+        config.clientIDs = ["1093874651234-flip.apps.googleusercontent.com"]
+        let r = try Audit.run(try samplePaths(), config)
+        let stack = r.sessions.filter { $0.state.hasPrefix("stack-") }
+        var got: [String: String] = [:]
+        for s in stack { got[s.state] = "\(s.outcome.rawValue) \(s.findings.map(\.rawValue).joined(separator: ";"))" }
+        var expected: [String: String] = [
+            "stack-no-redirect": "rejected missing-param",
+            "stack-nul\u{0}z": "code ",
+            "stack-dup-code": "code duplicate-param",
+            "stack-variant-0": "code redirect-not-exact;redirect-not-allowlisted",
+            "stack-variant-1": "code redirect-not-exact;redirect-not-allowlisted",
+            "stack-plus x": "code ",
+            "stack-relative": "code ",
+            "stack-fragment": "empty empty-return",
+            "stack-token": "code ",
+        ]
+        for i in 0..<6 { expected["stack-pkce-\(i)"] = "error " }
+        #expect(got == expected)
+        #expect(stack.count == expected.count)
+        let variants = stack.filter { $0.state.hasPrefix("stack-variant-") }.map { "\($0.target.app) \($0.target.environment)" }
+        #expect(variants == ["assistant production", "home production"])
+        // Each PKCE refusal carries the one description.
+        #expect(stack.filter { $0.state.hasPrefix("stack-pkce-") }.allSatisfy { $0.errorDescription == "Code challenge required." })
+        #expect(r.statistics.topDescriptions(of: "invalid_request").first?.text == "Code challenge required.")
+        // No finding of another kind names a stack state.
+        let other = r.findings.filter {
+            $0.state.hasPrefix("stack-") && ![.missingParam, .duplicateParam, .redirectNotExact, .redirectNotAllowlisted, .emptyReturn].contains($0.kind)
+        }
+        #expect(other.isEmpty, "\(other.map(\.detail))")
+    }
 }
