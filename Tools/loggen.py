@@ -19,6 +19,7 @@ Two uses, same code, same seed → same bytes:
 """
 
 import argparse
+import bisect
 import gzip
 import heapq
 import io
@@ -422,6 +423,57 @@ def run_servers(g, servers):
     return texts
 
 
+def stack_cases(servers, start):
+    """What a real stack logged (nginx 1.22 in front of Django with
+    django-oauth-toolkit), as (server, ms, line) on the first two servers.
+    Every state starts with `stack-`; StackCaseTests.swift holds each
+    session's expected outcome and findings (docs/contract.md §3, §4)."""
+    g = Gen(27, start, 1, servers, 0, 0)
+    t0 = int(datetime(2026, 11, 22, 0, 40, tzinfo=timezone.utc).timestamp() * 1000)
+    out = []
+
+    def add(server, second, rec):
+        ms = t0 + second * 1000
+        out.append((server, ms, servers[server].line(rec, ms) + "\n"))
+
+    r = PROD + "/a/com.google.OPA"
+    login = "/accounts/login/?next=/oauth/authorize%3Fstate%3D"
+    # No redirect_uri, refused without a redirect: rejected (in scope with --client-id).
+    add(0, 0, g.rec("GET", g.authorize("stack-no-redirect", None), 400))
+    # A well-formed %00 in the state is not bad-encoding.
+    add(0, 10, g.rec("GET", g.authorize(None, r, extra="&state=stack-nul%00z"), 302,
+                     location="%s?code=%s&state=stack-nul%%00z" % (r, g.token(32))))
+    # `code` twice in the request target: duplicate-param.
+    add(1, 20, g.rec("GET", g.authorize("stack-dup-code", r, extra="&code=%s&code=%s" % (g.token(24), g.token(24))), 302,
+                     location=g.ret(r, code=g.token(32), state="stack-dup-code")))
+    # A server that compares parsed URIs sends codes to variants of Google's URIs.
+    for i, v in enumerate(["https://OAuth-Redirect.googleusercontent.com/a/com.google.OPA",
+                           "HTTPS://oauth-redirect.googleusercontent.com/a/com.google.Chromecast"]):
+        state = "stack-variant-%d" % i
+        add(i, 30 + i, g.rec("GET", g.authorize(state, v), 302, location=g.ret(v, code=g.token(32), state=state)))
+    # The default PKCE requirement refuses every flip with one description.
+    for i in range(6):
+        state = "stack-pkce-%d" % i
+        ri = g.redirect()
+        add(i % 2, 40 + 5 * i, g.rec("GET", g.authorize(state, ri), 302, location=g.ret(
+            ri, error="invalid_request", error_description="Code challenge required.", state=state)))
+    # The state sent as %20 comes back as + (quote_plus): the same state.
+    ip = g.ip()
+    add(0, 80, g.rec("GET", g.authorize(None, r, extra="&state=stack-plus%20x"), 302, location=login + "stack-plus%2520x", ip=ip))
+    add(0, 86, g.rec("POST", "/oauth/consent", 302, location="%s?code=%s&state=stack-plus+x" % (r, g.token(32)), ip=ip))
+    # A relative Location (the login redirect) is not a return.
+    ip = g.ip()
+    add(1, 90, g.rec("GET", g.authorize("stack-relative", r), 302, location=login + "stack-relative", ip=ip))
+    add(1, 97, g.rec("POST", "/oauth/consent", 302, location=g.ret(r, code=g.token(32), state="stack-relative"), ip=ip))
+    # A code in a #fragment is not read: an empty return.
+    add(0, 100, g.rec("GET", g.authorize("stack-fragment", r), 302, location="%s#code=%s&state=stack-fragment" % (r, g.token(32))))
+    # The token endpoint's second exchange of the code: 400, no query, no flip event.
+    add(0, 110, g.rec("GET", g.authorize("stack-token", r), 302, location=g.ret(r, code=g.token(32), state="stack-token")))
+    add(1, 111, g.rec("POST", "/oauth/token", 200, ua="Google-OAuth/1.0", ip="66.249.84.%d" % g.r.randrange(1, 255)))
+    add(0, 112, g.rec("POST", "/oauth/token", 400, ua="Google-OAuth/1.0", ip="66.249.84.%d" % g.r.randrange(1, 255)))
+    return out
+
+
 def samples(outdir):
     """The committed SampleLogs/: three load-balanced servers and a legacy one."""
     os.makedirs(outdir, exist_ok=True)
@@ -432,7 +484,12 @@ def samples(outdir):
     ]
     start = datetime(2026, 11, 21, 22, 0, tzinfo=timezone.utc)
     g = Gen(20261122, start, 4 * 3600, servers, noise_per_sec=0.9, flip_per_sec=0.05)
-    texts = [[line for _, line in lines] for lines in run_servers(g, servers)]
+    timed = run_servers(g, servers)
+    for server, ms, line in stack_cases(servers, start):
+        lines = timed[server]
+        at = bisect.bisect_right([t for t, _ in lines], ms)
+        lines.insert(at, (ms, line))
+    texts = [[line for _, line in lines] for lines in timed]
     # A few broken lines, as real logs have them.
     texts[0].insert(len(texts[0]) // 2, "203.0.113.77 - - [21/Nov/2026:23:59:60 +0000 \"GET /truncated-by-logrotate\n")
     texts[1].insert(len(texts[1]) // 3, "[\"not\", \"an\", \"object\"]\n")

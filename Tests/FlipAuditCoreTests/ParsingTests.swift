@@ -274,7 +274,10 @@ struct QueryTests {
         #expect(d("https%3A%2F%2Fx") == ("https://x", false))
         #expect(d("abc%zz") == ("abc%zz", true))
         #expect(d("abc%4") == ("abc%4", true))
-        #expect(d("%FF%FE").1 == true)  // not UTF-8 once decoded
+        // Well-formed escapes, though not UTF-8 once decoded: not malformed
+        // (docs/contract.md §4: only a `%` without two hex digits is).
+        #expect(d("%FF%FE").1 == false)
+        #expect(d("a%00b%0D%0A") == ("a\u{0}b\r\n", false))
     }
 
     @Test("flip parameters are found by name, counted, and percent-encoded names are decoded")

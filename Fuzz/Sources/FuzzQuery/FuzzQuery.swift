@@ -15,8 +15,8 @@ public func fuzzQuery(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         // Without `%` (and `+` when it means a space) decoding is the identity.
         if !raw.contains(0x25) && !(plus && raw.contains(0x2B)) {
             invariant(decoded == text, "decoding changed plain text \(text.debugDescription)")
-            // Text that is not valid UTF-8 (or holds NUL) is flagged, never dropped.
-            if !malformed { invariant(!text.contains("\u{0}"), "bad bytes not flagged in \(text.debugDescription)") }
+            // Only a `%` without two hex digits is malformed (docs/contract.md §4).
+            invariant(!malformed, "no `%`, yet flagged malformed: \(text.debugDescription)")
         }
         // (Invalid UTF-8 is repaired when the String is made, so only valid input compares.)
         invariant(

@@ -240,7 +240,21 @@ public enum HTMLReport {
                 "<tr><td class=\"mono\">\(esc(t.error))</td><td class=\"n\">\(t.count)</td><td class=\"n\">\(TerminalReport.percent(Double(t.count) / Double(errorSessions)))</td></tr>\n"
         }
         if totals.count > listLimit { out += "<tr><td colspan=\"3\">… \(totals.count - listLimit) more values</td></tr>\n" }
-        out += "</tbody></table></div></section>\n"
+        out += "</tbody></table></div>\n"
+        // The most frequent texts per value: a server-wide misconfiguration
+        // shows as one text that most errors carry.
+        var texts = ""
+        for t in totals.prefix(listLimit) {
+            for d in stats.topDescriptions(of: t.error) {
+                texts += "<tr><td class=\"mono\">\(esc(t.error))</td><td class=\"n\">\(d.count)</td><td>\(esc(d.text))</td></tr>\n"
+            }
+        }
+        if !texts.isEmpty {
+            out +=
+                "<h3 id=\"error-descriptions\">Most frequent error descriptions</h3>\n<div class=\"scroll\"><table><thead><tr><th>error</th><th class=\"n\">sessions</th><th>error_description</th></tr></thead><tbody>\n"
+            out += texts + "</tbody></table></div>\n"
+        }
+        out += "</section>\n"
         return out
     }
 

@@ -40,6 +40,13 @@ public enum JSONReport {
         var error: String
         var count: Int
         var share: Double
+        /// The most frequent `error_description` texts (docs/contract.md §5).
+        var descriptions: [DescriptionCount]
+    }
+
+    struct DescriptionCount: Encodable {
+        var text: String
+        var count: Int
     }
 
     struct Latency: Encodable {
@@ -89,7 +96,11 @@ public enum JSONReport {
                     period: $0.period, flow: $0.group.flow.rawValue, app: $0.group.app.rawValue,
                     environment: $0.group.environment.rawValue, error: $0.error, count: $0.count, share: rounded($0.share))
             },
-            error_totals: stats.errorTotals.map { ErrorTotal(error: $0.error, count: $0.count, share: rounded(Double($0.count) / Double(max(errorTotal, 1)))) },
+            error_totals: stats.errorTotals.map {
+                ErrorTotal(
+                    error: $0.error, count: $0.count, share: rounded(Double($0.count) / Double(max(errorTotal, 1))),
+                    descriptions: stats.topDescriptions(of: $0.error).map { DescriptionCount(text: $0.text, count: $0.count) })
+            },
             latency_ms: stats.latencyPercentiles.map { Latency(count: $0.count, p50: $0.p50, p90: $0.p90, p99: $0.p99) },
             findings: Findings(
                 total: result.findingCount,

@@ -69,6 +69,15 @@ public struct TerminalReport {
             var rows = [["error", "count", "share"]]
             for t in totals { rows.append([esc(t.error), Self.number(t.count), Self.percent(Double(t.count) / Double(errorSessions))]) }
             out += Self.table(rows, indent: 2)
+            // A server-wide misconfiguration shows as one text most errors carry.
+            var texts = [["error", "sessions", "most frequent error_description"]]
+            for t in totals {
+                for d in stats.topDescriptions(of: t.error) { texts.append([esc(t.error), Self.number(d.count), esc(d.text)]) }
+            }
+            if texts.count > 1 {
+                out += "  most frequent descriptions:\n"
+                out += Self.table(texts, indent: 4)
+            }
             out += "  by period, app and environment:\n"
             var detail = [["period", "flow", "app", "environment", "error", "count", "share"]]
             for r in stats.errorDistributionRows {

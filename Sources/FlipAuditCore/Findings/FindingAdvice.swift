@@ -39,6 +39,9 @@ extension FindingKind {
         case .duplicateParam:
             return
                 "Build redirect URLs with a URL library that sets each parameter once, and refuse requests whose URL repeats a flip parameter (parameter pollution)."
+        case .redirectNotExact:
+            return
+                "Compare `redirect_uri` with the registered URIs as exact strings (RFC 9700 §4.1.3), not as parsed or normalized URLs, and refuse any other spelling without redirecting."
         case .redirectNotAllowlisted:
             return
                 "Refuse requests whose `redirect_uri` is not allowlisted, without redirecting to it. If the URI is legitimately yours, pass it with `--allow-redirect` (or `--project-id`)."

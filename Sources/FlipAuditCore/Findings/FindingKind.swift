@@ -31,6 +31,7 @@ public enum FindingKind: String, CaseIterable, Sendable, Codable {
     case emptyReturn = "empty-return"
     case codeWithoutState = "code-without-state"
     case duplicateParam = "duplicate-param"
+    case redirectNotExact = "redirect-not-exact"
     case redirectNotAllowlisted = "redirect-not-allowlisted"
     case clientIDMismatch = "client-id-mismatch"
     case nonstandardError = "nonstandard-error"
@@ -46,7 +47,7 @@ public enum FindingKind: String, CaseIterable, Sendable, Codable {
         case .stateMismatch, .codeToUnlistedRedirect, .codeDespiteClientMismatch, .codeReuse:
             return .critical
         case .redirectChanged, .errorToUnlistedRedirect, .missingErrorReturn, .stateReuse, .duplicateReturn,
-            .codeAndError, .emptyReturn, .codeWithoutState, .duplicateParam:
+            .codeAndError, .emptyReturn, .codeWithoutState, .duplicateParam, .redirectNotExact:
             return .high
         case .redirectNotAllowlisted, .clientIDMismatch, .nonstandardError, .unknownState, .noReturn, .missingParam:
             return .medium
@@ -74,15 +75,16 @@ public enum FindingKind: String, CaseIterable, Sendable, Codable {
         case .emptyReturn: return 10
         case .codeWithoutState: return 11
         case .duplicateParam: return 12
-        case .redirectNotAllowlisted: return 13
-        case .clientIDMismatch: return 14
-        case .nonstandardError: return 15
-        case .unknownState: return 16
-        case .noReturn: return 17
-        case .missingParam: return 18
-        case .wrongErrorForClientMismatch: return 19
-        case .errorWithoutState: return 20
-        case .badEncoding: return 21
+        case .redirectNotExact: return 13
+        case .redirectNotAllowlisted: return 14
+        case .clientIDMismatch: return 15
+        case .nonstandardError: return 16
+        case .unknownState: return 17
+        case .noReturn: return 18
+        case .missingParam: return 19
+        case .wrongErrorForClientMismatch: return 20
+        case .errorWithoutState: return 21
+        case .badEncoding: return 22
         }
     }
 
@@ -102,6 +104,7 @@ public enum FindingKind: String, CaseIterable, Sendable, Codable {
         case .emptyReturn: return "a return to Google carries neither code nor error"
         case .codeWithoutState: return "a code was returned without state"
         case .duplicateParam: return "a flip parameter appears twice in one URL (parameter pollution)"
+        case .redirectNotExact: return "a code or error went to a variant of an allowlisted URI: redirect URIs are not matched exactly"
         case .redirectNotAllowlisted: return "redirect_uri is not one of Google's allowlisted URIs"
         case .clientIDMismatch: return "client_id is not a configured Google client ID"
         case .nonstandardError: return "error is not cancelled, unrecoverable, invalid_request or access_denied"

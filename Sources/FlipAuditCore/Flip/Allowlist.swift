@@ -20,6 +20,9 @@
     /// Each allowlisted URI by its lowercase form; of several that differ
     /// only in case, the least (so the answer never depends on set order).
     private let byLowercase: [String: String]
+    /// Each allowlisted URI by its normal form (`normalized`); of several
+    /// with one form, the least.
+    private let byNormalForm: [String: String]
     /// Whether `/r/ID` for any ID is accepted (no `--project-id` given).
     public let acceptsAnyProject: Bool
 
@@ -32,6 +35,7 @@
         set.formUnion(extra)
         exact = set
         byLowercase = Dictionary(set.map { ($0.lowercased(), $0) }, uniquingKeysWith: min)
+        byNormalForm = Dictionary(set.map { (Self.normalized($0), $0) }, uniquingKeysWith: min)
         acceptsAnyProject = projectIDs.isEmpty
     }
 
@@ -58,12 +62,69 @@
         return nil
     }
 
+    /// The allowlisted URI that `uri` equals only after normalization
+    /// (docs/contract.md §3 "Exact match"): the same destination, written
+    /// another way. Nil when `uri` is allowlisted as it is, or when even
+    /// its normal form is not.
+    public func exactVariant(of uri: String) -> String? {
+        guard !contains(uri) else { return nil }
+        let form = Self.normalized(uri)
+        guard form != uri else { return nil }
+        if let match = byNormalForm[form] { return match }
+        return unpinnedProjectID(form) != nil ? form : nil
+    }
+
+    /// RFC 3986 §6.2.2 normalization as far as docs/contract.md §3 takes
+    /// it: the scheme and host in lower case, an explicit `:443` after
+    /// `https` dropped, the hex digits of each `%XX` in upper case. The
+    /// path's letter case is kept (paths are case-sensitive), as is
+    /// everything else. Text that is not `scheme://…` is returned as is.
+    public static func normalized(_ uri: String) -> String {
+        guard var url = URLParts(uri) else { return uri }
+        url.scheme = asciiLowercased(url.scheme)
+        url.host = asciiLowercased(url.host)
+        if url.scheme == "https" && url.port == "443" { url.port = nil }
+        var s = url.scheme + "://"
+        if let userinfo = url.userinfo { s += hexUppercased(userinfo) + "@" }
+        s += url.host
+        if let port = url.port { s += ":" + port }
+        s += hexUppercased(url.path)
+        if let query = url.query { s += "?" + hexUppercased(query) }
+        if let fragment = url.fragment { s += "#" + hexUppercased(fragment) }
+        return s
+    }
+
+    /// ASCII letters in lower case, every other byte as it is.
+    static func asciiLowercased(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) else { return text }
+        return String(decoding: text.utf8.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 | 0x20 : $0 }, as: UTF8.self)
+    }
+
+    /// The two hex digits after each `%` in upper case.
+    static func hexUppercased(_ text: String) -> String {
+        guard text.utf8.contains(.percent) else { return text }
+        var bytes = Array(text.utf8)
+        var i = 0
+        while i + 2 < bytes.count {
+            if bytes[i] == .percent, Hex.value(bytes[i + 1]) != nil, Hex.value(bytes[i + 2]) != nil {
+                for k in (i + 1)...(i + 2) where bytes[k] >= UInt8(ascii: "a") && bytes[k] <= UInt8(ascii: "f") { bytes[k] &= ~0x20 }
+                i += 3
+            } else {
+                i += 1
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     /// `https://HOST/r/` for Google's two hosts, as bytes.
     private static let webPrefixes: [[UInt8]] = [GoogleHosts.production, GoogleHosts.sandbox].map { Array("https://\($0)/r/".utf8) }
 
     /// Names the trick when a non-allowlisted URI imitates an allowlisted
     /// one; nil when it resembles none.
     public func lookAlike(_ uri: String) -> String? {
+        if let match = exactVariant(of: uri) {
+            return "not an exact match: equals \(match) only after normalizing \(Self.normalizations(uri))"
+        }
         let decodedAgain = PercentDecoding.decode(uri).text
         if decodedAgain != uri && contains(decodedAgain) {
             return "double percent-encoding: decodes again to \(decodedAgain)"
@@ -83,6 +144,7 @@
             return "trailing dot after the host"
         }
         guard googleHosts.contains(url.host.lowercased()) else { return nil }
+        // (A `:443` or a letter case alone is an exact-match variant, above.)
         var https = url
         https.scheme = "https"
         https.port = nil
@@ -99,5 +161,16 @@
             return "extra path segment"
         }
         return nil
+    }
+
+    /// What `normalized` changes in `uri`, for a finding's detail.
+    static func normalizations(_ uri: String) -> String {
+        guard let url = URLParts(uri) else { return "" }
+        var what: [String] = []
+        if asciiLowercased(url.scheme) != url.scheme { what.append("the scheme's letter case") }
+        if asciiLowercased(url.host) != url.host { what.append("the host's letter case") }
+        if asciiLowercased(url.scheme) == "https" && url.port == "443" { what.append("the explicit port :443") }
+        if hexUppercased(uri) != uri { what.append("the letter case of %XX") }
+        return what.joined(separator: ", ")
     }
 }

@@ -27,8 +27,9 @@
     /// Recent raw `client_id` values: decoded text, malformed, configured.
     private var clientIDValues = RecentValues<(text: String, malformed: Bool, configured: Bool)>()
     /// Recent return URL bases (`scheme://host/path`): the text, whether it
-    /// is allowlisted, whether its host is one of Google's.
-    private var returnBases = RecentValues<(text: String, allowlisted: Bool, toGoogleHost: Bool)>()
+    /// is allowlisted, the allowlisted URI it equals only after
+    /// normalization, whether its host is one of Google's (in any case).
+    private var returnBases = RecentValues<(text: String, allowlisted: Bool, variantOf: String?, toGoogleHost: Bool)>()
 
     public init(configuration: AuditConfiguration) {
         clientIDs = configuration.clientIDs
@@ -55,7 +56,9 @@
             requestQuery.reset()
         }
         var locationURL: UnsafeRawBufferPointer?
-        if case .value(let url) = record.location { locationURL = url }
+        // A return is an absolute URL (docs/contract.md §3): a relative
+        // Location (a login redirect, logged as is in JSON) never is.
+        if case .value(let url) = record.location, URLParts.isAbsoluteURL(url) { locationURL = url }
         guard isFlipRequest || locationURL != nil else { return (.unrelated, nil) }
 
         var classification = Classification.unrelated
@@ -86,7 +89,13 @@
                 if let client { note(.clientID, malformed: client.malformed) }
                 let state = query.decoded(.state, duplicates: &duplicates, bad: &bad)
                 if let redirect { note(.redirectURI, malformed: redirect.malformed) }
-                if let raw = query[.scope] { note(.scope, malformed: PercentDecoding.decode(raw).malformed) }
+                if let raw = query[.scope] { note(.scope, malformed: PercentDecoding.isMalformed(raw)) }
+                // A request target can carry the return's parameters too
+                // (code injection, parameter pollution): checked alike, on
+                // bytes, so a code never becomes text here.
+                for p in [FlipParam.code, .error, .errorDescription] {
+                    if let raw = query[p] { note(p, malformed: PercentDecoding.isMalformed(raw)) }
+                }
                 classification = .inScope
                 request = FlipRequest(
                     state: state, clientID: client?.text,
@@ -173,15 +182,20 @@
         }
         let baseBytes = Bytes.slice(url, 0, baseEnd)
         let allowlist = self.allowlist
-        let (base, allowlisted, toGoogleHost) = returnBases.value(for: baseBytes) {
+        let (base, allowlisted, variantOf, toGoogleHost) = returnBases.value(for: baseBytes) {
             let text = Bytes.string(baseBytes)
             let host = Self.host(of: baseBytes)
-            return (
-                text, allowlist.contains(text),
-                Bytes.equals(host, "oauth-redirect.googleusercontent.com") || Bytes.equals(host, "oauth-redirect-sandbox.googleusercontent.com")
-            )
+            let exact = allowlist.contains(text)
+            // Host names are compared without letter case (RFC 3986 §3.2.2).
+            let google =
+                (host.count == GoogleHosts.production.utf8.count && Bytes.containsCaseInsensitive(host, "oauth-redirect.googleusercontent.com"))
+                || (host.count == GoogleHosts.sandbox.utf8.count
+                    && Bytes.containsCaseInsensitive(host, "oauth-redirect-sandbox.googleusercontent.com"))
+            return (text, exact, exact ? nil : allowlist.exactVariant(of: text), google)
         }
-        guard shaped || allowlisted else { return nil }
+        // An empty return goes to an allowlisted URI, or to one that
+        // equals it after normalization (the same destination).
+        guard shaped || allowlisted || variantOf != nil else { return nil }
         var duplicates: [FlipParam] = []
         var bad: [FlipParam] = []
         let query = locationQuery
@@ -206,7 +220,7 @@
         let description = value(.errorDescription)
         return FlipReturn(
             base: base, toGoogleHost: toGoogleHost, state: state, stateKey: stateKey, codeDigest: codeDigest, error: error,
-            errorDescription: description, allowlisted: allowlisted,
+            errorDescription: description, allowlisted: allowlisted, exactVariantOf: variantOf,
             duplicateParams: Self.inOrder(duplicates), badEncodingParams: Self.inOrder(bad), fingerprint: fingerprint)
     }
 }

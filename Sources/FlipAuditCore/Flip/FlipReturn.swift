@@ -14,6 +14,10 @@
     public let error: String?
     public let errorDescription: String?
     public let allowlisted: Bool
+    /// The allowlisted URI that `base` equals only after normalization
+    /// (docs/contract.md §3 "Exact match"); nil when `base` is allowlisted
+    /// as it is or not at all.
+    public let exactVariantOf: String?
     public let duplicateParams: [FlipParam]
     public let badEncodingParams: [FlipParam]
 
@@ -23,7 +27,7 @@
     /// `stateKey`, when given, is `state`'s (the request's on the same record).
     init(
         base: String, toGoogleHost: Bool, state: String?, stateKey: StateKey?, codeDigest: CodeHash?, error: String?,
-        errorDescription: String?, allowlisted: Bool, duplicateParams: [FlipParam], badEncodingParams: [FlipParam],
+        errorDescription: String?, allowlisted: Bool, exactVariantOf: String? = nil, duplicateParams: [FlipParam], badEncodingParams: [FlipParam],
         fingerprint: Fingerprint = .process
     ) {
         self.base = base
@@ -34,6 +38,7 @@
         self.error = error
         self.errorDescription = errorDescription
         self.allowlisted = allowlisted
+        self.exactVariantOf = exactVariantOf
         self.duplicateParams = duplicateParams
         self.badEncodingParams = badEncodingParams
     }

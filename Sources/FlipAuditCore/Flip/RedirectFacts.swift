@@ -4,7 +4,10 @@
 final class RedirectFacts: Sendable {
     /// The decoded URI.
     let uri: String
+    /// Flow, app and environment of the URI's normal form
+    /// (docs/contract.md §3 "Exact match").
     let target: RedirectTarget
+    /// Allowlisted as it is: exact string comparison.
     let allowlisted: Bool
     /// The URI as it may be shown: codes redacted.
     let shown: String
@@ -15,7 +18,7 @@ final class RedirectFacts: Sendable {
 
     init(_ uri: String, allowlist: Allowlist) {
         self.uri = uri
-        target = RedirectTarget.classify(uri)
+        target = RedirectTarget.classify(Allowlist.normalized(uri))
         allowlisted = allowlist.contains(uri)
         shown = CodeDigest.redact(uri)
         unpinnedProjectID = allowlist.unpinnedProjectID(uri)

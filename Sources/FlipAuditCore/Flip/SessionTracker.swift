@@ -277,8 +277,16 @@
             }
         }
         var to: String { Quote.url(ret.base) }
-        if ret.hasCode && !ret.allowlisted { check(.codeToUnlistedRedirect, "code \(ret.codeDigest!) sent to \(to)") }
-        if ret.hasError && !ret.hasCode && !ret.allowlisted { check(.errorToUnlistedRedirect, "error \(Quote.text(ret.error!)) sent to \(to)") }
+        // A URI that equals an allowlisted one only after normalization is
+        // the same destination, sent there by a server that does not match
+        // exactly (docs/contract.md §3 "Exact match").
+        let unlisted = !ret.allowlisted && ret.exactVariantOf == nil
+        if ret.hasCode && unlisted { check(.codeToUnlistedRedirect, "code \(ret.codeDigest!) sent to \(to)") }
+        if ret.hasError && !ret.hasCode && unlisted { check(.errorToUnlistedRedirect, "error \(Quote.text(ret.error!)) sent to \(to)") }
+        if let match = ret.exactVariantOf, ret.hasCode || ret.hasError {
+            let what = ret.codeDigest.map { "code \($0)" } ?? "error \(Quote.text(ret.error!))"
+            check(.redirectNotExact, "\(what) sent to \(to), which equals \(Quote.url(match)) only after normalization")
+        }
         if ret.hasCode && ret.hasError { check(.codeAndError, "return carries code \(ret.codeDigest!) and error \(Quote.text(ret.error!))") }
         if !ret.hasCode && !ret.hasError { check(.emptyReturn, "return to \(to) has neither code nor error") }
         if ret.hasCode && ret.state == nil { check(.codeWithoutState, "code \(ret.codeDigest!) returned to \(to) without state") }
@@ -293,10 +301,10 @@
             check(.badEncoding, "return has malformed encoding in \(ret.badEncodingParams.map(\.name).joined(separator: ", "))")
         }
         guard let session else { return }
-        if let uri = session.redirectURI, uri != ret.base, let requested = URLParts(uri), let returned = URLParts(ret.base),
-            (requested.scheme, requested.userinfo, requested.host, requested.port, requested.path) != (
-                returned.scheme, returned.userinfo, returned.host, returned.port, returned.path
-            )
+        // Compared in normal form: a variant of the requested URI is the
+        // same destination (docs/contract.md §3 "Exact match").
+        if let uri = session.redirectURI, uri != ret.base, let requested = URLParts(uri), URLParts(ret.base) != nil,
+            Allowlist.normalized(requested.base) != Allowlist.normalized(ret.base)
         {
             raise(
                 .redirectChanged, session: session, event: event,
@@ -398,15 +406,17 @@
             latency = r.time - s.firstSeen
             across = r.source != s.firstSource
         } else if let f = s.failure {
-            if s.redirectURI != nil && !s.redirectAllowlisted {
+            // Refused without a redirect: correct when there is nowhere
+            // safe to send the error — a `redirect_uri` that is not
+            // allowlisted (a variant that matches only after
+            // normalization included) or none at all (docs/contract.md §3).
+            if !s.redirectAllowlisted {
                 outcome = .rejected
             } else {
                 outcome = .failed
-                if s.redirectAllowlisted {
-                    raise(
-                        .missingErrorReturn, session: s, time: f.time, source: f.source,
-                        detail: "answered \(f.status) without returning an error to \(Quote.text(s.redirectShown))")
-                }
+                raise(
+                    .missingErrorReturn, session: s, time: f.time, source: f.source,
+                    detail: "answered \(f.status) without returning an error to \(Quote.text(s.redirectShown))")
             }
         } else if !logsLocation(s) {
             outcome = .unobservable

@@ -111,13 +111,10 @@
         if Bytes.find(.percent, in: raw) != nil || Bytes.find(.plus, in: raw) != nil {
             if counts[FlipParam.code.rawValue] > 1 { duplicates.append(.code) }
             let (bytes, malformed) = PercentDecoding.bytes(raw)
-            let valid = bytes.withUnsafeBytes { Bytes.isValidText($0) }
-            if malformed || !valid { bad.append(.code) }
+            if malformed { bad.append(.code) }
             return bytes.withUnsafeBytes { CodeHash($0, fingerprint: fingerprint) }
         }
         if counts[FlipParam.code.rawValue] > 1 { duplicates.append(.code) }
-        // Lines are valid UTF-8 before they get here; checked all the same.
-        if !Bytes.isValidText(raw) { bad.append(.code) }
         return CodeHash(raw, fingerprint: fingerprint)
     }
 
@@ -128,18 +125,31 @@
 }
 
 /// Percent-decoding of query components (`+` is a space).
+///
+/// Malformed percent-encoding (`bad-encoding`, docs/contract.md §4) is
+/// exactly a `%` not followed by two hex digits. A well-formed escape is
+/// never malformed, whatever byte it makes (`%00`, `%0A`, `%FF`).
 @_spi(Fuzzing) public enum PercentDecoding {
-    /// The decoded text and whether the encoding was malformed: a `%` not
-    /// followed by two hex digits (kept literally), or bytes that are not
-    /// UTF-8 once decoded (replaced by U+FFFD).
+    /// The decoded text and whether the encoding was malformed (the bad
+    /// `%` is kept literally). Bytes that are not UTF-8 once decoded are
+    /// replaced by U+FFFD in the text.
     public static func decode(_ raw: UnsafeRawBufferPointer, plusIsSpace: Bool = true) -> (text: String, malformed: Bool) {
         if Bytes.find(.percent, in: raw) == nil && (!plusIsSpace || Bytes.find(.plus, in: raw) == nil) {
-            let valid = Bytes.isValidText(raw)
-            return (Bytes.string(raw), !valid)
+            return (Bytes.string(raw), false)
         }
         let (out, malformed) = bytes(raw, plusIsSpace: plusIsSpace)
-        let valid = out.withUnsafeBytes { Bytes.isValidText($0) }
-        return (String(decoding: out, as: UTF8.self), malformed || !valid)
+        return (String(decoding: out, as: UTF8.self), malformed)
+    }
+
+    /// Whether a `%` in `raw` is not followed by two hex digits, without
+    /// decoding anything.
+    static func isMalformed(_ raw: UnsafeRawBufferPointer) -> Bool {
+        var from = 0
+        while let i = Bytes.find(.percent, in: raw, from: from) {
+            guard i + 2 < raw.count, Hex.value(raw[i + 1]) != nil, Hex.value(raw[i + 2]) != nil else { return true }
+            from = i + 3
+        }
+        return false
     }
 
     /// The decoded value as text that keeps every byte (docs/contract.md
@@ -155,7 +165,6 @@
         let (out, malformed) = bytes(raw)
         var text = [UInt8]()
         text.reserveCapacity(out.count + 8)
-        var invalid = false
         var i = 0
         while i < out.count {
             let b = out[i]
@@ -166,7 +175,6 @@
             }
             let length = UTF8Sequence.length(out, at: i)
             if length == 0 {
-                invalid = true
                 text += Array("\\x".utf8) + Array(String(b, radix: 16, uppercase: true).utf8).leftPadded(to: 2)
                 i += 1
             } else {
@@ -174,7 +182,7 @@
                 i += length
             }
         }
-        return (String(decoding: text, as: UTF8.self), malformed || invalid || out.contains(0))
+        return (String(decoding: text, as: UTF8.self), malformed)
     }
 
     /// The decoded bytes and whether a `%` was not followed by two hex

@@ -16,6 +16,9 @@
     private let fingerprint: Fingerprint
     /// Redirect URIs decoded so far, judged once each.
     private var redirects: [String: RedirectFacts] = [:]
+    /// Return bases that are not allowlisted, with the allowlisted URI
+    /// each equals only after normalization (not written: judged again).
+    private var variants: [String: String?] = [:]
 
     public init(allowlist: Allowlist, fingerprint: Fingerprint = .process) {
         self.allowlist = allowlist
@@ -114,11 +117,23 @@
             } else if !fields[16].isEmpty {
                 throw Malformed(reason: "code digest without key")
             }
+            let base = try F.text(fields[13])
+            let allowlisted = try F.flag(fields[20])
+            var variant: String?
+            if !allowlisted {
+                if let known = variants[base] {
+                    variant = known
+                } else {
+                    variant = allowlist.exactVariant(of: base)
+                    if variants.count >= 4096 { variants.removeAll(keepingCapacity: true) }
+                    variants.updateValue(variant, forKey: base)
+                }
+            }
             returned = FlipReturn(
-                base: try F.text(fields[13]), toGoogleHost: try F.flag(fields[14]),
+                base: base, toGoogleHost: try F.flag(fields[14]),
                 state: try F.optional(fields[17]), stateKey: nil, codeDigest: code,
                 error: try F.optional(fields[18]), errorDescription: try F.optional(fields[19]),
-                allowlisted: try F.flag(fields[20]),
+                allowlisted: allowlisted, exactVariantOf: variant,
                 duplicateParams: try Self.params(fields[21]), badEncodingParams: try Self.params(fields[22]),
                 fingerprint: fingerprint)
         default: throw Malformed(reason: "bad return mark")

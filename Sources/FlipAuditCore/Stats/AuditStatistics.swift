@@ -38,6 +38,14 @@ public struct AuditStatistics: Sendable {
     public var errors: [ErrorBucket: Int] = [:]
     /// Request→return latency in ms, for returns on a separate record.
     public var latency = Histogram<UInt64>(highestTrackableValue: 7 * 24 * 3_600_000, numberOfSignificantValueDigits: .three)
+    /// Per error value, how many sessions with outcome `error` returned
+    /// each `error_description` text (cut as `descriptionText` cuts it;
+    /// sessions without one are not counted). At most
+    /// `descriptionTextsPerError` texts are counted per value: later new
+    /// ones only in `otherDescriptions`, so a flood of unique texts cannot
+    /// fill the memory.
+    public var descriptions: [String: [String: Int]] = [:]
+    public var otherDescriptions: [String: Int] = [:]
     public var findingsByKind: [FindingKind: Int] = [:]
     public var findingsBySeverity: [Severity: Int] = [:]
     public var sessions = 0
@@ -55,10 +63,44 @@ public struct AuditStatistics: Sendable {
         outcomeTotals[session.outcome, default: 0] += 1
         if session.outcome == .error {
             errors[ErrorBucket(period: period(session.firstSeen), group: group, error: session.error), default: 0] += 1
+            if !session.errorDescription.isEmpty { addDescription(session.errorDescription, of: session.error) }
         }
         if let ms = session.latencyMs, session.latencyAcrossRecords {
             _ = latency.record(UInt64(max(0, min(ms, 7 * 24 * 3_600_000))))
         }
+    }
+
+    /// How many texts per error value are counted; how many are shown;
+    /// how many characters of a text are kept.
+    public static let descriptionTextsPerError = 256
+    public static let descriptionsShown = 3
+    public static let descriptionCharacters = 200
+
+    /// The text as counted and shown: its first 200 characters, and `…`
+    /// when it was longer (docs/contract.md §5).
+    static func descriptionText(_ text: String) -> String {
+        var cut = text.prefix(descriptionCharacters + 1)
+        guard cut.count > descriptionCharacters else { return text }
+        cut.removeLast()
+        return String(cut) + "…"
+    }
+
+    private mutating func addDescription(_ raw: String, of error: String) {
+        let text = Self.descriptionText(raw)
+        if descriptions[error]?[text] != nil || (descriptions[error]?.count ?? 0) < Self.descriptionTextsPerError {
+            descriptions[error, default: [:]][text, default: 0] += 1
+        } else {
+            otherDescriptions[error, default: 0] += 1
+        }
+    }
+
+    /// The most frequent `error_description` texts of `error` (most
+    /// frequent first, then by text), at most `descriptionsShown`.
+    public func topDescriptions(of error: String) -> [(text: String, count: Int)] {
+        guard let texts = descriptions[error] else { return [] }
+        let ranked: [(text: String, count: Int)] = texts.map { (text: $0.key, count: $0.value) }
+            .sorted { a, b in a.count != b.count ? a.count > b.count : a.text < b.text }
+        return Array(ranked.prefix(Self.descriptionsShown))
     }
 
     mutating func add(_ finding: Finding) {
