@@ -136,10 +136,13 @@ public final class Analyzer {
                 digests[file.displayName] = digest
             }
         }
+        // Ranked by their first record, late or not: the rank is the
+        // input's, not this chain's.
+        let (inputs, startTimes) = Self.rank(
+            resolution.files, configuration: configuration, scanners: ScannerPool(configuration: configuration))
         var configuration = self.configuration
         if let carried { configuration.lateBefore = carried.watermark - AuditConfiguration.reorderWindow }
         let scanners = ScannerPool(configuration: configuration)
-        let (inputs, startTimes) = Self.rank(resolution.files, configuration: configuration, scanners: scanners)
         for note in resolution.notes { warn(note) }
         for (name, error) in problems { warn("\(name): \(error)") }
         shown = []

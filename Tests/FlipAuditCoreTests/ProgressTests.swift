@@ -56,9 +56,12 @@ struct ProgressTests {
         #expect(log.items.allSatisfy { $0.totalBytes == sizes.reduce(0, +) })
         let ends = log.items.filter(\.finished)
         #expect(ends.count == paths.count)
-        for (i, size) in sizes.enumerated() {
-            #expect(ends.first { $0.fileNumber == i + 1 }?.compressedBytes == size)
-            let positions = log.items.filter { $0.fileNumber == i + 1 && !$0.finished }.map(\.compressedBytes)
+        // Inputs are numbered in rank order (first record time): find each
+        // by its name.
+        for (path, size) in zip(paths, sizes) {
+            let number = try #require(ends.first { $0.file == path }?.fileNumber)
+            #expect(ends.first { $0.fileNumber == number }?.compressedBytes == size)
+            let positions = log.items.filter { $0.fileNumber == number && !$0.finished }.map(\.compressedBytes)
             #expect(!positions.isEmpty && positions == positions.sorted() && positions.allSatisfy { $0 <= size })
         }
         // A stream has no known total.

@@ -178,7 +178,7 @@ struct StackCaseTests {
             bytes.withUnsafeMutableBytes { raw -> FlipEvent? in
                 var record = LogRecord()
                 guard parser.parse(UnsafeRawBufferPointer(raw), into: &record) == nil else { return nil }
-                return extractor.extract(record, source: SourceRef(file: 0, line: 1)).1
+                return extractor.extract(record, source: SourceRef(file: 0, line: 1), line: UnsafeRawBufferPointer(raw)).1
             })
         #expect(event.returned?.exactVariantOf == opa)
         var line: [UInt8] = []

@@ -14,6 +14,14 @@ public func fuzzReadBack(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     if let checkpoint = try? Checkpoint.decode(bytes) {
         let again = checkpoint.encoded()
         invariant((try? Checkpoint.decode(again)) == checkpoint, "a checkpoint read back differs once written again")
+        carryOn(checkpoint)
+    }
+    // The same bytes as a checkpoint's body under a valid seal: the field
+    // checks, not the seal, must refuse a forged value, and whatever they
+    // accept must not trap when a run takes it in and hands it on.
+    if let checkpoint = try? Checkpoint.decode(Checkpoint.sealing(bytes)) {
+        invariant((try? Checkpoint.decode(checkpoint.encoded())) == checkpoint, "a sealed checkpoint differs once written again")
+        carryOn(checkpoint)
     }
 
     if let plan = try? JobPlan.decode(bytes, name: "plan") {
@@ -72,6 +80,24 @@ public func fuzzReadBack(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         }
     }
     return 0
+}
+
+/// Takes a checkpoint in as a run does (with a small --max-sessions, so
+/// carried sessions are closed early too) and hands it on a little later.
+private func carryOn(_ checkpoint: Checkpoint) {
+    var configuration = AuditConfiguration()
+    configuration.maxSessions = 2
+    configuration.fingerprint = .keyed(checkpoint.key.count == 32 ? checkpoint.key : Array(repeating: 1, count: 32))
+    let sink = DiscardingSink()
+    let tracker = SessionTracker(configuration: configuration, files: 1, sink: sink, carried: checkpoint)
+    let next = tracker.carry(watermark: checkpoint.watermark + 600_000, names: ["fuzz.log"])
+    invariant(next.openSessions <= 2, "more sessions carried than --max-sessions")
+}
+
+/// An audit sink that keeps nothing.
+private final class DiscardingSink: AuditSink {
+    func finding(_ finding: Finding) {}
+    func sessionClosed(_ session: SessionRecord) {}
 }
 
 @_cdecl("FuzzReadBack_main")

@@ -23,6 +23,15 @@ public enum JSONReport {
         var carried_in: Int
         var carried_out: Int
         var unobservable_files: [String]
+        /// When most records were late: the checkpoint's watermark they
+        /// lay before (nights given out of order); nil otherwise.
+        var mostly_late: MostlyLate?
+    }
+
+    struct MostlyLate: Encodable {
+        var late_records: Int
+        var records: Int
+        var watermark: String
     }
 
     struct GroupOutcomes: Encodable {
@@ -115,7 +124,12 @@ public enum JSONReport {
             evicted_sessions: result.evictedSessions,
             carried_in: result.carriedIn,
             carried_out: result.carriedOut,
-            unobservable_files: result.unobservableFiles)
+            unobservable_files: result.unobservableFiles,
+            mostly_late: result.mostlyLate
+                ? MostlyLate(
+                    late_records: result.accounting.lateRecords, records: result.accounting.records,
+                    watermark: Timestamp.iso8601(result.previousWatermark ?? 0))
+                : nil)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let data = try encoder.encode(doc)

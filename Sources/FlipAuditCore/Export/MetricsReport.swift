@@ -82,6 +82,13 @@ public enum MetricsReport {
         single("flipaudit_input_records", "Log records parsed.", String(a.records))
         single("flipaudit_input_malformed_lines", "Lines that could not be parsed (counted, skipped).", String(a.malformedLines))
         single("flipaudit_input_flip_records", "In-scope App Flip records.", String(a.inScopeFlipRecords))
+        single(
+            "flipaudit_late_records", "Records older than the checkpoint's watermark less the reorder window, left out of the audit.",
+            String(a.lateRecords))
+        single("flipaudit_mostly_late", "1 when most records of the last run were late (nights given out of order).", result.mostlyLate ? "1" : "0")
+        single(
+            "flipaudit_duplicate_records", "Flip records equal to one of another input or of the previous run's end, audited once.",
+            String(a.duplicateRecords))
         single("flipaudit_sessions_closed_early", "Sessions closed early because more than --max-sessions were open at once.", String(result.evictedSessions))
         single("flipaudit_sessions_carried_in", "Open sessions carried in from the previous run's checkpoint.", String(carriedIn))
         single("flipaudit_sessions_carried_out", "Open sessions carried out to the next run's checkpoint.", String(carriedOut))

@@ -31,6 +31,13 @@ public struct TerminalReport {
         let stats = result.statistics
         let esc = TerminalText.escape
 
+        if result.mostlyLate {
+            out +=
+                paint(
+                    "MOSTLY LATE: \(Self.number(a.lateRecords)) of \(Self.number(a.records)) records lie before the checkpoint's watermark "
+                        + "\(Timestamp.iso8601(result.previousWatermark ?? 0)) less 300 s and were left out (nights given out of order?)", "1;31")
+                + "\n\n"
+        }
         out += heading("INPUT") + "\n"
         let gz = result.files.filter { $0.encoding == "gzip" }.count
         out += "  files                \(Self.number(a.files)) (\(Self.number(gz)) gzip, \(Self.number(a.files - gz)) plain)"
@@ -42,6 +49,13 @@ public struct TerminalReport {
         for example in a.malformedExamples { out += "    " + esc(example) + "\n" }
         if a.malformedLines > a.malformedExamples.count {
             out += "    … \(Self.count(a.malformedLines - a.malformedExamples.count, "more malformed line", "more malformed lines"))\n"
+        }
+        if a.lateRecords > 0 {
+            out += "  late records         \(Self.number(a.lateRecords))  (before the checkpoint's watermark less 300 s; left out)\n"
+            for example in a.lateExamples { out += "    " + esc(example) + "\n" }
+        }
+        if a.duplicateRecords > 0 {
+            out += "  duplicate records    \(Self.number(a.duplicateRecords))  (equal to a line of another input or of the last run; audited once)\n"
         }
         out += "  in-scope flip records \(Self.number(a.inScopeFlipRecords))\n"
         out += "  other OAuth traffic  \(Self.number(a.otherOAuthRecords))\n"

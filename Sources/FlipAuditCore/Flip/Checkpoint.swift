@@ -257,6 +257,14 @@ public struct Checkpoint: Sendable, Equatable {
             endedStates: states, returnedCodes: codes, records: records, audited: audited)
     }
 
+    /// `body` (the lines before the end line) under a valid end line: lets
+    /// the fuzzer reach the field checks behind the seal.
+    @_spi(Fuzzing) public static func sealing(_ body: [UInt8]) -> [UInt8] {
+        var content = body
+        if content.last != .newline { content.append(.newline) }
+        return SealedText.seal(content, lines: content.lazy.filter { $0 == .newline }.count)
+    }
+
     static func unhex(_ text: String) -> [UInt8]? {
         let digits = Array(text.utf8)
         guard digits.count % 2 == 0 else { return nil }
