@@ -280,6 +280,8 @@ struct ReadBackSeedTests {
             .appendingPathComponent("Fuzz/Corpus/FuzzReadBack").path
         let checkpoint = try Checkpoint.decode(Array(FileManager.default.contents(atPath: dir + "/checkpoint-400-lines")!))
         #expect(checkpoint.openSessions > 0)
+        let v2 = try Checkpoint.decode(Array(FileManager.default.contents(atPath: dir + "/checkpoint-v2")!))
+        #expect(v2.openSessions > 0 && v2.run == 1 && !v2.records.isEmpty && v2.audited.count == 1)
         var codec = EventCodec(allowlist: AuditConfiguration().allowlist)
         let events = FileManager.default.contents(atPath: dir + "/event-lines")!.split(separator: 0x0A)
         #expect(events.count == 2)
