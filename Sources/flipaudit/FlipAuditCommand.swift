@@ -71,7 +71,7 @@ struct FlipAuditCommand: ParsableCommand {
         let stderr = StandardError()
         // Every output is checked, and the CSV folder made, before any
         // input is read.
-        let plan = try output.plan(inputs: inputs, checkpoint: checkpoint)
+        var plan = try output.plan(inputs: inputs, checkpoint: checkpoint)
         var carried: Checkpoint?
         var lock: CheckpointLock?
         if let checkpoint {
@@ -79,6 +79,8 @@ struct FlipAuditCommand: ParsableCommand {
                 stderr.write("flipaudit: --checkpoint \(TerminalText.escape(checkpoint)) \(error)")
                 throw ExitCode(2)
             }
+            // A folder read as input skips the lock as it skips the checkpoint.
+            if let identity = FileIdentity.of(path: CheckpointLock.path(for: checkpoint)) { plan.ownOutputs.identities.insert(identity) }
             do { carried = try Checkpoint.load(checkpoint) } catch {
                 stderr.write("flipaudit: --checkpoint \(TerminalText.escape(checkpoint)): \(error); nothing written")
                 throw ExitCode(2)

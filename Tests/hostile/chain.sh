@@ -178,5 +178,15 @@ if [ $st = 2 ] && grep -q "n3/web1.log was audited already, as n3/web1.log by ru
   ok "the same night twice: exit 2 naming the file and run 3, nothing written"
 else ko "the same night twice" "exit $st, $(head -c 300 twice.err)"; fi
 
+# 10. A checkpoint kept in the folder that is read: neither it nor its
+# lock is read as a log.
+mkdir inside
+"$bin" -q n1 --checkpoint inside/flip.cp 2>/dev/null
+cp n2/web1.log inside/
+"$bin" -q inside --checkpoint inside/flip.cp --json inside.json 2> inside.err; st=$?
+if [ -e inside/flip.cp.lock ] && [ "$(jget inside.json 'd["input"]["malformed_lines"]')" = 0 ] && [ "$(jget inside.json 'd["input"]["files"]')" = 1 ]; then
+  ok "a checkpoint and its lock inside the folder read: skipped, not read as logs"
+else ko "a checkpoint inside the folder read" "exit $st, $(head -c 300 inside.err)"; fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
