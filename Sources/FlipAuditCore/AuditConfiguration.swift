@@ -55,6 +55,34 @@ public struct AuditConfiguration: Sendable {
     /// How states and codes become keys: keyed, and kept in the
     /// checkpoint, when runs are chained (`--checkpoint`).
     public var fingerprint = Fingerprint.process
+    /// The options that change what an audit finds, as command-line
+    /// arguments (defaults included, so a report says what it assumed).
+    public var resultOptions: [String] {
+        var out: [String]
+        switch format {
+        case .auto: out = ["--format auto"]
+        case .combined: out = ["--format combined"]
+        case .json: out = ["--format json"]
+        case .nginx(let text): out = ["--log-format '\(text)'"]
+        }
+        out += clientIDs.sorted().map { "--client-id \($0)" }
+        out += projectIDs.map { "--project-id \($0)" }
+        out += allowRedirects.map { "--allow-redirect \($0)" }
+        out += endpoints.map { "--endpoint \($0)" }
+        out.append("--session-timeout \(sessionTimeoutSeconds)")
+        out.append("--reuse-window \(Self.durationText(reuseWindowSeconds))")
+        out.append("--bucket \(bucket.rawValue)")
+        out.append("--max-line \(maxLine)")
+        out.append("--max-sessions \(maxSessions)")
+        return out
+    }
+
+    /// `7d`, `36h`, `90m` or `45s`: the largest unit that divides `seconds`.
+    static func durationText(_ seconds: Int) -> String {
+        for (unit, size) in [("d", 86_400), ("h", 3600), ("m", 60)] where seconds % size == 0 { return "\(seconds / size)\(unit)" }
+        return "\(seconds)s"
+    }
+
     /// Skip the streaming pass (tests compare the two passes).
     var alwaysSort = false
 

@@ -35,7 +35,7 @@ struct FlipAuditCommand: ParsableCommand {
             flipaudit stage --help: the same audit cut into map, shuffle and reduce \
             steps for Apache Spark or Hadoop Streaming (docs/distributed.md).
             """,
-        version: "0.1.0")
+        version: FlipAuditVersion.current)
 
     @Argument(help: ArgumentHelp("Log files, directories (read recursively) or - for standard input.", valueName: "file|dir|-"))
     var inputs: [String] = []
