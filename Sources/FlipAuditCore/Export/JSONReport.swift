@@ -4,7 +4,7 @@ import Foundation
 /// outcomes, error distribution, latency, findings per kind with their first
 /// examples. The full lists are the CSV files. Keys are snake_case and
 /// sorted, so the same input gives the same bytes. The document follows
-/// docs/flipaudit-report.schema.json; `schema` names its version.
+/// docs/schema/flipaudit-report.schema.json; `schema` names its version.
 public enum JSONReport {
     /// The `schema` value: raised when a key changes meaning or type or is
     /// removed (added keys keep it; readers ignore keys they do not know).
