@@ -12,16 +12,25 @@ struct OutputOptions: ParsableArguments {
         case auto, always, never
     }
 
-    @Option(help: ArgumentHelp("Write sessions.csv, findings.csv and error_distribution.csv into DIR.", valueName: "DIR"))
+    @Option(
+        help: ArgumentHelp("Write sessions.csv, findings.csv and error_distribution.csv into DIR (made when missing).", valueName: "DIR"),
+        completion: .directory)
     var csv: String?
 
-    @Option(help: ArgumentHelp("Write the summary report as JSON to FILE, or - for standard output.", valueName: "FILE|-"))
+    @Option(
+        help: ArgumentHelp("Write the summary report as JSON to FILE (its folder made when missing), or - for standard output.", valueName: "FILE|-"),
+        completion: .file())
     var json: String?
 
-    @Option(help: ArgumentHelp("Write the report as one self-contained HTML page to FILE.", valueName: "FILE"))
+    @Option(
+        help: ArgumentHelp("Write the report as one self-contained HTML page to FILE (its folder made when missing).", valueName: "FILE"),
+        completion: .file())
     var html: String?
 
-    @Option(help: ArgumentHelp("Write Prometheus metrics of this run to FILE (node_exporter's textfile collector).", valueName: "FILE"))
+    @Option(
+        help: ArgumentHelp(
+            "Write Prometheus metrics of this run to FILE (node_exporter's textfile collector; its folder made when missing).", valueName: "FILE"),
+        completion: .file())
     var metrics: String?
 
     @Option(name: .customLong("fail-on"), help: "Exit 1 when a finding at or above this severity exists (never: always 0 for findings).")

@@ -106,10 +106,10 @@ public enum HTMLReport {
     /// change results.
     static func about(_ result: AuditResult, runDate: Date) -> String {
         let stats = result.statistics
-        var range = "no App Flip session or finding"
+        var range = "no App Flip session or finding in the input"
         if let first = stats.firstTime, let last = stats.lastTime {
             range =
-                "records from <time data-total=\"first_time\">\(Timestamp.iso8601(first))</time> to <time data-total=\"last_time\">\(Timestamp.iso8601(last))</time> (UTC)"
+                "flip records from <time data-time=\"first\">\(Timestamp.iso8601(first))</time> to <time data-time=\"last\">\(Timestamp.iso8601(last))</time> (UTC)"
         }
         let run = Timestamp.iso8601(Int64((runDate.timeIntervalSince1970 * 1000).rounded(.down)))
         var options = result.configuration.resultOptions
