@@ -77,9 +77,11 @@ public struct AuditConfiguration: Sendable {
         return out
     }
 
-    /// `7d`, `36h`, `90m` or `45s`: the largest unit that divides `seconds`.
+    /// `7d`, `24h`, `36h`, `90m` or `45s`, as `--reuse-window` takes it:
+    /// days from two on, else hours, minutes or seconds, whichever divides.
     static func durationText(_ seconds: Int) -> String {
-        for (unit, size) in [("d", 86_400), ("h", 3600), ("m", 60)] where seconds % size == 0 { return "\(seconds / size)\(unit)" }
+        if seconds % 86_400 == 0 && seconds >= 2 * 86_400 { return "\(seconds / 86_400)d" }
+        for (unit, size) in [("h", 3600), ("m", 60)] where seconds % size == 0 { return "\(seconds / size)\(unit)" }
         return "\(seconds)s"
     }
 

@@ -144,7 +144,7 @@ public enum HTMLReport {
         if !result.unobservableFiles.isEmpty {
             let names = result.unobservableFiles.prefix(listLimit).map(esc).joined(separator: ", ")
             notes.append(
-                "<p><b>\(names)</b> log no <code>Location</code> header, so returns to Google cannot be seen (sessions are <i>unobservable</i>). Add <code>\"$sent_http_location\"</code> at the end of your nginx <code>log_format</code>, for example:</p><pre>\(HTMLEscaping.escape(nginxLogFormat))</pre>"
+                "<p><b>\(names)</b> \(result.unobservableFiles.count == 1 ? "logs" : "log") no <code>Location</code> header, so returns to Google cannot be seen (sessions are <i>unobservable</i>). Add <code>\"$sent_http_location\"</code> at the end of your nginx <code>log_format</code>, for example:</p><pre>\(HTMLEscaping.escape(nginxLogFormat))</pre>"
             )
         }
         if !result.unpinnedProjectIDs.isEmpty {
@@ -173,7 +173,7 @@ public enum HTMLReport {
             "<div class=\"scroll\"><table><thead><tr><th>file</th><th>encoding</th><th>format</th><th class=\"n\">lines</th><th>Location logged</th><th>problem</th></tr></thead><tbody>\n"
         for f in result.files.prefix(listLimit) {
             out +=
-                "<tr><td class=\"mono\">\(esc(f.name))</td><td>\(esc(f.encoding))</td><td>\(esc(f.format))</td><td class=\"n\">\(f.lines)</td><td>\(f.logsLocation ? "yes" : "<b>no</b>")</td><td>\(f.error.map(esc) ?? "")</td></tr>\n"
+                "<tr><td class=\"mono\">\(esc(f.name))</td><td>\(esc(f.encoding))</td><td>\(esc(f.format))</td><td class=\"n\">\(f.lines)</td><td>\(f.logsLocation ? "yes" : "<b>no</b>")</td><td>\(f.error.map(esc) ?? f.hint.map(esc) ?? "")</td></tr>\n"
         }
         if result.files.count > listLimit { out += "<tr><td colspan=\"6\">… \(result.files.count - listLimit) more files</td></tr>\n" }
         out += "</tbody></table></div></section>\n"

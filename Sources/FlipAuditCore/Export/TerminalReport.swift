@@ -109,7 +109,7 @@ public struct TerminalReport {
         var notes: [String] = []
         if !result.unobservableFiles.isEmpty {
             notes.append(
-                "\(result.unobservableFiles.map(esc).joined(separator: ", ")) log no Location header, so returns to Google cannot be seen (sessions are 'unobservable'). Add \"$sent_http_location\" at the end of your nginx log_format, e.g.:\n      log_format flip '$remote_addr - $remote_user [$time_local] \"$request\" $status $body_bytes_sent \"$http_referer\" \"$http_user_agent\" \"$sent_http_location\"';"
+                "\(result.unobservableFiles.map(esc).joined(separator: ", ")) \(result.unobservableFiles.count == 1 ? "logs" : "log") no Location header, so returns to Google cannot be seen (sessions are 'unobservable'). Add \"$sent_http_location\" at the end of your nginx log_format, e.g.:\n      log_format flip '$remote_addr - $remote_user [$time_local] \"$request\" $status $body_bytes_sent \"$http_referer\" \"$http_user_agent\" \"$sent_http_location\"';"
             )
         }
         if !result.unpinnedProjectIDs.isEmpty {
