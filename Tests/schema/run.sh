@@ -28,14 +28,14 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # The samples, by day and by hour.
-"$bin" SampleLogs --quiet --json "$work/samples.json" --csv "$work/csv-samples"
-"$bin" SampleLogs --quiet --bucket hour --json "$work/hour.json" --csv "$work/csv-hour"
+"$bin" SampleLogs --quiet --json "$work/samples.json" --csv "$work/csv-samples" 2> /dev/null
+"$bin" SampleLogs --quiet --bucket hour --json "$work/hour.json" --csv "$work/csv-hour" 2> /dev/null
 # A clean night: header-only CSV files.
 : > "$work/empty.log"
-"$bin" "$work/empty.log" --quiet --json "$work/empty.json" --csv "$work/csv-empty"
+"$bin" "$work/empty.log" --quiet --json "$work/empty.json" --csv "$work/csv-empty" 2> /dev/null
 # States that begin with - are written with the ' guard.
 cat > "$work/guarded.log" << 'LOG'
 203.0.113.9 - - [22/Nov/2026:10:00:01 +0000] "GET /oauth/authorize?response_type=code&client_id=G123&redirect_uri=https%3A%2F%2Foauth-redirect.googleusercontent.com%2Fa%2Fcom.google.OPA&state=-x1&scope=a+b HTTP/1.1" 302 0 "-" "GoogleApp/1.0" "https://oauth-redirect.googleusercontent.com/a/com.google.OPA?code=c1&state=-x2"
 LOG
-"$bin" "$work/guarded.log" --quiet --json "$work/guarded.json" --csv "$work/csv-guarded"
+"$bin" "$work/guarded.log" --quiet --json "$work/guarded.json" --csv "$work/csv-guarded" 2> /dev/null
 "$python" Tests/schema/check.py "$work"
