@@ -66,6 +66,10 @@ struct FlipAuditCommand: ParsableCommand {
 
     mutating func validate() throws {
         if inputs.isEmpty { throw ValidationError("name at least one log file, directory, or - for standard input") }
+        // `flipaudit help` as other tools take it, when no file is named help.
+        if inputs == ["help"] && !FileManager.default.fileExists(atPath: "help") {
+            throw ValidationError("there is no file named help; flipaudit --help lists the options, man -l docs/flipaudit.1 has the rest")
+        }
         if let message = OptionLimits.check(sessionTimeout: 1, maxLine: audit.maxLine, maxSessions: maxSessions) {
             throw ValidationError(message)
         }

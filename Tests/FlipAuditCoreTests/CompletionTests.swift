@@ -17,6 +17,13 @@ struct CompletionTests {
         #expect(script.hasSuffix("\n"))
     }
 
+    @Test("flipaudit help, with no file named help, is a usage error that points to --help")
+    func helpWord() throws {
+        let run = try runCLI(["help"])
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("flipaudit --help lists the options"))
+    }
+
     @Test("bash completes stage, its steps, file paths for the inputs, folders for --csv")
     func bash() throws {
         let dir = temporaryDirectory()
