@@ -15,6 +15,20 @@ struct CompletionTests {
         #expect(!script.contains("Show subcommand help information"))
         #expect(!script.contains("_flipaudit_help"))
         #expect(script.hasSuffix("\n"))
+        // The shell reads it (when the shell is installed: bash always is).
+        let shellPath = ["/bin/bash", "/usr/bin/bash", "/usr/bin/zsh", "/bin/zsh", "/usr/bin/fish"].first {
+            $0.hasSuffix("/" + shell) && FileManager.default.isExecutableFile(atPath: $0)
+        }
+        if let shellPath {
+            let file = temporaryDirectory() + "/completion." + shell
+            try script.write(toFile: file, atomically: true, encoding: .utf8)
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: shellPath)
+            p.arguments = ["-n", file]
+            try p.run()
+            p.waitUntilExit()
+            #expect(p.terminationStatus == 0, "\(shell) -n failed")
+        }
     }
 
     @Test("flipaudit help, with no file named help, is a usage error that points to --help")
