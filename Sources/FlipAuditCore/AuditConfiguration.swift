@@ -57,6 +57,36 @@ public struct AuditConfiguration: Sendable {
     /// How states and codes become keys: keyed, and kept in the
     /// checkpoint, when runs are chained (`--checkpoint`).
     public var fingerprint = Fingerprint.process
+    /// The options that change what an audit finds, as command-line
+    /// arguments (defaults included, so a report says what it assumed).
+    public var resultOptions: [String] {
+        var out: [String]
+        switch format {
+        case .auto: out = ["--format auto"]
+        case .combined: out = ["--format combined"]
+        case .json: out = ["--format json"]
+        case .nginx(let text): out = ["--log-format '\(text)'"]
+        }
+        out += clientIDs.sorted().map { "--client-id \($0)" }
+        out += projectIDs.map { "--project-id \($0)" }
+        out += allowRedirects.map { "--allow-redirect \($0)" }
+        out += endpoints.map { "--endpoint \($0)" }
+        out.append("--session-timeout \(sessionTimeoutSeconds)")
+        out.append("--reuse-window \(Self.durationText(reuseWindowSeconds))")
+        out.append("--bucket \(bucket.rawValue)")
+        out.append("--max-line \(maxLine)")
+        out.append("--max-sessions \(maxSessions)")
+        return out
+    }
+
+    /// `7d`, `24h`, `36h`, `90m` or `45s`, as `--reuse-window` takes it:
+    /// days from two on, else hours, minutes or seconds, whichever divides.
+    static func durationText(_ seconds: Int) -> String {
+        if seconds % 86_400 == 0 && seconds >= 2 * 86_400 { return "\(seconds / 86_400)d" }
+        for (unit, size) in [("h", 3600), ("m", 60)] where seconds % size == 0 { return "\(seconds / size)\(unit)" }
+        return "\(seconds)s"
+    }
+
     /// Skip the streaming pass (tests compare the two passes).
     var alwaysSort = false
     /// Records dated after this (milliseconds) are malformed, `time in the

@@ -26,23 +26,30 @@ struct FlipAuditCommand: ParsableCommand {
             USR1, USR2) leaves no temporary file and exits with 128 + its number; a \
             closed pipe on standard output ends the output quietly.
 
-            Exit status: 0 clean; 1 a finding at or above --fail-on; 2 usage error \
-            (checked before any input is read); 3 some input could not be read \
-            completely; 4 an output could not be written completely (full disk, \
-            closed standard output; every other output is still written). The \
-            highest of 4, 3, 1 wins.
+            Exit status: 0 clean: no finding at or above --fail-on (default never); 1 a \
+            finding at or above --fail-on; 2 usage error (checked before any input is \
+            read: bad values, an output that would overwrite an input or another \
+            output, a checkpoint that is locked or has seen an input); 3 some input \
+            could not be read completely (everything readable is still reported); 4 \
+            an output could not be written completely (full disk, closed standard \
+            output; every other output is still written). The highest of 4, 3, 1 \
+            wins; a signal exits with 128 + its number.
 
             flipaudit stage --help: the same audit cut into map, shuffle and reduce \
             steps for Apache Spark or Hadoop Streaming (docs/distributed.md).
             """,
-        version: "0.1.0")
+        version: FlipAuditVersion.current)
 
-    @Argument(help: ArgumentHelp("Log files, directories (read recursively) or - for standard input.", valueName: "file|dir|-"))
+    @Argument(
+        help: ArgumentHelp("Log files, directories (read recursively) or - for standard input.", valueName: "file|dir|-"),
+        completion: .file())
     var inputs: [String] = []
 
     @OptionGroup var audit: AuditOptions
 
-    @Option(help: ArgumentHelp("Carry open sessions and remembered states and codes from run to run (started when missing).", valueName: "FILE"))
+    @Option(
+        help: ArgumentHelp("Carry open sessions and remembered states and codes from run to run (started when missing).", valueName: "FILE"),
+        completion: .file())
     var checkpoint: String?
 
     @OptionGroup var output: OutputOptions
@@ -52,11 +59,17 @@ struct FlipAuditCommand: ParsableCommand {
         help: ArgumentHelp("Most sessions held open at once; past it the least recently active is closed early (counted in the report).", valueName: "N"))
     var maxSessions: Int = AuditConfiguration.defaultMaxSessions
 
-    @Option(help: ArgumentHelp("Read options from a TOML file: any long option under its own name (command-line options win).", valueName: "FILE"))
+    @Option(
+        help: ArgumentHelp("Read options from a TOML file: any long option under its own name (command-line options win).", valueName: "FILE"),
+        completion: .file(extensions: ["toml"]))
     var config: String?
 
     mutating func validate() throws {
         if inputs.isEmpty { throw ValidationError("name at least one log file, directory, or - for standard input") }
+        // `flipaudit help` as other tools take it, when no file is named help.
+        if inputs == ["help"] && !FileManager.default.fileExists(atPath: "help") {
+            throw ValidationError("there is no file named help; flipaudit --help lists the options, man -l docs/flipaudit.1 has the rest")
+        }
         if let message = OptionLimits.check(sessionTimeout: 1, maxLine: audit.maxLine, maxSessions: maxSessions) {
             throw ValidationError(message)
         }
@@ -123,7 +136,9 @@ struct FlipAuditCommand: ParsableCommand {
             // `--help` comes back as a command of its own (ArgumentParser's
             // HelpCommand): run whatever was parsed.
             let arguments = Array(CommandLine.arguments.dropFirst())
-            if arguments.first == StageCommand.name {
+            if let shell = Completions.requestedShell(arguments), let script = Completions.script(for: shell) {
+                try StandardStreams.writeOutput(script)
+            } else if arguments.first == StageCommand.name {
                 try StageCommand.runStage(Array(arguments.dropFirst()))
             } else {
                 var command = try parseAsRoot(try ConfigArguments.expand(arguments))

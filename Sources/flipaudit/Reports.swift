@@ -71,7 +71,6 @@ extension OutputOptions {
             }
         }
         if !quiet && json != "-" && !standardOutputClosed {
-            let useColor = !noColor && ProcessInfo.processInfo.environment["NO_COLOR"].map(\.isEmpty) ?? true && isatty(STDOUT_FILENO) == 1
             do { try StandardStreams.writeOutput(TerminalReport(color: useColor).render(result)) } catch { failed(error, option: "summary") }
         }
         var status: Int32 = 0

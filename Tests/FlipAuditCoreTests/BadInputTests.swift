@@ -48,15 +48,15 @@ let badInputCases: [BadInputCase] = [
     BadInputCase(
         name: "zstd input is named, with the command to pipe it",
         setup: { _ in [fixture("access.log.zst")] }, status: 3,
-        messages: ["access.log.zst: ", "zstd -dc FILE | flipaudit -"], counts: ["files_with_errors": 1]),
+        messages: ["access.log.zst: ", "zstd -dc " + fixture("access.log.zst") + " | flipaudit -"], counts: ["files_with_errors": 1]),
     BadInputCase(
         name: "bzip2 input is named, with the command to pipe it",
         setup: { _ in [fixture("access.log.bz2")] }, status: 3,
-        messages: ["access.log.bz2: ", "bzip2 -dc FILE | flipaudit -"], counts: ["files_with_errors": 1]),
+        messages: ["access.log.bz2: ", "bzip2 -dc " + fixture("access.log.bz2") + " | flipaudit -"], counts: ["files_with_errors": 1]),
     BadInputCase(
         name: "xz input is named, with the command to pipe it",
         setup: { _ in [fixture("access.log.xz")] }, status: 3,
-        messages: ["access.log.xz: ", "xz -dc FILE | flipaudit -"], counts: ["files_with_errors": 1]),
+        messages: ["access.log.xz: ", "xz -dc " + fixture("access.log.xz") + " | flipaudit -"], counts: ["files_with_errors": 1]),
     BadInputCase(
         name: "a missing path is named; the other inputs are still audited",
         setup: { dir in [dir + "/missing.log.gz", writeLog([flipLine("ok1")], named: "good.log", in: dir)] }, status: 3,

@@ -185,7 +185,7 @@ struct CommandLineTests {
         #expect(truncated.stderr.contains("truncated.log.gz: gzip data is truncated at compressed byte offset"))
         let zstd = try runCLI([fixture("access.log.zst"), "--quiet"])
         #expect(zstd.status == 3)
-        #expect(zstd.stderr.contains("zstd -dc FILE | flipaudit -"))
+        #expect(zstd.stderr.contains("zstd -dc \(fixture("access.log.zst")) | flipaudit -"))
     }
 
     @Test("an output folder that cannot be written is a usage error before any input is read")

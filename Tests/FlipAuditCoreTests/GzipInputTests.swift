@@ -159,8 +159,10 @@ struct GzipInputTests {
     func otherCompressions(name: String, format: String) {
         let (lines, error, _) = readLines(fixture(name))
         #expect(lines.isEmpty)
-        #expect(error == .unsupportedCompression(format: format, tool: format))
-        #expect("\(error!)".contains("\(format) -dc FILE | flipaudit -"))
+        #expect(error == .unsupportedCompression(format: format, tool: format, path: fixture(name)))
+        // The command names the file itself, ready to paste.
+        #expect("\(error!)".contains("\(format) -dc \(fixture(name)) | flipaudit -"))
+        #expect(!"\(error!)".contains("FILE"))
     }
 
     @Test("a missing path is reported as missing")

@@ -49,11 +49,38 @@ struct HTMLReportTests {
         let html = HTMLReport.render(try Audit.run(samplePaths()).result, failOn: nil)
         #expect(html.contains(#"<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">"#))
         #expect(!html.lowercased().contains("<script"))
-        for attribute in [" src=", " href=", "url(", "@import", "<link", "<iframe", "<object"] {
+        for attribute in [" src=", "url(", "@import", "<link", "<iframe", "<object"] {
             #expect(!html.contains(attribute), "\(attribute) in the page")
         }
+        // Links only within the page.
+        #expect(html.components(separatedBy: " href=").dropFirst().allSatisfy { $0.hasPrefix("\"#") })
         #expect(html.contains("<svg"))
         #expect(html.hasPrefix("<!DOCTYPE html>"))
+    }
+
+    @Test("findings come first, reached from the verdict and the severity counts; the page says what was audited")
+    func findingsFirst() throws {
+        let result = try Audit.run(samplePaths()).result
+        let html = HTMLReport.render(result, failOn: .high, runDate: Date(timeIntervalSince1970: 1_795_500_000))
+        let findings = try #require(html.range(of: "<section id=\"findings\">"))
+        for later in ["<section id=\"inputs\">", "<section id=\"sessions\">", "<section id=\"errors\">", "<section id=\"latency\">"] {
+            #expect(try #require(html.range(of: later)).lowerBound > findings.lowerBound, "\(later) before the findings")
+        }
+        #expect(html.contains("<a href=\"#findings\">"))
+        for severity in Severity.allCases {
+            let n = result.statistics.findingsBySeverity[severity] ?? 0
+            // A count above zero links to its heading; zero has nothing to reach.
+            #expect(html.contains("href=\"#sev-\(severity.rawValue)\"") == (n > 0), "\(severity)")
+            #expect(html.contains("id=\"sev-\(severity.rawValue)\"") == (n > 0), "\(severity)")
+        }
+        // Time range of the flip records (the earliest and latest session
+        // or finding times), run date, version, the options that change results.
+        let first = try #require(result.statistics.firstTime), last = try #require(result.statistics.lastTime)
+        #expect(html.contains("<time data-time=\"first\">\(Timestamp.iso8601(first))</time>"))
+        #expect(html.contains("<time data-time=\"last\">\(Timestamp.iso8601(last))</time>"))
+        #expect(first <= last)
+        #expect(html.contains("run <time>2026-11-24T06:00:00.000Z") && html.contains("flipaudit \(FlipAuditVersion.current)"))
+        #expect(html.contains("<code>--format auto</code>") && html.contains("<code>--session-timeout 600</code>"))
     }
 
     @Test("the verdict follows --fail-on and input errors")

@@ -27,7 +27,7 @@ struct OutputPlanTests {
         #expect(refused(nil, log, [dir + "/current"])?.contains("is the input") == true)
         #expect(refused(dir + "/out", dir + "/out/sessions.csv", [log])?.contains("same file") == true)
         #expect(refused(nil, dir, [log])?.contains("is a directory") == true)
-        #expect(refused(nil, dir + "/missing/r.json", [log])?.contains("does not exist") == true)
+        #expect(refused(nil, log + "/sub/r.json", [log])?.contains("a.log is a regular file, not a folder") == true)
         #expect(refused(nil, dir + "/" + String(repeating: "n", count: 300), [log])?.contains("longer") == true)
         #expect(refused(log, nil, [dir])?.contains("not a folder") == true)
         #expect(refused(nil, "", [log])?.contains("names no file") == true)
@@ -52,6 +52,23 @@ struct OutputPlanTests {
         let csv = try OutputPlan.make(csv: dir + "/new/deeper", json: nil, arguments: [], usesStandardOutput: false)
         #expect(FileIdentity.of(path: dir + "/new/deeper")?.isDirectory == true)
         #expect(csv.csvFiles.count == 3)
+    }
+
+    @Test("every output's missing parent folders are made, as --csv makes its folder")
+    func missingFolders() throws {
+        let dir = temporaryDirectory()
+        let plan = try OutputPlan.make(
+            csv: dir + "/csv/night", json: dir + "/json/a/r.json",
+            files: [("--html", dir + "/html/b/r.html"), ("--metrics", dir + "/prom/m.prom"), ("--checkpoint", dir + "/state/c/ck")],
+            arguments: [], usesStandardOutput: false)
+        for folder in ["/csv/night", "/json/a", "/html/b", "/prom", "/state/c"] {
+            #expect(FileIdentity.of(path: dir + folder)?.isDirectory == true, "\(folder)")
+        }
+        // The targets are resolved in the folders now made.
+        #expect(plan.json?.path == OutputPaths.canonical(dir) + "/json/a/r.json")
+        #expect(plan.files["--html"]?.path == OutputPaths.canonical(dir) + "/html/b/r.html")
+        // Two spellings of one new file are still one file.
+        #expect(refused(dir + "/x/y", dir + "/x/./y/sessions.csv", [])?.contains("same file") == true)
     }
 
     @Test("temporary names fit NAME_MAX and are recognised by the walk")

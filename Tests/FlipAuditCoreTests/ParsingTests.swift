@@ -253,7 +253,7 @@ struct TimestampTests {
     func formatting() {
         #expect(Timestamp.iso8601(t0 + 7) == "2026-11-22T10:00:01.007Z")
         #expect(Timestamp.period(t0, hourly: false) == "2026-11-22")
-        #expect(Timestamp.period(t0, hourly: true) == "2026-11-22T10")
+        #expect(Timestamp.period(t0, hourly: true) == "2026-11-22T10:00:00Z")
         #expect(Timestamp.iso8601(0) == "1970-01-01T00:00:00.000Z")
         // An epoch a log got wrong: a five-digit year keeps its month and day.
         let year10000 = Int64(Timestamp.daysFromCivil(year: 10000, month: 3, day: 4)) * 86_400_000 + 5_000

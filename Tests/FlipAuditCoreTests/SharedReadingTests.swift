@@ -127,22 +127,22 @@ struct SharedReadingTests {
         compare(fixture(name), configuration(), bufferSizes: [Self.maxLine + 2, 1000, 65536])
     }
 
-    @Test("the format is taken from the first readable line even when later pieces are scanned first")
-    func formatFromFirstReadableLine() {
+    @Test("each line is read in the format its first byte shows, wherever the pieces are cut and scanned")
+    func formatPerLine() {
         let dir = temporaryDirectory()
         var bytes = Array("\n  \n".utf8) + [0xFF, 0x0A]
         for i in 0..<400 {
             bytes += Array(#"{"time":"2026-11-22T08:00:\#(String(format: "%02d", i % 60))Z","request":"GET /x?\#(i) HTTP/1.1","status":200}"#.utf8) + [0x0A]
         }
-        // Combined lines later on (pieces that start with one) do not
-        // change the choice: they are malformed JSON.
+        // Combined lines after the JSON ones (pieces that start with one)
+        // are read as combined: one stream of two servers is read whole.
         for i in 0..<200 { bytes += Array((combined(i % 60, "/a", 200) + "\n").utf8) }
         let path = writeBytes(bytes, named: "mixed.log", in: dir)
         compare(path, configuration(), bufferSizes: [Self.maxLine + 2, 600], depths: [2, 8])
         let file = InputFile(displayName: "mixed.log", path: path)
         let last = drain(SharedFeed(file: file, index: 0, configuration: configuration(), depth: 8, bufferSize: 600, progress: nil))
-        #expect(last.contains { $0.contains("format: \"json\"") })
-        #expect(last.contains { $0.contains("records: 400,") && $0.contains("not a JSON object=200") })
+        #expect(last.contains { $0.contains("format: \"mixed\"") })
+        #expect(last.contains { $0.contains("records: 600,") && $0.contains("malformedLines: 1,") })
     }
 
     @Test("a missing input ends at once with its error, as on one thread")
@@ -165,7 +165,7 @@ struct PieceCutterTests {
         let dir = temporaryDirectory()
         let path = writeBytes(Array(text.utf8), named: "t.log", in: dir)
         let reader = try LogFileReader(path: path)
-        let cutter = PieceCutter(reader: reader, maxLine: maxLine, format: .auto)
+        let cutter = PieceCutter(reader: reader, maxLine: maxLine)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bufferSize, alignment: 16)
         defer { buffer.deallocate() }
         var sink = CollectingSink()

@@ -76,6 +76,13 @@ def totals(dom_path, json_path):
     for key, value in sorted(want.items()):
         shown = dom.totals.get(key)
         report("total " + key, shown == str(value), f"page shows {shown!r}, JSON has {value}")
+    # The verdict and each severity count above zero lead to their findings.
+    ids = {a["id"] for _, a in dom.tags if "id" in a}
+    links = [a["href"] for tag, a in dom.tags if tag == "a" and "href" in a]
+    report("in-page links reach their targets", all(h[1:] in ids for h in links), f"links {links}, ids {sorted(ids)}")
+    want_links = {"#findings"} if f["total"] else set()
+    want_links |= {"#sev-" + s for s, n in f["by_severity"].items() if n}
+    report("verdict and severity counts link to the findings", want_links <= set(links), f"links {sorted(set(links))}")
     report("finding kinds listed", set(dom.kinds) == {k["kind"] for k in f["by_kind"]},
            f"page {sorted(dom.kinds)} vs JSON {sorted(k['kind'] for k in f['by_kind'])}")
     for k in f["by_kind"]:
@@ -89,7 +96,10 @@ def injected_markup(dom):
     for tag, attrs in dom.tags:
         if tag in ("script", "img", "iframe", "object", "embed", "link", "base", "form"):
             bad.append(tag)
-        bad += [f"{tag}[{a}]" for a in attrs if a.startswith("on") or a in ("src", "href", "srcdoc")]
+        # An in-page link (href="#id" on an <a>) loads nothing; any other
+        # href could only come from a log.
+        in_page = lambda a: a == "href" and tag == "a" and (attrs[a] or "").startswith("#")
+        bad += [f"{tag}[{a}]" for a in attrs if a.startswith("on") or (a in ("src", "href", "srcdoc") and not in_page(a))]
     return bad
 
 

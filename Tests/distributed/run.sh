@@ -77,10 +77,16 @@ same() {
   local ref=$1 dir=$2 diffs=""
   [ "$(cat "$ref/status")" = "$(cat "$dir/status")" ] ||
     diffs="$diffs exit $(cat "$ref/status") vs $(cat "$dir/status");"
-  for f in csv/sessions.csv csv/findings.csv csv/error_distribution.csv report.json report.html stdout; do
+  for f in csv/sessions.csv csv/findings.csv csv/error_distribution.csv report.json stdout; do
     if [ ! -e "$dir/$f" ] && [ ! -e "$ref/$f" ]; then continue; fi
     cmp -s "$ref/$f" "$dir/$f" || diffs="$diffs $f differs;"
   done
+  # The HTML page but for the run's own date (docs/contract.md §10).
+  local rundate='s|run <time>[^<]*</time>|run <time></time>|'
+  if [ -e "$ref/report.html" ] || [ -e "$dir/report.html" ]; then
+    cmp -s <(sed "$rundate" "$ref/report.html" 2>/dev/null) <(sed "$rundate" "$dir/report.html" 2>/dev/null) ||
+      diffs="$diffs report.html differs;"
+  fi
   # The metrics file but for the lines that depend on when and how long it ran.
   local runtime='^flipaudit_last_(run_duration|run_timestamp|success_timestamp)_seconds '
   if [ -e "$ref/metrics.prom" ] || [ -e "$dir/metrics.prom" ]; then

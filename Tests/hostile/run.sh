@@ -242,8 +242,13 @@ else ko "--json DIR" "exit $st (124 = read the input first)"; fi
 long=$(printf 'n%.0s' $(seq 300))
 timeout 20 "$bin" -q --json "$long.json" never.fifo 2>/dev/null; st=$?
 if [ $st = 2 ]; then ok "300-byte file name: exit 2 before reading"; else ko "300-byte file name" "exit $st"; fi
-timeout 20 "$bin" -q --json "missing-folder/r.json" never.fifo 2>/dev/null; st=$?
-if [ $st = 2 ]; then ok "--json in a missing folder: exit 2 before reading"; else ko "--json in a missing folder" "exit $st"; fi
+# A missing folder is made (docs/contract.md §6); one that cannot be made,
+# under a regular file, is exit 2 before reading.
+timeout 20 "$bin" -q --json "existing-dir/f/r.json" never.fifo 2>/dev/null; st=$?
+touch not-a-folder
+timeout 20 "$bin" -q --json "not-a-folder/sub/r.json" never.fifo 2>/dev/null; st2=$?
+if [ $st = 124 ] && [ -d existing-dir/f ] && [ $st2 = 2 ]; then ok "--json in a missing folder: made; under a file: exit 2 before reading"
+else ko "--json in a missing folder" "exit $st / $st2 (124 = read the input, as it should after making the folder)"; fi
 mkdir ro && mount -t tmpfs -o ro,size=16k tmpfs ro 2>/dev/null && romounted=1 || romounted=0
 if [ $romounted = 1 ]; then
   timeout 20 "$bin" -q --json ro/r.json never.fifo 2>/dev/null; st=$?

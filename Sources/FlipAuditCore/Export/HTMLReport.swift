@@ -1,3 +1,5 @@
+import Foundation
+
 /// The summary as one self-contained HTML page (`--html`,
 /// docs/contract.md §9): inline CSS, inline SVG charts, no script and no
 /// resource from anywhere (a Content-Security-Policy says so to the
@@ -40,7 +42,8 @@ public enum HTMLReport {
             : ("pass", "PASS: no finding at or above \(failOn.rawValue) (--fail-on \(failOn.rawValue)).")
     }
 
-    public static func render(_ result: AuditResult, failOn: Severity?) -> String {
+    /// `runDate`: when the run ended (the page names it); now by default.
+    public static func render(_ result: AuditResult, failOn: Severity?, runDate: Date = Date()) -> String {
         let stats = result.statistics
         let a = result.accounting
         var out = """
@@ -55,11 +58,14 @@ public enum HTMLReport {
             <style>\(style)</style>
             </head>
             <body>
-            <header><h1>flipaudit report</h1><p class="sub">Google App Flip account linking, audited from access logs</p></header>
+            <header><h1>flipaudit report</h1><p class="sub">Google App Flip account linking, audited from access logs</p>
 
             """
+        out += about(result, runDate: runDate) + "</header>\n"
         let verdict = verdict(result, failOn: failOn)
-        out += "<section id=\"verdict\" class=\"verdict \(verdict.status)\" data-verdict=\"\(verdict.status)\"><p>\(esc(verdict.text))</p></section>\n"
+        let toFindings = result.findingCount > 0 ? " <a href=\"#findings\">See the findings.</a>" : ""
+        out +=
+            "<section id=\"verdict\" class=\"verdict \(verdict.status)\" data-verdict=\"\(verdict.status)\"><p>\(esc(verdict.text))\(toFindings)</p></section>\n"
 
         // Totals at a glance.
         out += "<section id=\"totals\"><h2>At a glance</h2><div class=\"cards\">\n"
@@ -73,21 +79,45 @@ public enum HTMLReport {
         out += "</div>\n<p class=\"sev-line\">"
         for severity in Severity.allCases.reversed() {
             let n = stats.findingsBySeverity[severity] ?? 0
-            out += "<span class=\"sev \(severity.rawValue)\">\(severity.rawValue) <b data-total=\"findings-\(severity.rawValue)\">\(n)</b></span> "
+            let label = "\(severity.rawValue) <b data-total=\"findings-\(severity.rawValue)\">\(n)</b>"
+            // A count above zero leads to its findings, in this page.
+            out +=
+                n > 0
+                ? "<a class=\"sev \(severity.rawValue)\" href=\"#sev-\(severity.rawValue)\">\(label)</a> "
+                : "<span class=\"sev \(severity.rawValue)\">\(label)</span> "
         }
         out += "</p></section>\n"
 
+        // Findings first: what to fix, worst first (docs/contract.md §9).
+        out += findingSection(result)
         out += inputSection(result)
         out += sessionSection(result)
         out += errorSection(result)
         out += latencySection(result)
-        out += findingSection(result)
         out +=
             "<footer><p>Made by flipaudit. Authorization codes appear only as digests (<code>sha256:</code> and 12 hex digits). Text from the logs is shown escaped.</p></footer>\n</body>\n</html>\n"
         return out
     }
 
     // MARK: Sections
+
+    /// What the page is about: the time range of the sessions and
+    /// findings, the run's date, flipaudit's version, and the options that
+    /// change results.
+    static func about(_ result: AuditResult, runDate: Date) -> String {
+        let stats = result.statistics
+        var range = "no App Flip session or finding in the input"
+        if let first = stats.firstTime, let last = stats.lastTime {
+            range =
+                "flip records from <time data-time=\"first\">\(Timestamp.iso8601(first))</time> to <time data-time=\"last\">\(Timestamp.iso8601(last))</time> (UTC)"
+        }
+        let run = Timestamp.iso8601(Int64((runDate.timeIntervalSince1970 * 1000).rounded(.down)))
+        var options = result.configuration.resultOptions
+        if result.checkpoint != nil || result.carriedIn > 0 { options.append("--checkpoint") }
+        var out = "<p class=\"about\">\(range) · run <time>\(run)</time> · flipaudit \(FlipAuditVersion.current)</p>\n"
+        out += "<p class=\"about\">Options: <code>\(options.map { esc($0) }.joined(separator: "</code> <code>"))</code></p>\n"
+        return out
+    }
 
     static func inputSection(_ result: AuditResult) -> String {
         let a = result.accounting
@@ -114,12 +144,12 @@ public enum HTMLReport {
         if !result.unobservableFiles.isEmpty {
             let names = result.unobservableFiles.prefix(listLimit).map(esc).joined(separator: ", ")
             notes.append(
-                "<p><b>\(names)</b> log no <code>Location</code> header, so returns to Google cannot be seen (sessions are <i>unobservable</i>). Add <code>\"$sent_http_location\"</code> at the end of your nginx <code>log_format</code>, for example:</p><pre>\(HTMLEscaping.escape(nginxLogFormat))</pre>"
+                "<p><b>\(names)</b> \(result.unobservableFiles.count == 1 ? "logs" : "log") no <code>Location</code> header, so returns to Google cannot be seen (sessions are <i>unobservable</i>). Add <code>\"$sent_http_location\"</code> at the end of your nginx <code>log_format</code>, for example:</p><pre>\(HTMLEscaping.escape(nginxLogFormat))</pre>"
             )
         }
         if !result.unpinnedProjectIDs.isEmpty {
             notes.append(
-                "<p>Web-linking redirects were accepted for project IDs \(result.unpinnedProjectIDs.prefix(listLimit).map(esc).joined(separator: ", ")) because no <code>--project-id</code> is set; pin yours with <code>--project-id ID</code> so that others are flagged.</p>"
+                "<p>Web-linking redirects were accepted for \(result.unpinnedProjectIDs.count == 1 ? "project ID" : "project IDs") \(result.unpinnedProjectIDs.prefix(listLimit).map(esc).joined(separator: ", ")) because no <code>--project-id</code> is set; pin yours with <code>--project-id ID</code> so that others are flagged.</p>"
             )
         }
         if result.carriedIn > 0 || result.checkpoint != nil {
@@ -143,7 +173,7 @@ public enum HTMLReport {
             "<div class=\"scroll\"><table><thead><tr><th>file</th><th>encoding</th><th>format</th><th class=\"n\">lines</th><th>Location logged</th><th>problem</th></tr></thead><tbody>\n"
         for f in result.files.prefix(listLimit) {
             out +=
-                "<tr><td class=\"mono\">\(esc(f.name))</td><td>\(esc(f.encoding))</td><td>\(esc(f.format))</td><td class=\"n\">\(f.lines)</td><td>\(f.logsLocation ? "yes" : "<b>no</b>")</td><td>\(f.error.map(esc) ?? "")</td></tr>\n"
+                "<tr><td class=\"mono\">\(esc(f.name))</td><td>\(esc(f.encoding))</td><td>\(esc(f.format))</td><td class=\"n\">\(f.lines)</td><td>\(f.logsLocation ? "yes" : "<b>no</b>")</td><td>\(f.error.map(esc) ?? f.hint.map(esc) ?? "")</td></tr>\n"
         }
         if result.files.count > listLimit { out += "<tr><td colspan=\"6\">… \(result.files.count - listLimit) more files</td></tr>\n" }
         out += "</tbody></table></div></section>\n"
@@ -303,7 +333,7 @@ public enum HTMLReport {
         for severity in Severity.allCases.reversed() {
             let kinds = FindingKind.allCases.filter { $0.severity == severity && (stats.findingsByKind[$0] ?? 0) > 0 }
             guard !kinds.isEmpty else { continue }
-            out += "<h3 class=\"sev-head \(severity.rawValue)\">\(severity.rawValue)</h3>\n"
+            out += "<h3 class=\"sev-head \(severity.rawValue)\" id=\"sev-\(severity.rawValue)\">\(severity.rawValue)</h3>\n"
             for kind in kinds {
                 let count = stats.findingsByKind[kind]!
                 out += "<article class=\"finding \(severity.rawValue)\" id=\"kind-\(kind.rawValue)\">\n"
@@ -338,7 +368,8 @@ public enum HTMLReport {
         *{box-sizing:border-box}
         body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg);margin:0 auto;max-width:1100px;padding:16px}
         h1{font-size:1.6em;margin:0}h2{font-size:1.25em;border-bottom:2px solid var(--line);padding-bottom:4px;margin-top:28px}h3{font-size:1.05em}h4{margin:0 0 4px;font-size:1em}
-        .sub{color:var(--muted);margin:2px 0 12px}
+        .sub{color:var(--muted);margin:2px 0 12px}.about{color:var(--muted);margin:2px 0;font-size:.9em}
+        a.sev{text-decoration:none}a.sev:hover,a.sev:focus{text-decoration:underline}.verdict a{font-weight:400}
         code,.mono,pre{font-family:ui-monospace,"DejaVu Sans Mono",Menlo,Consolas,monospace;font-size:.9em}
         .mono{overflow-wrap:anywhere}.time{white-space:nowrap}
         pre{background:var(--soft);padding:8px;white-space:pre-wrap;word-break:break-all;border-radius:4px}

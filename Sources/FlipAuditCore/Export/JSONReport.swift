@@ -3,9 +3,15 @@ import Foundation
 /// The summary report as one JSON document (`--json`): accounting,
 /// outcomes, error distribution, latency, findings per kind with their first
 /// examples. The full lists are the CSV files. Keys are snake_case and
-/// sorted, so the same input gives the same bytes.
+/// sorted, so the same input gives the same bytes. The document follows
+/// docs/schema/flipaudit-report.schema.json; `schema` names its version.
 public enum JSONReport {
+    /// The `schema` value: raised when a key changes meaning or type or is
+    /// removed (added keys keep it; readers ignore keys they do not know).
+    public static let schema = "flipaudit-report/1"
+
     struct Document: Encodable {
+        var schema = JSONReport.schema
         var tool = "flipaudit"
         var input: InputAccounting
         var files: [FileSummary]

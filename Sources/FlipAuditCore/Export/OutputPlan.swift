@@ -8,7 +8,8 @@
 /// §6 and §8): no output may be an input or another output (compared by
 /// device and inode when the file exists, by its resolved path when it does
 /// not yet), a directory, a socket, an over-long name, or a path whose
-/// folder cannot be written. Each output gets its `OutputTarget`: regular
+/// folder cannot be written or made. An output's missing parent folders
+/// are made once every check has passed, as `--csv` makes its folder. Each output gets its `OutputTarget`: regular
 /// files and new paths are replaced atomically (through a symlink, its
 /// target is), FIFOs, devices and `/dev/fd/N` are written as they are.
 public struct OutputPlan: Sendable {
@@ -30,8 +31,8 @@ public struct OutputPlan: Sendable {
     /// Checks the outputs against each other and against the inputs named
     /// by `arguments` (files as given; `-` is standard input), and against
     /// standard output when `usesStandardOutput` (the summary or
-    /// `--json -`) and it is a regular file. Creates the CSV folder when
-    /// everything else is fine.
+    /// `--json -`) and it is a regular file. Creates the CSV folder and
+    /// every output's missing parent folders when everything else is fine.
     ///
     /// `files` are further single-file outputs by option (`--html`,
     /// `--metrics`); those in `regularOnly` (`--checkpoint`, read back by
@@ -104,12 +105,7 @@ public struct OutputPlan: Sendable {
         if usesStandardOutput, let out = FileIdentity.of(descriptor: STDOUT_FILENO), out.isRegular, let input = inputs[out] {
             throw OutputPlanError("standard output is the input \(input); refusing to overwrite it")
         }
-        for (i, a) in outputs.enumerated() {
-            for b in outputs[(i + 1)...] {
-                let same = (a.identity != nil && a.identity == b.identity) || a.path == b.path
-                if same { throw OutputPlanError("\(a.option) \(a.given) and \(b.option) \(b.given) are the same file") }
-            }
-        }
+        try checkDistinct(outputs)
 
         // An existing output inside a folder read as input is skipped by
         // the walk, which is right for an earlier run's report and wrong
@@ -123,19 +119,32 @@ public struct OutputPlan: Sendable {
             }
         }
 
-        if let folder = createFolder {
+        // Folders to make: the CSV folder, and every new output file's
+        // missing folder (checked by `checkFolder`: its nearest existing
+        // ancestor is a folder that takes new entries).
+        var folders = createFolder.map { [$0] } ?? []
+        for output in outputs where output.option != "--csv" && output.method == .replace && output.identity == nil {
+            let folder = OutputPaths.directory(of: output.given)
+            if FileIdentity.of(path: folder) == nil && !folders.contains(folder) { folders.append(folder) }
+        }
+        for folder in folders {
             var made = false
             do { try makeFolders(folder); made = true } catch {}
             guard made, FileIdentity.of(path: folder)?.isDirectory == true else {
-                throw OutputPlanError("--csv: cannot create folder \(folder) (\(String(cString: strerror(errno))))")
+                let option = folder == createFolder ? "--csv" : outputs.first { OutputPaths.directory(of: $0.given) == folder }?.option ?? "output"
+                throw OutputPlanError("\(option): cannot create folder \(folder) (\(String(cString: strerror(errno))))")
             }
-            // Now that it exists, its files' paths resolve for real.
-            let base = folder.hasSuffix("/") ? folder : folder + "/"
-            outputs.removeAll { $0.option == "--csv" }
-            for name in csvNames {
-                let target = try file(base + name, option: "--csv")
-                plan.csvFiles[name] = target
-                outputs.append(target)
+        }
+        if !folders.isEmpty {
+            // Now that they exist, the new files' paths resolve for real.
+            if let folder = createFolder {
+                let base = folder.hasSuffix("/") ? folder : folder + "/"
+                outputs.removeAll { $0.option == "--csv" }
+                for name in csvNames {
+                    let target = try file(base + name, option: "--csv")
+                    plan.csvFiles[name] = target
+                    outputs.append(target)
+                }
             }
             if let json = plan.json, json.method == .replace, json.identity == nil {
                 let target = try file(json.given, option: "--json")
@@ -149,6 +158,8 @@ public struct OutputPlan: Sendable {
                 outputs.removeAll { $0.option == option }
                 outputs.append(target)
             }
+            // Two paths through a folder that did not exist may name one file.
+            try checkDistinct(outputs)
         }
         for output in outputs {
             if let identity = output.identity, output.method == .replace { plan.ownOutputs.identities.insert(identity) }
@@ -160,6 +171,16 @@ public struct OutputPlan: Sendable {
             plan.ownOutputs.namesByFolder[OutputPaths.canonical(csv), default: []].append(contentsOf: csvNames)
         }
         return plan
+    }
+
+    /// No two outputs are one file.
+    private static func checkDistinct(_ outputs: [OutputTarget]) throws(OutputPlanError) {
+        for (i, a) in outputs.enumerated() {
+            for b in outputs[(i + 1)...] {
+                let same = (a.identity != nil && a.identity == b.identity) || a.path == b.path
+                if same { throw OutputPlanError("\(a.option) \(a.given) and \(b.option) \(b.given) are the same file") }
+            }
+        }
     }
 
     /// Whether the file `output` names is empty or starts the way
@@ -220,15 +241,32 @@ public struct OutputPlan: Sendable {
         return OutputTarget(option: option, given: given, path: path, method: .replace, identity: nil)
     }
 
-    /// The folder of `path` must exist and take new files (the temporary
-    /// file is made there).
+    /// The folder of `path` must take new files (the temporary file is
+    /// made there), or, when it does not exist yet, its nearest existing
+    /// ancestor must be a folder that takes new folders (`make` makes the
+    /// missing ones).
     private static func checkFolder(of path: String, given: String, option: String) throws(OutputPlanError) {
-        let folder = OutputPaths.directory(of: path)
-        guard let identity = FileIdentity.of(path: folder), identity.isDirectory else {
-            throw OutputPlanError("\(option): folder \(OutputPaths.directory(of: given)) of \(given) does not exist")
+        var folder = OutputPaths.directory(of: path)
+        var missing = false
+        while true {
+            var info = stat()
+            if let identity = FileIdentity.of(path: folder) {
+                guard identity.isDirectory else {
+                    throw OutputPlanError("\(option): cannot make the folder of \(given): \(folder) is a \(identity.kindName), not a folder")
+                }
+                break
+            }
+            if lstat(folder, &info) == 0 {
+                throw OutputPlanError("\(option): cannot make the folder of \(given): \(folder) is a symbolic link to a missing folder")
+            }
+            let parent = OutputPaths.directory(of: folder)
+            missing = true
+            if parent == folder { break }
+            folder = parent
         }
         guard access(folder, W_OK | X_OK) == 0 else {
-            throw OutputPlanError("\(option): cannot write in folder \(folder) (\(String(cString: strerror(errno))))")
+            let what = missing ? "cannot make the folder of \(given) in" : "cannot write in folder"
+            throw OutputPlanError("\(option): \(what) \(folder) (\(String(cString: strerror(errno))))")
         }
     }
 

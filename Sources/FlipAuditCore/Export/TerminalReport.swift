@@ -1,10 +1,17 @@
-/// The summary a person reads at a glance: input accounting, outcomes, the
-/// error-type distribution, latency, and findings by severity with their
-/// first examples. Every log-derived text is escaped for the terminal.
+/// The summary a person reads at a glance: findings first, by severity with
+/// their first examples (what to fix, worst first), then input accounting,
+/// outcomes, the error-type distribution (overall, and one line per period
+/// with its most frequent values; the full breakdown is
+/// error_distribution.csv), latency and notes. Every log-derived text is
+/// escaped for the terminal.
 public struct TerminalReport {
     public var color: Bool
     /// How many examples each finding kind shows.
     public var examplesPerKind = 3
+    /// How many periods (the latest) the error types show, one line each.
+    public var periodLimit = 7
+    /// How many error values each period's line names.
+    static let errorsPerPeriod = 3
 
     public init(color: Bool) { self.color = color }
 
@@ -38,7 +45,27 @@ public struct TerminalReport {
                         + "\(Timestamp.iso8601(result.previousWatermark ?? 0)) less 300 s and were left out (nights given out of order?)", "1;31")
                 + "\n\n"
         }
-        out += heading("INPUT") + "\n"
+        let bySeverity = Severity.allCases.reversed().compactMap { s -> String? in
+            guard let n = stats.findingsBySeverity[s], n > 0 else { return nil }
+            return "\(s.rawValue) \(Self.number(n))"
+        }
+        out += heading("FINDINGS") + "  \(Self.number(result.findingCount))"
+        out += bySeverity.isEmpty ? "\n" : "  (" + bySeverity.joined(separator: ", ") + ")\n"
+        let examples = result.findingExamples.mapValues { $0.prefix(examplesPerKind) }
+        for severity in Severity.allCases.reversed() {
+            let kinds = FindingKind.allCases.filter { $0.severity == severity && (stats.findingsByKind[$0] ?? 0) > 0 }
+            guard !kinds.isEmpty else { continue }
+            out += "  " + severityLabel(severity) + "\n"
+            for kind in kinds {
+                out += "    \(paint(kind.rawValue, "1")) ×\(Self.number(stats.findingsByKind[kind]!)) — \(kind.meaning)\n"
+                for f in examples[kind] ?? [] {
+                    let state = f.state.isEmpty ? "" : " state \(esc(Quote.text(f.state)))"
+                    out += "      \(esc(result.describe(f.source)))\(state): \(esc(f.detail))\n"
+                }
+            }
+        }
+
+        out += "\n" + heading("INPUT") + "\n"
         let gz = result.files.filter { $0.encoding == "gzip" }.count
         out += "  files                \(Self.number(a.files)) (\(Self.number(gz)) gzip, \(Self.number(a.files - gz)) plain)"
         if a.filesWithErrors > 0 { out += paint("  \(Self.number(a.filesWithErrors)) could not be read completely", "31") }
@@ -60,6 +87,7 @@ public struct TerminalReport {
         out += "  in-scope flip records \(Self.number(a.inScopeFlipRecords))\n"
         out += "  other OAuth traffic  \(Self.number(a.otherOAuthRecords))\n"
         out += "  return-only records  \(Self.number(a.returnRecords))\n"
+        for file in result.files { if let hint = file.hint { out += paint("  warning: ", "33") + esc(file.name) + ": " + esc(hint) + "\n" } }
         for error in result.inputErrors { out += paint("  error: ", "31") + esc(error) + "\n" }
 
         out += "\n" + heading("SESSIONS") + "  \(Self.number(stats.sessions))\n"
@@ -92,17 +120,8 @@ public struct TerminalReport {
                 out += "  most frequent descriptions:\n"
                 out += Self.table(texts, indent: 4)
             }
-            out += "  by period, app and environment:\n"
-            var detail = [["period", "flow", "app", "environment", "error", "count", "share"]]
-            for r in stats.errorDistributionRows {
-                detail.append([
-                    r.period, r.group.flow.rawValue, r.group.app.rawValue, r.group.environment.rawValue,
-                    esc(r.error), Self.number(r.count), Self.percent(r.share),
-                ])
-            }
-            out += Self.table(detail, indent: 4)
+            out += Self.periods(stats.errorDistributionRows, limit: periodLimit, escape: esc)
         }
-
         out += "\n" + heading("LATENCY") + "  request → return on separate records: "
         if let p = stats.latencyPercentiles {
             out += "\(Self.count(Int(p.count), "session", "sessions")), p50 \(Self.duration(p.p50)), p90 \(Self.duration(p.p90)), p99 \(Self.duration(p.p99))\n"
@@ -110,35 +129,15 @@ public struct TerminalReport {
             out += "none\n"
         }
 
-        let bySeverity = Severity.allCases.reversed().compactMap { s -> String? in
-            guard let n = stats.findingsBySeverity[s], n > 0 else { return nil }
-            return "\(s.rawValue) \(Self.number(n))"
-        }
-        out += "\n" + heading("FINDINGS") + "  \(Self.number(result.findingCount))"
-        out += bySeverity.isEmpty ? "\n" : "  (" + bySeverity.joined(separator: ", ") + ")\n"
-        let examples = result.findingExamples.mapValues { $0.prefix(examplesPerKind) }
-        for severity in Severity.allCases.reversed() {
-            let kinds = FindingKind.allCases.filter { $0.severity == severity && (stats.findingsByKind[$0] ?? 0) > 0 }
-            guard !kinds.isEmpty else { continue }
-            out += "  " + severityLabel(severity) + "\n"
-            for kind in kinds {
-                out += "    \(paint(kind.rawValue, "1")) ×\(Self.number(stats.findingsByKind[kind]!)) — \(kind.meaning)\n"
-                for f in examples[kind] ?? [] {
-                    let state = f.state.isEmpty ? "" : " state \(esc(Quote.text(f.state)))"
-                    out += "      \(esc(result.describe(f.source)))\(state): \(esc(f.detail))\n"
-                }
-            }
-        }
-
         var notes: [String] = []
         if !result.unobservableFiles.isEmpty {
             notes.append(
-                "\(result.unobservableFiles.map(esc).joined(separator: ", ")) log no Location header, so returns to Google cannot be seen (sessions are 'unobservable'). Add \"$sent_http_location\" at the end of your nginx log_format, e.g.:\n      log_format flip '$remote_addr - $remote_user [$time_local] \"$request\" $status $body_bytes_sent \"$http_referer\" \"$http_user_agent\" \"$sent_http_location\"';"
+                "\(result.unobservableFiles.map(esc).joined(separator: ", ")) \(result.unobservableFiles.count == 1 ? "logs" : "log") no Location header, so returns to Google cannot be seen (sessions are 'unobservable'). Add \"$sent_http_location\" at the end of your nginx log_format, e.g.:\n      log_format flip '$remote_addr - $remote_user [$time_local] \"$request\" $status $body_bytes_sent \"$http_referer\" \"$http_user_agent\" \"$sent_http_location\"';"
             )
         }
         if !result.unpinnedProjectIDs.isEmpty {
             notes.append(
-                "web-linking redirects were accepted for project IDs \(result.unpinnedProjectIDs.map(esc).joined(separator: ", ")) because no --project-id is set; pin yours with --project-id ID so that others are flagged"
+                "web-linking redirects were accepted for \(result.unpinnedProjectIDs.count == 1 ? "project ID" : "project IDs") \(result.unpinnedProjectIDs.map(esc).joined(separator: ", ")) because no --project-id is set; pin yours with --project-id ID so that others are flagged"
             )
         }
         if result.carriedIn > 0 || result.checkpoint != nil {
@@ -158,6 +157,34 @@ public struct TerminalReport {
             out += "\n" + heading("NOTES") + "\n"
             for n in notes { out += "  - " + n + "\n" }
         }
+        return out
+    }
+
+    /// One line per period (the latest `limit`): its error sessions and
+    /// most frequent values, summed over flow, app and environment.
+    static func periods(_ rows: [(period: String, group: TargetGroup, error: String, count: Int, share: Double)], limit: Int, escape esc: (String) -> String)
+        -> String
+    {
+        var byPeriod: [String: [String: Int]] = [:]
+        // Each (period, group) ends with its `*` total row, which is left out.
+        for (i, r) in rows.enumerated() where i + 1 < rows.count && rows[i + 1].period == r.period && rows[i + 1].group == r.group {
+            byPeriod[r.period, default: [:]][r.error, default: 0] += r.count
+        }
+        let periods = byPeriod.keys.sorted()
+        guard periods.count > 1 || periods.first != "all" else { return "" }
+        var out = "  by period (UTC), most frequent first:\n"
+        var lines: [[String]] = []
+        for period in periods.suffix(limit) {
+            let counts = byPeriod[period]!
+            let total = counts.values.reduce(0, +)
+            let top = counts.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
+            var named = top.prefix(errorsPerPeriod).map { "\(esc($0.key)) \(percent(Double($0.value) / Double(total)))" }
+            if top.count > errorsPerPeriod { named.append("\(number(top.count - errorsPerPeriod)) more") }
+            lines.append([period, number(total), named.joined(separator: ", ")])
+        }
+        out += table(lines, indent: 4)
+        if periods.count > limit { out += "    … \(count(periods.count - limit, "earlier period", "earlier periods"))\n" }
+        out += "    (per flow, app and environment: error_distribution.csv, with --csv DIR)\n"
         return out
     }
 

@@ -32,8 +32,9 @@ public struct InputFile: Sendable, Equatable {
 /// `/dev/stdin`) is read once, under the first of its names in sorted
 /// order. Sorting by name makes results independent of argument order.
 public enum InputCatalog {
-    /// The display name used for standard input.
-    public static let standardInputName = "(stdin)"
+    /// The display name of standard input: `-`, as on the command line
+    /// (in messages, `FILE:LINE` sources and the CSV `source` column).
+    public static let standardInputName = "-"
 
     /// What `resolve` found: the inputs, the paths that cannot be read
     /// (exit 3), and notes on what a directory walk skipped (not errors).

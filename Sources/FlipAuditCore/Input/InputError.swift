@@ -5,8 +5,10 @@ public enum InputError: Error, Equatable, CustomStringConvertible, Sendable {
     case unreadable(String)
     /// The path does not exist.
     case missing
-    /// The file is compressed with a format flipaudit does not decode.
-    case unsupportedCompression(format: String, tool: String)
+    /// The file is compressed with a format flipaudit does not decode;
+    /// `path` is the file (nil for standard input), named in the command
+    /// that pipes it in.
+    case unsupportedCompression(format: String, tool: String, path: String?)
     /// The gzip stream ends in the middle of a member.
     case truncated(offset: UInt64)
     /// The gzip stream is damaged at (or just before) this compressed offset.
@@ -25,8 +27,11 @@ public enum InputError: Error, Equatable, CustomStringConvertible, Sendable {
             return "cannot read: \(why)"
         case .missing:
             return "no such file or directory"
-        case .unsupportedCompression(let format, let tool):
-            return "\(format)-compressed input is not supported; decompress it and pipe it in: \(tool) -dc FILE | flipaudit -"
+        case .unsupportedCompression(let format, let tool, let path):
+            guard let path else {
+                return "\(format)-compressed input is not supported; decompress it in the pipe: ... | \(tool) -dc | flipaudit -"
+            }
+            return "\(format)-compressed input is not supported; decompress it and pipe it in: \(tool) -dc \(Self.shellQuoted(path)) | flipaudit -"
         case .truncated(let offset):
             return "gzip data is truncated at compressed byte offset \(offset); lines before it were analysed"
         case .corrupt(let offset, let reason):
@@ -38,5 +43,16 @@ public enum InputError: Error, Equatable, CustomStringConvertible, Sendable {
         case .decoderUnavailable(let why):
             return "cannot start the gzip decoder: \(why)"
         }
+    }
+
+    /// `path` as a shell word: as it is when it holds only characters no
+    /// shell treats specially, else in single quotes.
+    static func shellQuoted(_ path: String) -> String {
+        let plain =
+            !path.isEmpty
+            && path.utf8.allSatisfy { b in
+                (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || "/._-+,:@%".utf8.contains(b)
+            }
+        return plain ? path : "'" + path.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
     }
 }

@@ -50,7 +50,7 @@ final class InputPipeline {
         self.emit = emit
         self.scanners = scanners
         splitter = LineSplitter(maxLine: configuration.maxLine)
-        assembler = ScanAssembler(file: file)
+        assembler = ScanAssembler(file: file, format: configuration.format)
         scanner = scanners.take(fileIndex: Int32(index))
         // Chunks come in order: every event is built with its line.
         scanner.linesBefore = 0
@@ -106,7 +106,7 @@ final class InputPipeline {
     static func firstRecordTime(_ file: InputFile, configuration: AuditConfiguration, scanners: ScannerPool) -> Int64? {
         guard !file.isStream, let reader = try? LogFileReader(path: file.path) else { return nil }
         var splitter = LineSplitter(maxLine: configuration.maxLine)
-        var assembler = ScanAssembler(file: file)
+        var assembler = ScanAssembler(file: file, format: configuration.format)
         var scanner = scanners.take(fileIndex: 0)
         defer { scanners.give(scanner) }
         scanner.linesBefore = 0

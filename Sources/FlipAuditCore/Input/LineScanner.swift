@@ -1,25 +1,93 @@
-/// The log formats a file can be read as, once `--format auto` has looked
-/// at its first line.
+/// The log formats a line can be read as.
 enum RecordFormat: String, Sendable {
     case combined, json, nginx
 
-    /// The format for a file whose first non-blank, valid line is `line`.
-    static func detect(_ line: UnsafeRawBufferPointer, setting: AuditConfiguration.Format) -> Self {
+    /// The format every line is read as, or nil under `--format auto`,
+    /// where each line picks its own (`shape`).
+    static func fixed(_ setting: AuditConfiguration.Format) -> Self? {
         switch setting {
         case .combined: return .combined
         case .json: return .json
         case .nginx: return .nginx
-        case .auto:
-            let first = line.first { $0 != .space && $0 != .tab }
-            return first == .openBrace ? .json : .combined
+        case .auto: return nil
         }
     }
 
-    /// Whether `line` (line end stripped) is one the format is detected
-    /// from: not blank, no NUL byte, valid UTF-8 — the first line that is
-    /// parsed at all.
-    static func isDetectable(_ line: UnsafeRawBufferPointer) -> Bool {
-        !LineScanner.isBlank(line) && Bytes.isValidText(line)
+    /// The format of one line under `--format auto` (docs/contract.md §2):
+    /// JSON when its first byte that is not a space or tab is `{`, combined
+    /// otherwise. One byte looked at on almost every line; `line` is not
+    /// blank.
+    @inline(__always)
+    static func shape(_ line: UnsafeRawBufferPointer) -> Self {
+        var i = 0
+        while i < line.count && (line[i] == .space || line[i] == .tab) { i += 1 }
+        return i < line.count && line[i] == .openBrace ? .json : .combined
+    }
+}
+
+/// How the lines of a piece (or an input) parsed: records per format, and
+/// of the lines that failed their parser, how many another format reads —
+/// what the hint for an input read in the wrong format is made from.
+struct FormatTally: Sendable, Equatable {
+    var combinedRecords = 0
+    var jsonRecords = 0
+    var nginxRecords = 0
+    /// Lines their format's parser refused (not over-long, NUL or UTF-8).
+    var unparsed = 0
+    /// Of those, how many parse as combined, as JSON.
+    var fitCombined = 0
+    var fitJSON = 0
+
+    mutating func add(_ other: FormatTally) {
+        combinedRecords += other.combinedRecords
+        jsonRecords += other.jsonRecords
+        nginxRecords += other.nginxRecords
+        unparsed += other.unparsed
+        fitCombined += other.fitCombined
+        fitJSON += other.fitJSON
+    }
+
+    /// `combined`, `json`, `nginx`, `mixed` (JSON and combined records
+    /// both), or `none` when no line parsed.
+    var name: String {
+        switch (combinedRecords > 0, jsonRecords > 0, nginxRecords > 0) {
+        case (false, false, false): return "none"
+        case (true, false, false): return RecordFormat.combined.rawValue
+        case (false, true, false): return RecordFormat.json.rawValue
+        case (false, false, true): return RecordFormat.nginx.rawValue
+        default: return "mixed"
+        }
+    }
+
+    /// The one warning for an input most of whose non-blank lines are
+    /// malformed (docs/contract.md §2): the share, and the format that
+    /// would read them, if one does; nil otherwise.
+    static func hint(_ accounting: InputAccounting, tally: FormatTally, setting: AuditConfiguration.Format) -> String? {
+        let written = accounting.lines - accounting.blankLines
+        guard written > 0, accounting.malformedLines * 2 > written else { return nil }
+        let percent = (accounting.malformedLines * 100) / written
+        let tried: String
+        switch setting {
+        case .auto: tried = "read as JSON or combined (by each line's first byte)"
+        case .combined: tried = "read as --format combined"
+        case .json: tried = "read as --format json"
+        case .nginx: tried = "read with --log-format"
+        }
+        let share = "\(tried), \(percent)% of its lines (\(accounting.malformedLines) of \(written)) are malformed"
+        let fit = max(tally.fitCombined, tally.fitJSON)
+        guard fit * 2 > tally.unparsed, fit > 0 else {
+            let why = accounting.malformedByReason.max { a, b in (a.value, b.key) < (b.value, a.key) }.map { " (mostly: \($0.key))" } ?? ""
+            let advice = setting == .auto ? "; if it is an nginx log, give its log_format with --log-format" : ""
+            return "\(share)\(why), and no other format reads them\(advice)"
+        }
+        let better = tally.fitJSON > tally.fitCombined ? "json" : "combined"
+        let advice: String
+        switch setting {
+        case .auto: advice = ""
+        case .nginx: advice = ": leave out --log-format"
+        case .combined, .json: advice = ": try --format auto"
+        }
+        return "\(share); \(fit) of them read as \(better)\(advice)"
     }
 }
 
@@ -51,9 +119,8 @@ struct PieceScan: Sendable {
     var peaks: [(line: Int, time: Int64)] = []
     /// The first line that logged a Location field.
     var firstLocationLine: Int?
-    /// The format the piece was read as (nil while only blank or unreadable
-    /// lines were seen).
-    var format: RecordFormat?
+    /// The formats its lines parsed as.
+    var tally = FormatTally()
     /// The scanner's `linesBefore`: when set, the lines of the events (only
     /// those) count from the input's start.
     var linesBefore: Int?
@@ -65,14 +132,12 @@ struct PieceScan: Sendable {
 /// in-order paths the lines one chunk completed — as a `PieceScan`.
 struct LineScanner: LineSink {
     private var fileIndex: Int32
-    private let setting: AuditConfiguration.Format
+    /// The format of every line, or nil under `--format auto`.
+    private let fixed: RecordFormat?
     private var extractor: FlipEventExtractor
     private var combined: CombinedLogParser
     private var json: JSONLineParser
     private var nginx: NginxLogFormatParser?
-    /// The format picked for this file: detected from its first readable
-    /// line, or set by whoever saw that line (`PieceCutter`).
-    var format: RecordFormat?
     /// Lines of the input before the lines this scanner is given next, when
     /// known: its events are then built with their line in the input, and
     /// none is built twice. Nil when the lines ahead are not counted yet
@@ -91,7 +156,7 @@ struct LineScanner: LineSink {
         self.fileIndex = fileIndex
         futureAfter = configuration.futureAfter
         lateBefore = configuration.lateBefore
-        setting = configuration.format
+        fixed = RecordFormat.fixed(configuration.format)
         extractor = FlipEventExtractor(configuration: configuration)
         combined = CombinedLogParser(maxLine: configuration.maxLine)
         json = JSONLineParser(maxLine: configuration.maxLine)
@@ -105,7 +170,6 @@ struct LineScanner: LineSink {
     /// which depends on the values alone).
     mutating func restart(fileIndex: Int32) {
         self.fileIndex = fileIndex
-        format = nil
         linesBefore = nil
         record = LogRecord()
         scan = PieceScan()
@@ -116,7 +180,6 @@ struct LineScanner: LineSink {
     mutating func take() -> PieceScan {
         var done = PieceScan()
         swap(&done, &scan)
-        done.format = format
         done.linesBefore = linesBefore
         if let before = linesBefore { linesBefore = before + done.accounting.lines }
         scan.events.reserveCapacity(64)
@@ -146,15 +209,24 @@ struct LineScanner: LineSink {
             if Bytes.find(0, in: bytes) != nil { malformed(.nulByte); return }
             if !Bytes.isValidText(bytes) { malformed(.invalidUTF8); return }
         }
-        if format == nil { format = RecordFormat.detect(bytes, setting: setting) }
-        let failure: MalformedReason?
-        switch format! {
-        case .json: failure = json.parse(bytes, into: &record)
-        case .nginx: failure = nginx!.parse(bytes, into: &record)
-        case .combined: failure = combined.parse(bytes, into: &record, escapes: check.backslash)
+        let format = fixed ?? RecordFormat.shape(bytes)
+        if let failure = parse(bytes, as: format, escapes: check.backslash) {
+            scan.tally.unparsed += 1
+            // Only on a line that failed: would another format read it?
+            if format != .json && RecordFormat.shape(bytes) == .json && json.parse(bytes, into: &record) == nil {
+                scan.tally.fitJSON += 1
+            } else if format != .combined && combined.parse(bytes, into: &record, escapes: check.backslash) == nil {
+                scan.tally.fitCombined += 1
+            }
+            malformed(failure)
+            return
         }
-        if let failure { malformed(failure); return }
         if record.time > futureAfter { malformed(.future); return }
+        switch format {
+        case .combined: scan.tally.combinedRecords += 1
+        case .json: scan.tally.jsonRecords += 1
+        case .nginx: scan.tally.nginxRecords += 1
+        }
         let number = scan.accounting.lines + 1
         scan.accounting.records += 1
         if record.time < lateBefore {
@@ -176,6 +248,16 @@ struct LineScanner: LineSink {
         case .unrelated: break
         }
         if let event { scan.events.append(event) }
+    }
+
+    /// Parses one line into `record`; why it failed, if it did.
+    @inline(__always)
+    private mutating func parse(_ bytes: UnsafeRawBufferPointer, as format: RecordFormat, escapes: Bool) -> MalformedReason? {
+        switch format {
+        case .json: return json.parse(bytes, into: &record)
+        case .nginx: return nginx!.parse(bytes, into: &record)
+        case .combined: return combined.parse(bytes, into: &record, escapes: escapes)
+        }
     }
 
     mutating func overlongLine(number _: Int, length: Int) {

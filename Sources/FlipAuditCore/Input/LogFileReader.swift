@@ -54,9 +54,12 @@ private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count:
     /// An error found after the chunk that was returned with it.
     private var pendingError: InputError?
     private var finished = false
+    /// The file read (nil: standard input), for messages.
+    private let path: String?
 
     /// Opens `path`, or standard input for `nil`.
     public init(path: String?) throws(InputError) {
+        self.path = path
         if let path {
             let fd = open(path, O_RDONLY | O_CLOEXEC)
             if fd < 0 {
@@ -165,11 +168,11 @@ private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count:
             inflater = try BufferPool.shared.takeInflater()
             memberOpen = true
         } else if starts([0x28, 0xB5, 0x2F, 0xFD]) {
-            throw .unsupportedCompression(format: "zstd", tool: "zstd")
+            throw .unsupportedCompression(format: "zstd", tool: "zstd", path: path)
         } else if starts([0x42, 0x5A, 0x68]) {
-            throw .unsupportedCompression(format: "bzip2", tool: "bzip2")
+            throw .unsupportedCompression(format: "bzip2", tool: "bzip2", path: path)
         } else if starts([0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00]) {
-            throw .unsupportedCompression(format: "xz", tool: "xz")
+            throw .unsupportedCompression(format: "xz", tool: "xz", path: path)
         }
     }
 

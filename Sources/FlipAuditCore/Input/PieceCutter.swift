@@ -2,9 +2,9 @@
 /// piece can be scanned by any thread, in any order. The partial line at a
 /// piece's end is carried to the start of the next one by its
 /// `LineFraming` (an over-long one is measured as it streams past, never
-/// held); the piece then says where an over-long line ended. Also decides
-/// the input's format from its first readable line, as `LineScanner` would:
-/// a piece scanned ahead of its turn must know it.
+/// held); the piece then says where an over-long line ended. It decides
+/// nothing about formats: under `--format auto` each line is read in the
+/// format its first byte shows (`RecordFormat.shape`), wherever it falls.
 /// Used by one thread at a time (`@unchecked Sendable`: it is handed to the
 /// thread that reads the input).
 final class PieceCutter: @unchecked Sendable {
@@ -14,8 +14,6 @@ final class PieceCutter: @unchecked Sendable {
         /// skipped): its length. It is the piece's first line.
         var leadingOverlong: Int?
         var range: Range<Int>
-        /// The input's format, once a readable line has been seen.
-        var format: RecordFormat?
         /// Set on the last piece of the input.
         var end: PieceEnd?
     }
@@ -33,13 +31,10 @@ final class PieceCutter: @unchecked Sendable {
     }
 
     private let reader: LogFileReader
-    private let setting: AuditConfiguration.Format
-    private var format: RecordFormat?
     private var framing: LineFraming
 
-    init(reader: LogFileReader, maxLine: Int, format: AuditConfiguration.Format) {
+    init(reader: LogFileReader, maxLine: Int) {
         self.reader = reader
-        setting = format
         framing = LineFraming(maxLine: maxLine)
     }
 
@@ -90,8 +85,7 @@ final class PieceCutter: @unchecked Sendable {
         var stop = framing.isOverlong ? n : LineFraming.endOfLastLine(in: bytes, from: start)
         framing.carry(Bytes.slice(bytes, stop, n))
         if !ended {
-            detectFormat(in: Bytes.slice(bytes, start, stop))
-            return Piece(leadingOverlong: leading, range: start..<stop, format: format)
+            return Piece(leadingOverlong: leading, range: start..<stop)
         }
         var end = PieceEnd(input: InputEnd(reader))
         if let failure {
@@ -105,19 +99,6 @@ final class PieceCutter: @unchecked Sendable {
             case .overlong(let length): end.trailingOverlong = length
             }
         }
-        detectFormat(in: Bytes.slice(bytes, start, stop))
-        return Piece(leadingOverlong: leading, range: start..<stop, format: format, end: end)
-    }
-
-    /// Sets `format` from the first line of `bytes` it can be detected from
-    /// (none is over-long, blank, or unreadable), unless known already.
-    private func detectFormat(in bytes: UnsafeRawBufferPointer) {
-        var start = 0
-        while format == nil && start < bytes.count {
-            let end = Bytes.find(.newline, in: bytes, from: start) ?? bytes.count
-            let line = LineFraming.content(Bytes.slice(bytes, start, end))
-            if line.count <= framing.maxLine && RecordFormat.isDetectable(line) { format = RecordFormat.detect(line, setting: setting) }
-            start = end + 1
-        }
+        return Piece(leadingOverlong: leading, range: start..<stop, end: end)
     }
 }

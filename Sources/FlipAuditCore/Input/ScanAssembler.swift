@@ -12,7 +12,8 @@ struct ScanAssembler {
     private var lines = 0
     private var batch = EventBatch()
     private var linesInBatch = 0
-    private var format: RecordFormat?
+    private var tally = FormatTally()
+    private let setting: AuditConfiguration.Format
     private(set) var accounting = InputAccounting()
     /// The first line that logged a Location field, once reached.
     private(set) var firstLocationLine: Int64?
@@ -24,8 +25,9 @@ struct ScanAssembler {
     /// Messages for standard error: the first malformed lines.
     private var warnings: [String] = []
 
-    init(file: InputFile) {
+    init(file: InputFile, format: AuditConfiguration.Format) {
         self.file = file
+        setting = format
         batch.events.reserveCapacity(64)
     }
 
@@ -52,7 +54,7 @@ struct ScanAssembler {
         }
         accounting.add(scan.accounting)
         if firstTime == nil { firstTime = scan.peaks.first?.time }
-        if let f = scan.format { format = f }
+        tally.add(scan.tally)
         var event = 0
         var peak = 0
         var done = 0
@@ -100,12 +102,15 @@ struct ScanAssembler {
         }
         if failure != nil { accounting.filesWithErrors = 1 }
         let message = failure.map { "\(file.displayName): \($0)" }
+        // One warning when most lines are malformed (docs/contract.md §2).
+        let hint = FormatTally.hint(accounting, tally: tally, setting: setting)
+        if let hint { warnings.append("\(file.displayName): \(hint)") }
         return FileScan(
             accounting: accounting, firstLocationLine: firstLocationLine, latestTime: latestTime,
             summary: FileSummary(
                 name: file.displayName, encoding: end?.encoding.rawValue ?? "plain",
-                format: format?.rawValue ?? "empty", lines: accounting.lines, logsLocation: logsLocation,
-                error: failure.map { "\($0)" }),
+                format: accounting.lines == accounting.blankLines ? "empty" : tally.name, lines: accounting.lines,
+                logsLocation: logsLocation, error: failure.map { "\($0)" }, hint: hint),
             error: message, warnings: warnings + (message.map { [$0] } ?? []))
     }
 }

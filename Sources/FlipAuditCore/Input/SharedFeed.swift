@@ -16,7 +16,6 @@ final class PieceScanner {
     /// The lines of `piece`, whose bytes are `bytes`; `linesBefore`: the
     /// lines of the input before it, when known.
     func scan(_ piece: PieceCutter.Piece, bytes: UnsafeRawBufferPointer, linesBefore: Int?) -> PieceScan {
-        scanner.format = piece.format
         scanner.linesBefore = linesBefore
         if let long = piece.leadingOverlong { scanner.overlongLine(number: 0, length: long) }
         splitter.feed(bytes, to: &scanner)
@@ -193,7 +192,7 @@ final class SharedFeed: EventFeed, @unchecked Sendable {
         buffers = min(depth, Self.buffers)
         self.bufferSize = max(bufferSize, PieceCutter.minimumBuffer(maxLine: configuration.maxLine))
         self.progress = progress
-        assembler = ScanAssembler(file: file)
+        assembler = ScanAssembler(file: file, format: configuration.format)
         shared = HandOff(Pieces(freeSlots: Array((0..<buffers).reversed()), depth: depth, readyTarget: min(4, buffers / 2)))
     }
 
@@ -227,7 +226,7 @@ final class SharedFeed: EventFeed, @unchecked Sendable {
         }
         slots = (0..<buffers).map { _ in .allocate(byteCount: bufferSize, alignment: 16) }
         scanner = PieceScanner(fileIndex: index, configuration: configuration)
-        let cutter = PieceCutter(reader: reader, maxLine: configuration.maxLine, format: configuration.format)
+        let cutter = PieceCutter(reader: reader, maxLine: configuration.maxLine)
         // The thread holds the feed until the last piece is cut and every
         // piece it claimed is scanned.
         WorkerThread.read.start { [self] in self.read(cutter) }

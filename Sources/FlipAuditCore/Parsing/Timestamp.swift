@@ -218,12 +218,14 @@
         }
     }
 
-    /// `2026-11-22` or `2026-11-22T10` for the error-distribution periods.
+    /// `2026-11-22` or `2026-11-22T10:00:00Z` for the error-distribution
+    /// periods: the bucket's start, as ISO 8601 that a loader reads as a
+    /// date or a timestamp (docs/contract.md §7).
     public static func period(_ ms: Int64, hourly: Bool) -> String {
         let (days, msOfDay) = divFloor(ms, 86_400_000)
         let (y, m, d) = civil(fromDays: Int(days))
         let day = "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))"
-        return hourly ? day + "T" + pad(Int(msOfDay / 3_600_000), 2) : day
+        return hourly ? day + "T" + pad(Int(msOfDay / 3_600_000), 2) + ":00:00Z" : day
     }
 
     private static func divFloor(_ a: Int64, _ b: Int64) -> (Int64, Int64) {

@@ -49,6 +49,10 @@ public struct AuditStatistics: Sendable {
     public var findingsByKind: [FindingKind: Int] = [:]
     public var findingsBySeverity: [Severity: Int] = [:]
     public var sessions = 0
+    /// Earliest and latest time (ms) of a session's records or a finding:
+    /// the time range the reports name.
+    public var firstTime: Int64?
+    public var lastTime: Int64?
 
     let bucket: AuditConfiguration.Bucket
 
@@ -58,6 +62,8 @@ public struct AuditStatistics: Sendable {
 
     mutating func add(_ session: SessionRecord) {
         sessions += 1
+        noteTime(session.firstSeen)
+        noteTime(session.lastSeen)
         let group = TargetGroup(flow: session.target.flow, app: session.target.app, environment: session.target.environment)
         outcomes[group, default: [:]][session.outcome, default: 0] += 1
         outcomeTotals[session.outcome, default: 0] += 1
@@ -103,7 +109,13 @@ public struct AuditStatistics: Sendable {
         return Array(ranked.prefix(Self.descriptionsShown))
     }
 
+    private mutating func noteTime(_ t: Int64) {
+        if firstTime.map({ t < $0 }) ?? true { firstTime = t }
+        if lastTime.map({ t > $0 }) ?? true { lastTime = t }
+    }
+
     mutating func add(_ finding: Finding) {
+        noteTime(finding.time)
         findingsByKind[finding.kind, default: 0] += 1
         findingsBySeverity[finding.severity, default: 0] += 1
     }

@@ -86,15 +86,20 @@ public struct FileSummary: Sendable, Codable, Equatable {
     public var name: String
     /// `gzip` or `plain`.
     public var encoding: String
-    /// `combined`, `json`, `nginx`, or `empty` when no line was read.
+    /// What its records were read as: `combined`, `json`, `nginx`, `mixed`
+    /// (JSON and combined lines both, under `--format auto`), `none` (no
+    /// line parsed), or `empty` (no line but blank ones).
     public var format: String
     public var lines: Int
     public var logsLocation: Bool
     /// Why the input could not be read completely, if so.
     public var error: String?
+    /// When most of its lines were malformed: the share, and the format
+    /// that would read them, if one does (docs/contract.md §2).
+    public var hint: String?
 
     enum CodingKeys: String, CodingKey {
-        case name, encoding, format, lines, error
+        case name, encoding, format, lines, error, hint
         case logsLocation = "logs_location"
     }
 }

@@ -40,7 +40,9 @@ struct ReadTotals {
         files[index] = summary
         guard let warn else { return }
         for message in warnings {
-            if message != error {
+            // The read error and the wrong-format hint are always printed.
+            let hint = summary.hint.map { message.hasSuffix(": " + $0) } ?? false
+            if message != error && !hint {
                 malformedWarnings += 1
                 if malformedWarnings > AuditConfiguration.malformedMessageLimit { continue }
             }
