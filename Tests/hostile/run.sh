@@ -337,7 +337,7 @@ text = open(sys.argv[1], encoding="utf-8").read().split("\n")
 i = next(i for i, l in enumerate(text) if l.startswith("ERROR TYPES"))
 rows = []
 for l in text[i + 1:]:
-    if not l.startswith("  ") or l.startswith("  by period"): break
+    if not l.startswith("  ") or l.startswith("  by period") or l.startswith("  most frequent"): break
     rows.append(l)
 assert any("全角" in r for r in rows), rows
 ends = {width(r) for r in rows}          # right-aligned last column: same end
