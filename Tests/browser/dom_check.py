@@ -71,6 +71,9 @@ def totals(dom_path, json_path):
     for outcome, n in j["outcomes"].items():
         if n > 0:
             want["outcome-" + outcome] = n
+    for key in ("late_records", "duplicate_records"):
+        if j["input"].get(key):
+            want[key] = j["input"][key]
     if j.get("latency_ms"):
         want["latency_count"] = j["latency_ms"]["count"]
     for key, value in sorted(want.items()):

@@ -162,6 +162,22 @@ public enum HTMLReport {
                 "<p><span data-total=\"evicted_sessions\">\(result.evictedSessions)</span> sessions were closed early because more than \(result.configuration.maxSessions) were open at once (a flood of distinct states?); their outcome is closed-early, later returns may read unknown-state, and results are not exact. Raise <code>--max-sessions</code> if this is normal traffic.</p>"
             )
         }
+        if result.mostlyLate {
+            notes.append(
+                "<p><strong>Mostly late:</strong> \(a.lateRecords) of \(a.records) records lie before the checkpoint's watermark \(Timestamp.iso8601(result.previousWatermark ?? 0)) less \(AuditConfiguration.reorderWindow / 1000) s and were left out of the audit (nights given out of order?).</p>"
+            )
+        }
+        if a.lateRecords > 0 {
+            var text =
+                "<p><span data-total=\"late_records\">\(a.lateRecords)</span> late records (older than the checkpoint's watermark less \(AuditConfiguration.reorderWindow / 1000) s) were counted and left out of the audit:</p><ul>"
+            for e in a.lateExamples { text += "<li>\(esc(e))</li>" }
+            notes.append(text + "</ul>")
+        }
+        if a.duplicateRecords > 0 {
+            notes.append(
+                "<p><span data-total=\"duplicate_records\">\(a.duplicateRecords)</span> flip records equal, byte for byte, to a record of another input or of the previous run's end were audited once.</p>"
+            )
+        }
         if a.outOfOrderRecords > 0 {
             notes.append(
                 "<p>\(a.outOfOrderRecords) flip records were more than \(AuditConfiguration.reorderWindow / 1000) s behind the newest flip record of their input; every flip event was sorted, so they were audited in time order (separate files in time order are read faster).</p>"
