@@ -622,7 +622,7 @@ def list_uris(sc, uris):
                 found[child] = name
         except Exception as e:  # noqa: BLE001 - a Py4J error carries the Java reason
             reason = str(e).strip().splitlines()
-            java = [line for line in reason if "Exception:" in line]
+            java = [line.split("Exception: ", 1)[1] for line in reason if "Exception: " in line]
             problems.append((uri, (java[0] if java else reason[0] if reason else type(e).__name__).strip()[:300]))
     return found, problems
 
