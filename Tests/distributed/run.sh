@@ -269,6 +269,28 @@ if [ -s "$w/events.0" ]; then
   stage_check "read refuses a file line not in the plan" 2 "$work/bad-file" read --plan "$plan"
   printf 'session\tgarbage\n' > "$work/bad-merge"
   stage_check "merge refuses a malformed line" 2 "$work/bad-merge" merge --plan "$plan" --quiet
+  # stage read --stdin-name: a file's bytes on standard input (as Spark's
+  # binaryFiles hands them over) give the lines of its file line.
+  fl=$(grep -a "^file$(printf '\t')" "$plan" | sed -n 2p)
+  fname=$(printf '%s' "$fl" | cut -f3)
+  fpath=$(printf '%s' "$fl" | cut -f4)
+  printf '%s\n' "$fl" | "$bin" stage read --plan "$plan" > "$work/by-line" 2> /dev/null
+  "$bin" stage read --plan "$plan" --stdin-name "$fname" < "$fpath" > "$work/by-stdin" 2> /dev/null
+  if [ -s "$work/by-line" ] && cmp -s "$work/by-line" "$work/by-stdin"; then
+    ok "contract: read --stdin-name gives the lines of the file line ($fname)"
+  else
+    ko "contract: read --stdin-name" "its lines differ from the file line's"
+  fi
+  stage_check "read --stdin-name refuses a name not in the plan" 2 "$fpath" read --plan "$plan" --stdin-name "hdfs:///not/in/the/plan"
+  # stage plan --uri: URIs rank among the paths by name, as one process ranks.
+  "$bin" stage plan --uri=file:///zz/last.log --uri="file://$fx/cross" "$fx/cross" > "$work/uri.plan" 2> /dev/null
+  names=$(grep -a "^file$(printf '\t')" "$work/uri.plan" | cut -f3)
+  if [ "$names" = "$(printf '%s\n' "$names" | LC_ALL=C sort)" ] && printf '%s\n' "$names" | grep -qx 'file:///zz/last.log' &&
+    [ "$(printf '%s\n' "$names" | wc -l)" = "$(($(grep -ac "^file$(printf '\t')" "$plan") + 2))" ]; then
+    ok "contract: plan --uri ranks URIs among the paths by name"
+  else
+    ko "contract: plan --uri" "file names: $(printf '%s' "$names" | tr '\n' ' ')"
+  fi
   head -c 200 "$plan" > "$work/cut.plan"
   stage_check "a cut plan is refused" 2 "$work/empty" codes --plan "$work/cut.plan"
 else
