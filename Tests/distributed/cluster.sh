@@ -106,11 +106,12 @@ start_worker() {
 start_worker 1
 start_worker 2
 # Both workers registered with the master.
+registered() { cat "$base/spark-logs/master.log" 2> /dev/null | grep -c 'Registering worker'; }
 for _ in $(seq 1 120); do
-  [ "$(grep -c 'Registering worker' "$base/spark-logs/master.log" 2> /dev/null)" -ge 2 ] && break
+  [ "$(registered)" -ge 2 ] && break
   sleep 0.5
 done
-if [ "$(grep -c 'Registering worker' "$base/spark-logs/master.log")" -lt 2 ]; then
+if [ "$(registered)" -lt 2 ]; then
   ko "cluster: start" "the workers did not register: $(tail -3 "$base/spark-logs/worker-1.log")"
   finish
 fi
