@@ -33,6 +33,7 @@
 #                       apt-get when `java` is missing)
 #   SPARK_CASES="…"     the cases run on Spark (default: samples options
 #                       cross-args broken)
+#   SPARK_KILL=0        leave out the two runs with a stage process killed
 #   KEEP=1              keep the work directory (its path is printed)
 #
 # Last line: "N passed, N failed[, N skipped]"; the exit status is non-zero
@@ -340,13 +341,21 @@ else
     echo $? > "$d/status"
     verdict "$c: spark local[2] ($(($(date +%s) - t0)) s)" "$work/$c/one" "$d"
     grep '^flipaudit_spark.py: ' "$d/stderr" | sed 's/^/    /'
+    # The outputs' modes are one process's (the caller's umask), not the
+    # private work folder's.
+    modes() { (cd "$1" && stat -c '%a %n' csv csv/*.csv report.json report.html 2> /dev/null); }
+    if [ "$(modes "$work/$c/one")" = "$(modes "$d")" ]; then
+      ok "$c: spark local[2] outputs have one process's modes ($(modes "$d" | head -2 | cut -d' ' -f1 | tr '\n' ' '))"
+    else
+      ko "$c: spark local[2] output modes" "$(modes "$d" | tr '\n' ' ') vs one process $(modes "$work/$c/one" | tr '\n' ' ')"
+    fi
   done
   # A stage process killed (SIGKILL): a local master gets task attempts
   # (local[2] runs as local[2,4]), so a stage killed once is retried and
   # the reports are one process's; a stage killed at every attempt is one
   # line naming it, and exit 70. The binary is a wrapper that kills its
   # `stage sessions` (once, or always) and runs the real one otherwise.
-  if [ -n "${SPARK_KILL:-1}" ]; then
+  if [ "${SPARK_KILL:-1}" = 1 ]; then
     for mode in once always; do
       c=cross
       case_args "$c"
