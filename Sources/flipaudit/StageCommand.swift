@@ -75,8 +75,15 @@ extension StageCommand {
 
         @OptionGroup var audit: AuditOptions
 
+        @Option(
+            name: .customLong("uri"),
+            help: ArgumentHelp(
+                "A log file the engine reads (hdfs://, s3a://, gs://, file://...), named by its URI (repeatable).",
+                valueName: "uri"))
+        var uris: [String] = []
+
         func validate() throws {
-            if inputs.isEmpty { throw ValidationError("name at least one log file or directory") }
+            if inputs.isEmpty && uris.isEmpty { throw ValidationError("name at least one log file or directory") }
             if inputs.contains("-") { throw ValidationError("standard input cannot be shared out: name files or directories") }
         }
 
@@ -91,8 +98,13 @@ extension StageCommand {
             let files = ranked.map { file in
                 InputFile(displayName: file.displayName, path: file.path.map { $0.hasPrefix("/") ? $0 : here + "/" + $0 })
             }
+            // Files the engine reads (`stage read --stdin-name`) rank among
+            // the others by name, as one process ranks its inputs.
+            let local = Set(files.map(\.displayName))
+            let remote = Set(uris).subtracting(local).map { InputFile(displayName: $0, path: $0) }
+            let ranked = remote.isEmpty ? files : (files + remote).sorted { $0.displayName < $1.displayName }
             let plan = JobPlan(
-                key: Fingerprint.newKey(), options: audit.arguments, files: files,
+                key: Fingerprint.newKey(), options: audit.arguments, files: ranked,
                 problems: resolution.problems.map { JobPlan.Problem(name: $0.name, message: "\($0.error)") })
             let output = StageOutput()
             output.write(plan.encoded())
@@ -107,8 +119,20 @@ extension StageCommand {
         @Option(help: ArgumentHelp("The job plan.", valueName: "FILE"))
         var plan: String
 
+        @Option(
+            name: .customLong("stdin-name"),
+            help: ArgumentHelp(
+                "Read standard input as the plan's input of this name (a URI the engine fetched), not file lines.",
+                valueName: "NAME"))
+        var stdinName: String?
+
         func run() throws {
             let (plan, configuration) = try StageCommand.load(plan)
+            if let stdinName {
+                try ReadStage.runStandardInput(
+                    named: stdinName, plan: plan, configuration: configuration, output: StageOutput(), warn: StageCommand.warn)
+                return
+            }
             try ReadStage.run(plan: plan, configuration: configuration, input: LineSource(), output: StageOutput(), warn: StageCommand.warn)
         }
     }

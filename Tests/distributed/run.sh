@@ -13,7 +13,10 @@
 # and then contrib/hadoop-streaming/local-run.sh (map | sort | reduce in
 # the shell) with 1, 3 and 7 reducers, and with the file lines reversed,
 # split over 3 mappers and keyed by byte offsets as NLineInputFormat does;
-# then contrib/spark/flipaudit_spark.py on local[2]. Each run must match one
+# contrib/hadoop-streaming/madoop-jobs.sh under madoop (pip install
+# madoop==1.3.2 in .build/madoop-venv; SKIP_MADOOP=1 leaves it out);
+# then contrib/spark/flipaudit_spark.py on local[2] (with a stage process
+# killed once, and at every attempt). Each run must match one
 # process exactly: the three CSV files, the JSON report, the HTML report and
 # the summary on standard output byte for byte, the metrics file but for its
 # run-time lines (duration, timestamps), and the exit status.
@@ -30,6 +33,7 @@
 #                       apt-get when `java` is missing)
 #   SPARK_CASES="…"     the cases run on Spark (default: samples options
 #                       cross-args broken)
+#   SPARK_KILL=0        leave out the two runs with a stage process killed
 #   KEEP=1              keep the work directory (its path is printed)
 #
 # Last line: "N passed, N failed[, N skipped]"; the exit status is non-zero
@@ -201,6 +205,33 @@ for c in cross broken; do
   if [ -e "$d/hdfs/user/ci/flipaudit" ]; then ko "$c: hadoop-jobs.sh removes its HDFS work directory" "still there"; fi
 done
 
+# ---- the same jobs under madoop (a MapReduce emulator from PyPI) -------------
+# contrib/hadoop-streaming/madoop-jobs.sh: madoop partitions by an MD5 of
+# the key and sorts each part by the whole line, as Hadoop Streaming does.
+madoop_venv=${MADOOP_VENV:-$root/.build/madoop-venv}
+if [ "${SKIP_MADOOP:-0}" = 1 ]; then
+  skip "madoop" "SKIP_MADOOP=1"
+else
+  if ! "$madoop_venv/bin/madoop" --version > /dev/null 2>&1; then
+    { python3 -m venv "$madoop_venv" && "$madoop_venv/bin/pip" install -q madoop==1.3.2; } > "$work/madoop-venv.log" 2>&1
+  fi
+  if ! "$madoop_venv/bin/madoop" --version > /dev/null 2>&1; then
+    ko "madoop: setup" "$(tail -3 "$work/madoop-venv.log")"
+  else
+    for c in cross broken; do
+      case_args "$c"
+      d=$work/$c/madoop
+      mkdir -p "$d"
+      set_outputs "$d"
+      t0=$(date +%s)
+      MADOOP="$madoop_venv/bin/madoop" bash contrib/hadoop-streaming/madoop-jobs.sh -r 3 "$bin" "$d/work" \
+        "${outs[@]}" "${out_opts[@]}" -- "${audit[@]}" > "$d/stdout" 2> "$d/stderr"
+      echo $? > "$d/status"
+      verdict "$c: madoop-jobs.sh (madoop 1.3.2, 3 reducers, $(($(date +%s) - t0)) s)" "$work/$c/one" "$d"
+    done
+  fi
+fi
+
 # ---- the stage contract ----------------------------------------------------
 w=$work/cross/r1/work
 plan=$w/job.plan
@@ -245,6 +276,28 @@ if [ -s "$w/events.0" ]; then
   stage_check "read refuses a file line not in the plan" 2 "$work/bad-file" read --plan "$plan"
   printf 'session\tgarbage\n' > "$work/bad-merge"
   stage_check "merge refuses a malformed line" 2 "$work/bad-merge" merge --plan "$plan" --quiet
+  # stage read --stdin-name: a file's bytes on standard input (as Spark's
+  # binaryFiles hands them over) give the lines of its file line.
+  fl=$(grep -a "^file$(printf '\t')" "$plan" | sed -n 2p)
+  fname=$(printf '%s' "$fl" | cut -f3)
+  fpath=$(printf '%s' "$fl" | cut -f4)
+  printf '%s\n' "$fl" | "$bin" stage read --plan "$plan" > "$work/by-line" 2> /dev/null
+  "$bin" stage read --plan "$plan" --stdin-name "$fname" < "$fpath" > "$work/by-stdin" 2> /dev/null
+  if [ -s "$work/by-line" ] && cmp -s "$work/by-line" "$work/by-stdin"; then
+    ok "contract: read --stdin-name gives the lines of the file line ($fname)"
+  else
+    ko "contract: read --stdin-name" "its lines differ from the file line's"
+  fi
+  stage_check "read --stdin-name refuses a name not in the plan" 2 "$fpath" read --plan "$plan" --stdin-name "hdfs:///not/in/the/plan"
+  # stage plan --uri: URIs rank among the paths by name, as one process ranks.
+  "$bin" stage plan --uri=file:///zz/last.log --uri="file://$fx/cross" "$fx/cross" > "$work/uri.plan" 2> /dev/null
+  names=$(grep -a "^file$(printf '\t')" "$work/uri.plan" | cut -f3)
+  if [ "$names" = "$(printf '%s\n' "$names" | LC_ALL=C sort)" ] && printf '%s\n' "$names" | grep -qx 'file:///zz/last.log' &&
+    [ "$(printf '%s\n' "$names" | wc -l)" = "$(($(grep -ac "^file$(printf '\t')" "$plan") + 2))" ]; then
+    ok "contract: plan --uri ranks URIs among the paths by name"
+  else
+    ko "contract: plan --uri" "file names: $(printf '%s' "$names" | tr '\n' ' ')"
+  fi
   head -c 200 "$plan" > "$work/cut.plan"
   stage_check "a cut plan is refused" 2 "$work/empty" codes --plan "$work/cut.plan"
 else
@@ -294,7 +347,55 @@ else
     echo $? > "$d/status"
     verdict "$c: spark local[2] ($(($(date +%s) - t0)) s)" "$work/$c/one" "$d"
     grep '^flipaudit_spark.py: ' "$d/stderr" | sed 's/^/    /'
+    # The outputs' modes are one process's (the caller's umask), not the
+    # private work folder's.
+    modes() { (cd "$1" && stat -c '%a %n' csv csv/*.csv report.json report.html 2> /dev/null); }
+    if [ "$(modes "$work/$c/one")" = "$(modes "$d")" ]; then
+      ok "$c: spark local[2] outputs have one process's modes ($(modes "$d" | head -2 | cut -d' ' -f1 | tr '\n' ' '))"
+    else
+      ko "$c: spark local[2] output modes" "$(modes "$d" | tr '\n' ' ') vs one process $(modes "$work/$c/one" | tr '\n' ' ')"
+    fi
   done
+  # A stage process killed (SIGKILL): a local master gets task attempts
+  # (local[2] runs as local[2,4]), so a stage killed once is retried and
+  # the reports are one process's; a stage killed at every attempt is one
+  # line naming it, and exit 70. The binary is a wrapper that kills its
+  # `stage sessions` (once, or always) and runs the real one otherwise.
+  if [ "${SPARK_KILL:-1}" = 1 ]; then
+    for mode in once always; do
+      c=cross
+      case_args "$c"
+      d=$work/$c/spark-kill-$mode
+      mkdir -p "$d"
+      if [ $mode = once ]; then
+        printf '#!/bin/sh\nif [ "$2" = sessions ] && mkdir %s 2>/dev/null; then kill -9 $$; fi\nexec %s "$@"\n' "$d/killed" "$bin" > "$d/flipaudit"
+      else
+        printf '#!/bin/sh\nif [ "$2" = sessions ]; then kill -9 $$; fi\nexec %s "$@"\n' "$bin" > "$d/flipaudit"
+      fi
+      chmod 755 "$d/flipaudit"
+      t0=$(date +%s)
+      set_outputs "$d"
+      timeout 600 "$venv/bin/python" contrib/spark/flipaudit_spark.py --master 'local[2]' --flipaudit "$d/flipaudit" \
+        --partitions 2 "${outs[@]}" "${out_opts[@]}" "${audit[@]}" > "$d/stdout" 2> "$d/stderr"
+      echo $? > "$d/status"
+      if [ $mode = once ]; then
+        if [ -d "$d/killed" ]; then
+          verdict "$c: spark local[2], a stage sessions process killed once: retried ($(($(date +%s) - t0)) s)" "$work/$c/one" "$d"
+        else
+          ko "$c: spark local[2], a stage killed once" "the wrapper never killed a stage"
+        fi
+      else
+        st=$(cat "$d/status")
+        msg=$(grep -a '^flipaudit_spark.py: ' "$d/stderr" | grep -v ' wall \| shuffled ')
+        if [ "$st" = 70 ] && [ "$(printf '%s\n' "$msg" | wc -l)" = 1 ] && [ ! -e "$d/csv" ] &&
+          printf '%s' "$msg" | grep -q 'flipaudit stage sessions failed (exit 70): killed by signal 9'; then
+          ok "$c: spark local[2], stage sessions killed at every attempt: exit 70, one line ($(($(date +%s) - t0)) s)"
+        else
+          ko "$c: spark local[2], stage sessions killed at every attempt" "exit $st, $(ls "$d" | tr '\n' ' '): $msg"
+        fi
+      fi
+    done
+  fi
 fi
 
 echo "total: $(($(date +%s) - started)) s"

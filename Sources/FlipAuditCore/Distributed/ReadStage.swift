@@ -23,6 +23,25 @@ public enum ReadStage {
         try output.flush()
     }
 
+    /// Reads standard input as the plan's input named `name` — its bytes
+    /// fetched by the engine from a URI only the engine's file system layer
+    /// can read — and writes its events and its facts line, as `run` does
+    /// for a `file` line.
+    public static func runStandardInput(
+        named name: String, plan: JobPlan, configuration: AuditConfiguration, output: StageOutput, warn: (String) -> Void
+    ) throws {
+        guard let rank = plan.files.firstIndex(where: { $0.displayName == name }) else {
+            throw StageError("\(Quote.text(name)): not an input of this plan")
+        }
+        var configuration = configuration
+        configuration.fingerprint = .keyed(plan.key)
+        let facts = try read(
+            InputFile(displayName: name, path: nil), rank: rank, configuration: configuration, output: output)
+        for message in facts.warnings { warn(message) }
+        facts.encode(into: &output.buffer)
+        try output.flush()
+    }
+
     /// Reads one input to its end, writing its events; its facts.
     static func read(_ file: InputFile, rank: Int, configuration: AuditConfiguration, output: StageOutput) throws(OutputError) -> FileFacts {
         let feed = Analyzer.feed(
