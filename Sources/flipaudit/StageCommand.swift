@@ -98,13 +98,13 @@ extension StageCommand {
             let files = ranked.map { file in
                 InputFile(displayName: file.displayName, path: file.path.map { $0.hasPrefix("/") ? $0 : here + "/" + $0 })
             }
-            // Files the engine reads (`stage read --stdin-name`) rank among
-            // the others by name, as one process ranks its inputs.
+            // Files only the engine reads (`stage read --stdin-name`) cannot
+            // be looked into here: they rank as one process ranks an input
+            // whose first record it cannot see, first, by name.
             let local = Set(files.map(\.displayName))
-            let remote = Set(uris).subtracting(local).map { InputFile(displayName: $0, path: $0) }
-            let ranked = remote.isEmpty ? files : (files + remote).sorted { $0.displayName < $1.displayName }
+            let remote = Set(uris).subtracting(local).sorted().map { InputFile(displayName: $0, path: $0) }
             let plan = JobPlan(
-                key: Fingerprint.newKey(), options: audit.arguments, files: ranked,
+                key: Fingerprint.newKey(), options: audit.arguments, files: remote + files,
                 problems: resolution.problems.map { JobPlan.Problem(name: $0.name, message: "\($0.error)") })
             let output = StageOutput()
             output.write(plan.encoded())
