@@ -61,6 +61,9 @@ struct FlipAuditCommand: ParsableCommand {
             throw ValidationError(message)
         }
         if inputs.filter({ $0 == "-" }).count > 1 { throw ValidationError("standard input (-) can be read only once") }
+        if checkpoint == "-" {
+            throw ValidationError("--checkpoint -: a checkpoint is a file the next run reads back, not standard input or output; name a file")
+        }
     }
 
     func run() throws {
@@ -130,7 +133,13 @@ struct FlipAuditCommand: ParsableCommand {
             if arguments.first == StageCommand.name {
                 try StageCommand.runStage(Array(arguments.dropFirst()))
             } else {
-                var command = try parseAsRoot(try ConfigArguments.expand(arguments))
+                let expanded = try ConfigArguments.expand(arguments)
+                let (rest, repeated) = RepeatedValues.extract(expanded, takesValue: RepeatedValues.valueOptions(of: Self.self))
+                var command = try parseAsRoot(rest)
+                if var audit = command as? FlipAuditCommand {
+                    repeated.apply(to: &audit.audit)
+                    command = audit
+                }
                 try command.run()
             }
         } catch let code as ExitCode {
@@ -143,7 +152,7 @@ struct FlipAuditCommand: ParsableCommand {
             Foundation.exit(2)
         } catch let error as StageError {
             StandardStreams.writeError("flipaudit: stage: \(TerminalText.escape(error.description))")
-            Foundation.exit(2)
+            Foundation.exit(error.status)
         } catch let error as OutputError {
             StandardStreams.writeError("flipaudit: stage: \(error)")
             Foundation.exit(4)
