@@ -123,6 +123,10 @@ struct FlipAuditCommand: ParsableCommand {
     static func main() {
         // A closed standard descriptor must not be taken by an output file.
         StandardStreams.reserve()
+        if let shortage = Descriptors.shortage() {
+            StandardStreams.writeError("flipaudit: " + shortage)
+            Foundation.exit(2)
+        }
         // A closed pipe is an error of the write (EPIPE), handled where it
         // happens, not a signal that kills the run half-way.
         signal(SIGPIPE, SIG_IGN)
