@@ -92,17 +92,34 @@ extension StageCommand {
         func validate() throws {
             if inputs.isEmpty { throw ValidationError("name at least one log file or directory") }
             if inputs.contains("-") { throw ValidationError("standard input cannot be shared out: name files or directories") }
-            // Every task opens the inputs again: a stream, a FIFO or a
-            // device would be read by the first (or hang it), not shared.
-            for input in inputs {
-                if let identity = FileIdentity.of(path: input), !identity.isRegular, !identity.isDirectory {
-                    throw ValidationError(
-                        "\(TerminalText.escape(input)) is a \(identity.kindName): a distributed job reads regular files and folders only")
-                }
+        }
+
+        /// Whether `path`, or a symbolic link on the way to its file, is a
+        /// descriptor of the process reading it (`/dev/stdin`, `/dev/fd/N`,
+        /// `/proc/…/fd/N`): each task would read its own.
+        static func namesDescriptor(_ path: String) -> Bool {
+            var p = path
+            for _ in 0..<40 {
+                if p.hasPrefix("/dev/fd/") || p.hasPrefix("/proc/") || ["/dev/stdin", "/dev/stdout", "/dev/stderr"].contains(p) { return true }
+                guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: p) else { return false }
+                p = target.hasPrefix("/") ? target : (p as NSString).deletingLastPathComponent + "/" + target
             }
+            return false
         }
 
         func run() throws {
+            // Every task opens the inputs again: a stream, a FIFO or a
+            // device would be read by the first (or hang it), not shared.
+            for input in inputs {
+                if Plan.namesDescriptor(input) {
+                    throw StageError(
+                        "plan: \(input) is a descriptor of this process (a stream): a distributed job reads regular files and folders only"
+                    )
+                }
+                if let identity = FileIdentity.of(path: input), !identity.isRegular, !identity.isDirectory {
+                    throw StageError("plan: \(input) is a \(identity.kindName): a distributed job reads regular files and folders only")
+                }
+            }
             let resolution = InputCatalog.resolve(inputs, skipping: OwnOutputs())
             for note in resolution.notes { StageCommand.warn(note) }
             // Tasks run in other directories, on other machines: the path

@@ -27,8 +27,10 @@ public enum MergeStage {
                 throw StageError(input, "no input of this plan has rank \(source.file) (a line of another job?)", status: 3)
             }
         }
-        func check(job lineJob: String, _ input: LineSource) throws(StageError) {
-            guard lineJob == job else { throw StageError(input, "a line of another job (\(lineJob); this plan's is \(job))", status: 3) }
+        func check(job lineJob: String, _ what: String, _ input: LineSource) throws(StageError) {
+            guard lineJob == job else {
+                throw StageError(input, "\(what) of another job (job \(lineJob); this plan's is \(job)): nothing written", status: 3)
+            }
         }
         for input in inputs {
             while let line = try input.next() {
@@ -54,7 +56,7 @@ public enum MergeStage {
                         marks.add(finding, on: session)
                     case FileFacts.tag:
                         let f = try FileFacts.decode(line)
-                        try check(job: f.job, input)
+                        try check(job: f.job, "stage read: a facts line", input)
                         try check(SourceRef(file: f.rank, line: 0), input)
                         guard facts[Int(f.rank)] == nil else { throw StageError(input, "stage read: a second facts line for rank \(f.rank)", status: 3) }
                         facts[Int(f.rank)] = f
@@ -67,7 +69,7 @@ public enum MergeStage {
                         unobservable.formUnion(t.unobservableFiles)
                     case StageTally.tag:
                         let t = try StageTally.decode(line)
-                        try check(job: t.job, input)
+                        try check(job: t.job, "stage \(t.stage.rawValue): a tally line", input)
                         try tallies.add(t)
                     default:
                         let hint =
