@@ -17,7 +17,8 @@ struct StageCommand: ParsableCommand {
             grouped by the first field and sorted as bytes (LC_ALL=C sort); merge \
             writes the reports and exits as one process would. A stage exits 2 on \
             input it cannot trust (malformed, unsorted, not of this plan), 4 when \
-            it cannot write.
+            it cannot write; merge exits 3, writing nothing, when the steps' lines \
+            do not add up (a line missing, repeated or of another job).
             """,
         subcommands: [Plan.self, Read.self, Sessions.self, Codes.self, Merge.self])
 
