@@ -52,7 +52,10 @@ struct FlipAuditCommand: ParsableCommand {
         help: ArgumentHelp("Most sessions held open at once; past it the least recently active is closed early (counted in the report).", valueName: "N"))
     var maxSessions: Int = AuditConfiguration.defaultMaxSessions
 
-    @Option(help: ArgumentHelp("Read options from a TOML file: any long option under its own name (command-line options win).", valueName: "FILE"))
+    @Option(
+        help: ArgumentHelp(
+            "Read options from a TOML file: any long option under its own name (command-line options win; its relative paths are from its folder).",
+            valueName: "FILE"))
     var config: String?
 
     mutating func validate() throws {
