@@ -302,6 +302,48 @@ struct StageInputTests {
         #expect(total.lines == .max && total.compressedBytes == .max)
     }
 
+    @Test("lines missing, repeated or of another job stop the merge with exit 3, naming the step")
+    func tallies() throws {
+        let p = plan([sampleLogs()])
+        let config = AuditConfiguration()
+        let lines = try mapped(p)
+        let facts = lines.filter { $0.starts(with: "facts\t".utf8) }
+        let events = lines.filter { !$0.starts(with: "facts\t".utf8) }.sorted { $0.lexicographicallyPrecedes($1) }
+        let factsPath = writeBytes(facts.flatMap { $0 + [.newline] }, named: "facts", in: temporaryDirectory())
+        let known = try SessionStage.facts(try LineSource(path: factsPath), plan: p)
+        let reduced = try StagePipeline.filter(events) {
+            try SessionStage.run(plan: p, configuration: config, facts: known, input: $0, output: $1)
+        }
+        let codes = reduced.filter { $0.starts(with: "c:".utf8) }.sorted { $0.lexicographicallyPrecedes($1) }
+        let reuse = try StagePipeline.filter(codes) { try CodeStage.run(plan: p, configuration: config, input: $0, output: $1) }
+        #expect(reuse.contains { $0.starts(with: "reuse\t".utf8) } && reuse.last?.starts(with: "tally\t".utf8) == true)
+        let rows = reduced.filter { !$0.starts(with: "c:".utf8) }
+        #expect(rows.last?.starts(with: "tally\t".utf8) == true)
+        func merge(_ lines: [[UInt8]], plan: JobPlan? = nil) throws {
+            let path = writeBytes(lines.flatMap { $0 + [.newline] }, named: "m", in: temporaryDirectory())
+            _ = try MergeStage.run(plan: plan ?? p, configuration: config, inputs: [try LineSource(path: path)], rows: [], warn: { _ in })
+        }
+        func refused(_ lines: [[UInt8]], plan: JobPlan? = nil, _ text: String) -> Bool {
+            do { try merge(lines, plan: plan) } catch let error as StageError { return error.status == 3 && error.description.contains(text) } catch {}
+            return false
+        }
+        try merge(facts + rows + reuse)
+        let session = rows.firstIndex { $0.starts(with: "session\t".utf8) }!
+        #expect(refused(facts + rows + reuse + [rows[session]], "stage merge: "))
+        #expect(refused(facts + rows.enumerated().filter { $0.offset != session }.map(\.element) + reuse, "stage merge: "))
+        #expect(refused(facts + rows + reuse.filter { !$0.starts(with: "reuse\t".utf8) }, "reuse lines"))
+        #expect(refused(facts + rows, "stage codes: "))
+        #expect(refused(facts + rows.filter { !$0.starts(with: "tally\t".utf8) } + reuse, "stage sessions: "))
+        // A changed line: same count, another sum.
+        var changed = rows
+        changed[session].append(UInt8(ascii: "x"))
+        #expect(throws: (any Error).self) { try merge(facts + changed + reuse) }
+        // The plan of another job (another key).
+        let other = JobPlan(key: Array(repeating: 8, count: 32), options: [], files: p.files, problems: [])
+        #expect(other.jobID != p.jobID)
+        #expect(refused(facts + rows + reuse, plan: other, "another job"))
+    }
+
     @Test("the merge refuses lines it does not know and missing facts")
     func mergeInput() throws {
         let p = plan([sampleLogs()])
