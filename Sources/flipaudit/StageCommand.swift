@@ -92,7 +92,6 @@ extension StageCommand {
 
         func validate() throws {
             if inputs.isEmpty { throw ValidationError("name at least one log file or directory") }
-            if inputs.contains("-") { throw ValidationError("standard input cannot be shared out: name files or directories") }
         }
 
         /// Whether `path`, or a symbolic link on the way to its file, is a
@@ -112,6 +111,9 @@ extension StageCommand {
             // Every task opens the inputs again: a stream, a FIFO or a
             // device would be read by the first (or hang it), not shared.
             for input in inputs {
+                if input == "-" {
+                    throw StageError("plan: - is standard input, which cannot be shared out: a distributed job reads regular files and folders only")
+                }
                 if Plan.namesDescriptor(input) {
                     throw StageError(
                         "plan: \(input) is a descriptor of this process (a stream): a distributed job reads regular files and folders only"

@@ -366,7 +366,7 @@ else
   # stage plan takes regular files and folders only: a stream, a FIFO or
   # a device would be read by one task (or hang it), not shared out.
   mkfifo "$neg/fifo"
-  for input in /dev/stdin "$neg/fifo" /dev/null; do
+  for input in - /dev/stdin "$neg/fifo" /dev/null; do
     timeout 30 "$bin" stage plan "$input" < "$A/facts" > "$neg/plan.out" 2> "$neg/err"
     st=$?
     if [ $st = 2 ] && [ "$(wc -l < "$neg/err")" = 1 ] && grep -qF -- "$input" "$neg/err" && [ ! -s "$neg/plan.out" ]; then
