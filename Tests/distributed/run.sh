@@ -307,7 +307,7 @@ else
   { cat "$A/facts"; cat "$A/sessions.0" "$A/sessions.1" | sed '/^c:/d'; cat "$A"/reuse.[0-9]*; } > "$neg/nosessiontask"
   merge_refuses "a session task's output missing" 3 "stage sessions: " "$neg/nosessiontask"
   { cat "$neg/good"; sed '/^c:/d' "$A/sessions.2"; } > "$neg/twice"
-  merge_refuses "a session task's output twice" 3 "stage sessions: " "$neg/twice"
+  merge_refuses "a session task's output twice" 3 "stage sessions: a task's output is given twice" "$neg/twice"
   # The plan of another job.
   merge_refuses "a plan of another job" 3 "another job" "$neg/good" "$neg/b/job.plan"
   # Lines of another job added.

@@ -21,6 +21,8 @@ public enum MergeStage {
         var unpinned = Set<String>()
         var unobservable = Set<Int32>()
         var tallies = TallyCheck(inputs: plan.files.count)
+        // Tally lines of tasks that read something, to name a task's output given twice.
+        var seenTallies: [[UInt8]: String] = [:]
         let job = plan.jobID
         func check(_ source: SourceRef, _ input: LineSource) throws(StageError) {
             guard plan.files.indices.contains(Int(source.file)) else {
@@ -70,6 +72,14 @@ public enum MergeStage {
                     case StageTally.tag:
                         let t = try StageTally.decode(line)
                         try check(job: t.job, "stage \(t.stage.rawValue): a tally line", input)
+                        if !(t.eventsRead ?? [:]).isEmpty || (t.codesRead?.lines ?? 0) > 0 {
+                            if let first = seenTallies[Array(line)] {
+                                throw StageError(
+                                    input, "stage \(t.stage.rawValue): a task's output is given twice (its tally line is also \(first)): nothing written",
+                                    status: 3)
+                            }
+                            seenTallies[Array(line)] = "\(input.name):\(input.lineNumber)"
+                        }
                         try tallies.add(t)
                     default:
                         let hint =
