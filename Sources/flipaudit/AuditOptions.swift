@@ -112,3 +112,76 @@ struct AuditOptions: ParsableArguments {
 }
 
 extension AuditConfiguration.Bucket: ExpressibleByArgument {}
+
+/// The values of the repeatable audit options (`--client-id`,
+/// `--project-id`, `--allow-redirect`, `--endpoint`), taken out of the
+/// arguments before ArgumentParser parses them and put back after.
+/// ArgumentParser removes each argument it parses from an array, one at a
+/// time, so 20,000 `--client-id` values (a config file's allowlist) took
+/// over a minute before any input was read; this pass is linear.
+struct RepeatedValues {
+    static let names: Set<String> = ["client-id", "project-id", "allow-redirect", "endpoint"]
+    private var values: [String: [String]] = [:]
+
+    /// `arguments` without the repeatable options' `--name VALUE` and
+    /// `--name=VALUE` (before a `--`), and their values. `takesValue` names
+    /// the other long options that take a value, so a value is never taken
+    /// for an option. A value that starts with `-` (other than `-`) is left
+    /// for ArgumentParser to judge, as it would have.
+    static func extract(_ arguments: [String], takesValue: Set<String>) -> (rest: [String], values: RepeatedValues) {
+        var rest: [String] = []
+        rest.reserveCapacity(arguments.count)
+        var taken = RepeatedValues()
+        func isValue(_ s: String) -> Bool { !s.hasPrefix("-") || s == "-" }
+        var i = 0
+        while i < arguments.count {
+            let a = arguments[i]
+            i += 1
+            if a == "--" {
+                rest.append(a)
+                rest += arguments[i...]
+                break
+            }
+            guard a.hasPrefix("--") else {
+                rest.append(a)
+                continue
+            }
+            let body = a.dropFirst(2)
+            if let eq = body.firstIndex(of: "=") {
+                let name = String(body[..<eq])
+                if names.contains(name) {
+                    taken.values[name, default: []].append(String(body[body.index(after: eq)...]))
+                } else {
+                    rest.append(a)
+                }
+                continue
+            }
+            let name = String(body)
+            if names.contains(name), i < arguments.count, isValue(arguments[i]) {
+                taken.values[name, default: []].append(arguments[i])
+                i += 1
+                continue
+            }
+            rest.append(a)
+            if takesValue.contains(name), i < arguments.count, isValue(arguments[i]) {
+                rest.append(arguments[i])
+                i += 1
+            }
+        }
+        return (rest, taken)
+    }
+
+    /// The long options of `command` that take a value.
+    static func valueOptions(of command: ParsableCommand.Type) -> Set<String> {
+        let specs = (try? ConfigFile.options(fromToolInfo: command._dumpHelp())) ?? []
+        return Set(specs.filter { $0.kind == .single || $0.kind == .repeating }.map(\.name)).union(["config"])
+    }
+
+    /// Adds the values taken out to what ArgumentParser parsed.
+    func apply(to audit: inout AuditOptions) {
+        audit.clientIDs += values["client-id"] ?? []
+        audit.projectIDs += values["project-id"] ?? []
+        audit.allowRedirects += values["allow-redirect"] ?? []
+        audit.endpoints += values["endpoint"] ?? []
+    }
+}

@@ -60,7 +60,9 @@ struct FlipAuditCommand: ParsableCommand {
     var maxSessions: Int = AuditConfiguration.defaultMaxSessions
 
     @Option(
-        help: ArgumentHelp("Read options from a TOML file: any long option under its own name (command-line options win).", valueName: "FILE"),
+        help: ArgumentHelp(
+            "Read options from a TOML file: any long option under its own name (command-line options win; its relative paths are from its folder).",
+            valueName: "FILE"),
         completion: .file(extensions: ["toml"]))
     var config: String?
 
@@ -74,6 +76,9 @@ struct FlipAuditCommand: ParsableCommand {
             throw ValidationError(message)
         }
         if inputs.filter({ $0 == "-" }).count > 1 { throw ValidationError("standard input (-) can be read only once") }
+        if checkpoint == "-" {
+            throw ValidationError("--checkpoint -: a checkpoint is a file the next run reads back, not standard input or output; name a file")
+        }
     }
 
     func run() throws {
@@ -129,6 +134,10 @@ struct FlipAuditCommand: ParsableCommand {
     static func main() {
         // A closed standard descriptor must not be taken by an output file.
         StandardStreams.reserve()
+        if let shortage = Descriptors.shortage() {
+            StandardStreams.writeError("flipaudit: " + shortage)
+            Foundation.exit(2)
+        }
         // A closed pipe is an error of the write (EPIPE), handled where it
         // happens, not a signal that kills the run half-way.
         signal(SIGPIPE, SIG_IGN)
@@ -141,7 +150,13 @@ struct FlipAuditCommand: ParsableCommand {
             } else if arguments.first == StageCommand.name {
                 try StageCommand.runStage(Array(arguments.dropFirst()))
             } else {
-                var command = try parseAsRoot(try ConfigArguments.expand(arguments))
+                let expanded = try ConfigArguments.expand(arguments)
+                let (rest, repeated) = RepeatedValues.extract(expanded, takesValue: RepeatedValues.valueOptions(of: Self.self))
+                var command = try parseAsRoot(rest)
+                if var audit = command as? FlipAuditCommand {
+                    repeated.apply(to: &audit.audit)
+                    command = audit
+                }
                 try command.run()
             }
         } catch let code as ExitCode {
@@ -154,7 +169,7 @@ struct FlipAuditCommand: ParsableCommand {
             Foundation.exit(2)
         } catch let error as StageError {
             StandardStreams.writeError("flipaudit: stage: \(TerminalText.escape(error.description))")
-            Foundation.exit(2)
+            Foundation.exit(error.status)
         } catch let error as OutputError {
             StandardStreams.writeError("flipaudit: stage: \(error)")
             Foundation.exit(4)

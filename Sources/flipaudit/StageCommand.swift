@@ -17,7 +17,8 @@ struct StageCommand: ParsableCommand {
             grouped by the first field and sorted as bytes (LC_ALL=C sort); merge \
             writes the reports and exits as one process would. A stage exits 2 on \
             input it cannot trust (malformed, unsorted, not of this plan), 4 when \
-            it cannot write.
+            it cannot write; merge exits 3, writing nothing, when the steps' lines \
+            do not add up (a line missing, repeated or of another job).
             """,
         subcommands: [Plan.self, Read.self, Sessions.self, Codes.self, Merge.self])
 
@@ -30,7 +31,15 @@ struct StageCommand: ParsableCommand {
     /// Parses and runs a stage.
     static func runStage(_ arguments: [String]) throws {
         var command: ParsableCommand
-        do { command = try parseAsRoot(arguments) } catch { throw Failure(error: error) }
+        // `stage plan` takes the audit options (see `RepeatedValues`).
+        let (rest, repeated) =
+            arguments.first == "plan"
+            ? RepeatedValues.extract(arguments, takesValue: RepeatedValues.valueOptions(of: Plan.self)) : (arguments, RepeatedValues())
+        do { command = try parseAsRoot(rest) } catch { throw Failure(error: error) }
+        if var plan = command as? Plan {
+            repeated.apply(to: &plan.audit)
+            command = plan
+        }
         do {
             try command.run()
         } catch let error as ExitCode {
@@ -53,7 +62,13 @@ struct StageCommand: ParsableCommand {
     static func load(_ path: String) throws -> (JobPlan, AuditConfiguration) {
         let plan = try JobPlan.load(path)
         let options: AuditOptions
-        do { options = try AuditOptions.parse(plan.options) } catch {
+        let all = Set(["format", "log-format", "session-timeout", "reuse-window", "bucket", "max-line"])
+        let (rest, repeated) = RepeatedValues.extract(plan.options, takesValue: all)
+        do {
+            var parsed = try AuditOptions.parse(rest)
+            repeated.apply(to: &parsed)
+            options = parsed
+        } catch {
             throw StageError("\(path): the plan's options do not parse: \(AuditOptions.message(for: error))")
         }
         return (plan, options.configuration)
@@ -84,10 +99,37 @@ extension StageCommand {
 
         func validate() throws {
             if inputs.isEmpty && uris.isEmpty { throw ValidationError("name at least one log file or directory") }
-            if inputs.contains("-") { throw ValidationError("standard input cannot be shared out: name files or directories") }
+        }
+
+        /// Whether `path`, or a symbolic link on the way to its file, is a
+        /// descriptor of the process reading it (`/dev/stdin`, `/dev/fd/N`,
+        /// `/proc/…/fd/N`): each task would read its own.
+        static func namesDescriptor(_ path: String) -> Bool {
+            var p = path
+            for _ in 0..<40 {
+                if p.hasPrefix("/dev/fd/") || p.hasPrefix("/proc/") || ["/dev/stdin", "/dev/stdout", "/dev/stderr"].contains(p) { return true }
+                guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: p) else { return false }
+                p = target.hasPrefix("/") ? target : (p as NSString).deletingLastPathComponent + "/" + target
+            }
+            return false
         }
 
         func run() throws {
+            // Every task opens the inputs again: a stream, a FIFO or a
+            // device would be read by the first (or hang it), not shared.
+            for input in inputs {
+                if input == "-" {
+                    throw StageError("plan: - is standard input, which cannot be shared out: a distributed job reads regular files and folders only")
+                }
+                if Plan.namesDescriptor(input) {
+                    throw StageError(
+                        "plan: \(input) is a descriptor of this process (a stream): a distributed job reads regular files and folders only"
+                    )
+                }
+                if let identity = FileIdentity.of(path: input), !identity.isRegular, !identity.isDirectory {
+                    throw StageError("plan: \(input) is a \(identity.kindName): a distributed job reads regular files and folders only")
+                }
+            }
             let resolution = InputCatalog.resolve(inputs, skipping: OwnOutputs())
             for note in resolution.notes { StageCommand.warn(note) }
             // Tasks run in other directories, on other machines: the path
@@ -162,8 +204,8 @@ extension StageCommand {
         var plan: String
 
         func run() throws {
-            let (_, configuration) = try StageCommand.load(plan)
-            try CodeStage.run(configuration: configuration, input: LineSource(), output: StageOutput())
+            let (plan, configuration) = try StageCommand.load(plan)
+            try CodeStage.run(plan: plan, configuration: configuration, input: LineSource(), output: StageOutput())
         }
     }
 
@@ -181,15 +223,26 @@ extension StageCommand {
 
         func run() throws {
             let started = ContinuousClock.now
-            let (plan, configuration) = try StageCommand.load(plan)
-            let outputs = try output.plan(inputs: plan.files.compactMap(\.path) + files.filter { $0 != "-" })
+            let planPath = self.plan
+            let (plan, configuration) = try StageCommand.load(planPath)
+            // No output may be the plan, a log of the plan or a file of
+            // stage lines (standard input included when it is read).
+            let names = files.isEmpty ? ["-"] : files
+            let outputs = try output.plan(inputs: [planPath] + plan.files.compactMap(\.path) + names)
             Interruption.removeTemporaryOutputs(onExit: {})
             let writer = try output.csvWriter(outputs)
-            let sources = try (files.isEmpty ? ["-"] : files).map { name throws(StageError) in
-                name == "-" ? LineSource() : try LineSource(path: name)
+            let result: AuditResult
+            do {
+                let sources = try names.map { name throws(StageError) in
+                    name == "-" ? LineSource() : try LineSource(path: name)
+                }
+                result = try MergeStage.run(
+                    plan: plan, configuration: configuration, inputs: sources, rows: writer.map { [$0] } ?? [], warn: StageCommand.warn)
+            } catch {
+                // Lines that do not add up leave no output behind.
+                TemporaryOutputs.shared.removeAll()
+                throw error
             }
-            let result = try MergeStage.run(
-                plan: plan, configuration: configuration, inputs: sources, rows: writer.map { [$0] } ?? [], warn: StageCommand.warn)
             let status = output.write(result, plan: outputs, writer: writer, started: started)
             if status != 0 { throw ExitCode(status) }
         }

@@ -51,6 +51,35 @@ struct ConfigFileTests {
         #expect(try settings("client-id = \"A\"")["client-id"] == ["--client-id", "A"])
     }
 
+    @Test("relative paths are relative to the file's folder (docs/contract.md §9)")
+    func relativePaths() throws {
+        let paths = Self.options + ["checkpoint", "json", "html", "metrics", "log-format"].map { ConfigFile.OptionSpec(name: $0, kind: .single) }
+        let text = """
+            checkpoint = "state/flip.cp"
+            csv = "out"
+            json = "-"
+            html = "/srv/r.html"
+            metrics = "../m.prom"
+            log-format = "a/b"
+            inputs = ["logs/a.log.gz", "/var/log/b.log"]
+            """
+        let s = Dictionary(
+            try ConfigFile.settings(fromTOML: text, name: "/etc/flip/f.toml", options: paths).map { ($0.key, $0.arguments) },
+            uniquingKeysWith: { a, _ in a })
+        #expect(s["checkpoint"] == ["--checkpoint", "/etc/flip/state/flip.cp"])
+        #expect(s["csv"] == ["--csv", "/etc/flip/out"])
+        #expect(s["json"] == ["--json", "-"])
+        #expect(s["html"] == ["--html", "/srv/r.html"])
+        #expect(s["metrics"] == ["--metrics", "/etc/flip/../m.prom"])
+        #expect(s["log-format"] == ["--log-format", "a/b"])
+        #expect(s["inputs"] == ["/etc/flip/logs/a.log.gz", "/var/log/b.log"])
+        // A file named without a folder: paths stay as written.
+        let here = try ConfigFile.settings(fromTOML: "csv = \"out\"", name: "f.toml", options: paths)
+        #expect(here.first?.arguments == ["--csv", "out"])
+        let nested = try ConfigFile.settings(fromTOML: "csv = \"out\"", name: "conf/f.toml", options: paths)
+        #expect(nested.first?.arguments == ["--csv", "conf/out"])
+    }
+
     @Test("unknown key, wrong type and broken TOML name the key and the line")
     func errors() {
         #expect(error("quiet = true\nclient_id = \"x\"\n")?.hasPrefix("f.toml:2: unknown key \"client_id\"") == true)

@@ -61,7 +61,7 @@ struct StagePipeline {
         }
         var reuse: [[UInt8]] = []
         for part in shuffle(reduced.filter { $0.starts(with: "c:".utf8) }) {
-            reuse += try Self.filter(part) { try CodeStage.run(configuration: configuration, input: $0, output: $1) }
+            reuse += try Self.filter(part) { try CodeStage.run(plan: plan, configuration: configuration, input: $0, output: $1) }
         }
         let toMerge = (reduced.filter { !$0.starts(with: "c:".utf8) } + facts + reuse).reversed()
         let mergePath = writeBytes(toMerge.flatMap { $0 + [.newline] }, named: "merge", in: temporaryDirectory())
@@ -167,6 +167,31 @@ struct StageTests {
         let oneShort = try single(paths, short)
         #expect(oneShort.csv != one.csv)
         #expect(try StagePipeline(partitions: 3).run(paths, short).csv == oneShort.csv)
+    }
+
+    @Test("duplicates: a file kept twice, stateless lines in two inputs, a double tap; as one process counts and drops them")
+    func duplicates() throws {
+        let dir = temporaryDirectory()
+        let lines = [
+            combined(1, authorize(state: "d1"), 302, location: "\(opa)?code=dup1&state=d1"),
+            combined(2, authorize(state: nil), 400),
+            combined(3, "/cb", 302, location: "\(opa)?code=stateless"),
+            combined(4, authorize(state: "tap"), 200),
+            combined(4, authorize(state: "tap"), 200),
+        ]
+        let a = writeLog(lines, named: "a.log", in: dir)
+        let copy = writeLog(lines, named: "copy.log.gz", in: dir)
+        let paths = [a, copy]
+        let one = try single(paths)
+        // Every line of the copy is a duplicate, the double tap's second
+        // line included (it is in the first input too).
+        #expect(one.json.contains("\"duplicate_records\" : 5"))
+        #expect(!one.csv[1].contains("code-reuse"))
+        for (partitions, reversed) in [(1, false), (3, true)] {
+            let many = try StagePipeline(partitions: partitions, reversed: reversed).run(paths)
+            #expect(many.csv == one.csv, "\(partitions) reducers")
+            #expect(many.json == one.json, "\(partitions) reducers")
+        }
     }
 
     @Test("a session given two reused codes names one code-reuse, as one process does")
@@ -304,6 +329,48 @@ struct StageInputTests {
         #expect(total.lines == .max && total.compressedBytes == .max)
     }
 
+    @Test("lines missing, repeated or of another job stop the merge with exit 3, naming the step")
+    func tallies() throws {
+        let p = plan([sampleLogs()])
+        let config = AuditConfiguration()
+        let lines = try mapped(p)
+        let facts = lines.filter { $0.starts(with: "facts\t".utf8) }
+        let events = lines.filter { !$0.starts(with: "facts\t".utf8) }.sorted { $0.lexicographicallyPrecedes($1) }
+        let factsPath = writeBytes(facts.flatMap { $0 + [.newline] }, named: "facts", in: temporaryDirectory())
+        let known = try SessionStage.facts(try LineSource(path: factsPath), plan: p)
+        let reduced = try StagePipeline.filter(events) {
+            try SessionStage.run(plan: p, configuration: config, facts: known, input: $0, output: $1)
+        }
+        let codes = reduced.filter { $0.starts(with: "c:".utf8) }.sorted { $0.lexicographicallyPrecedes($1) }
+        let reuse = try StagePipeline.filter(codes) { try CodeStage.run(plan: p, configuration: config, input: $0, output: $1) }
+        #expect(reuse.contains { $0.starts(with: "reuse\t".utf8) } && reuse.last?.starts(with: "tally\t".utf8) == true)
+        let rows = reduced.filter { !$0.starts(with: "c:".utf8) }
+        #expect(rows.last?.starts(with: "tally\t".utf8) == true)
+        func merge(_ lines: [[UInt8]], plan: JobPlan? = nil) throws {
+            let path = writeBytes(lines.flatMap { $0 + [.newline] }, named: "m", in: temporaryDirectory())
+            _ = try MergeStage.run(plan: plan ?? p, configuration: config, inputs: [try LineSource(path: path)], rows: [], warn: { _ in })
+        }
+        func refused(_ lines: [[UInt8]], plan: JobPlan? = nil, _ text: String) -> Bool {
+            do { try merge(lines, plan: plan) } catch let error as StageError { return error.status == 3 && error.description.contains(text) } catch {}
+            return false
+        }
+        try merge(facts + rows + reuse)
+        let session = rows.firstIndex { $0.starts(with: "session\t".utf8) }!
+        #expect(refused(facts + rows + reuse + [rows[session]], "stage merge: "))
+        #expect(refused(facts + rows.enumerated().filter { $0.offset != session }.map(\.element) + reuse, "stage merge: "))
+        #expect(refused(facts + rows + reuse.filter { !$0.starts(with: "reuse\t".utf8) }, "reuse lines"))
+        #expect(refused(facts + rows, "stage codes: "))
+        #expect(refused(facts + rows.filter { !$0.starts(with: "tally\t".utf8) } + reuse, "stage sessions: "))
+        // A changed line: same count, another sum.
+        var changed = rows
+        changed[session].append(UInt8(ascii: "x"))
+        #expect(throws: (any Error).self) { try merge(facts + changed + reuse) }
+        // The plan of another job (another key).
+        let other = JobPlan(key: Array(repeating: 8, count: 32), options: [], files: p.files, problems: [])
+        #expect(other.jobID != p.jobID)
+        #expect(refused(facts + rows + reuse, plan: other, "another job"))
+    }
+
     @Test("the merge refuses lines it does not know and missing facts")
     func mergeInput() throws {
         let p = plan([sampleLogs()])
@@ -315,7 +382,10 @@ struct StageInputTests {
         #expect { try merge(lines) } throws: { ($0 as? StageError)?.description.contains("an event line") == true }
         #expect { try merge([]) } throws: { ($0 as? StageError)?.description.contains("no facts") == true }
         let facts = lines.filter { $0.starts(with: "facts\t".utf8) }
-        try merge(facts)
-        #expect(throws: StageError.self) { try merge(facts + [facts[0]]) }
+        // Facts alone: the read stage wrote event lines no session stage read.
+        #expect { try merge(facts) } throws: {
+            ($0 as? StageError).map { $0.status == 3 && $0.description.contains("stage sessions: 0 event lines") } == true
+        }
+        #expect { try merge(facts + [facts[0]]) } throws: { ($0 as? StageError)?.status == 3 }
     }
 }

@@ -54,6 +54,7 @@ trap cleanup EXIT
 started=$(date +%s)
 python3 Tests/distributed/make_fixtures.py "$work/fx" || { echo "make_fixtures.py failed"; echo "0 passed, 1 failed"; exit 1; }
 fx=$work/fx
+tab=$'\t'
 
 # ---- the cases: NAME -> output options (to merge) and audit arguments ----
 CASES="samples options cross cross-args broken missing"
@@ -259,7 +260,7 @@ if [ -s "$w/events.0" ]; then
   : > "$work/empty"
   # An empty partition (a reducer that got no key) is normal with many reducers.
   stage_check "sessions: no input" 0 "$work/empty" sessions --plan "$plan" --facts "$w/facts"
-  if grep -qav "^tracker$(printf '\t')" "$work/check.out"; then
+  if grep -qaEv "^(tracker|tally)$(printf '\t')" "$work/check.out"; then
     ko "contract: sessions with no input writes no session, finding or code" "$(head -c 200 "$work/check.out")"
   fi
   stage_check "codes: no input" 0 "$work/empty" codes --plan "$plan"
@@ -304,6 +305,135 @@ if [ -s "$w/events.0" ]; then
   stage_check "a cut plan is refused" 2 "$work/empty" codes --plan "$work/cut.plan"
 else
   ko "contract" "no event lines in $w/events.0 to check with"
+fi
+
+# ---- lines between steps: missing, repeated, foreign (issue 33) -----------
+# Every facts and tally line carries the plan's job id; each reduce task
+# ends with a tally of what it read and wrote; the merge adds them up
+# (docs/distributed.md, "What the merge checks"). Each check feeds one
+# step a broken set of lines and expects the error to name the step, with
+# exit 3 and no output written, never a wrong total. Job A is the cross
+# fixtures cut over 3 reducers; job B is another job (SampleLogs).
+neg=$work/neg
+mkdir -p "$neg"
+case_args cross
+bash "$local_run" "$bin" 3 "$neg/a" --quiet -- "${audit[@]}" > /dev/null 2> "$neg/a.err"
+st_a=$?
+bash "$local_run" "$bin" 3 "$neg/b" --quiet -- SampleLogs > /dev/null 2> "$neg/b.err"
+st_b=$?
+A=$neg/a
+# merge_lines DIR: what local-run.sh hands the merge (facts, the session
+# tasks' own lines, the code tasks' lines).
+merge_lines() { cat "$1/facts"; cat "$1"/sessions.[0-9]* | sed '/^c:/d'; cat "$1"/reuse.[0-9]*; }
+# merge_refuses NAME WANT-STATUS TEXT FILE [PLAN]: the merge of FILE exits
+# WANT-STATUS with one line on standard error that contains TEXT, and
+# writes no output.
+merge_refuses() {
+  local name=$1 want=$2 text=$3 input=$4 p=${5:-$A/job.plan} out=$neg/out.$RANDOM
+  "$bin" stage merge --plan "$p" --csv "$out" --json "$out.json" --quiet < "$input" > /dev/null 2> "$neg/err"
+  local st=$?
+  if [ "$st" = "$want" ] && [ "$(wc -l < "$neg/err")" = 1 ] && grep -qF -- "$text" "$neg/err" &&
+    [ ! -e "$out.json" ] && [ -z "$(ls -A "$out" 2> /dev/null)" ]; then
+    ok "lines between steps: $name (exit $st, no output)"
+  else
+    ko "lines between steps: $name" "exit $st (expected $want), $(wc -l < "$neg/err") lines: $(head -c 300 "$neg/err")"
+  fi
+}
+if [ "$st_a" != 0 ] || [ "$st_b" != 0 ] || [ ! -s "$A/facts" ]; then
+  ko "lines between steps" "the two jobs did not run: $st_a $st_b $(head -c 300 "$neg/a.err" "$neg/b.err")"
+else
+  merge_lines "$A" > "$neg/good"
+  "$bin" stage merge --plan "$A/job.plan" --quiet < "$neg/good" > /dev/null 2> "$neg/err"
+  st=$?
+  if [ $st = 0 ]; then ok "lines between steps: the whole set merges (exit $st)"
+  else ko "lines between steps: the whole set merges" "exit $st: $(head -c 300 "$neg/err")"; fi
+
+  # A session line twice (one process had 747 sessions, this would be 748).
+  { cat "$neg/good"; grep -am1 "^session$tab" "$neg/good"; } > "$neg/repeated"
+  merge_refuses "a repeated session line" 3 "stage merge: " "$neg/repeated"
+  # Half the session lines.
+  awk -v t="session$tab" 'index($0, t) != 1 || NR % 2' "$neg/good" > "$neg/half"
+  merge_refuses "half the session lines" 3 "stage merge: " "$neg/half"
+  # No reuse lines (the code tasks' tallies still say what they wrote).
+  grep -av "^reuse$tab" "$neg/good" > "$neg/noreuse"
+  if grep -qa "^reuse$tab" "$neg/good"; then
+    merge_refuses "no reuse lines" 3 "reuse lines" "$neg/noreuse"
+  else
+    ko "lines between steps: no reuse lines" "the fixture has no code-reuse to drop"
+  fi
+  # A code task's whole output gone: its tally too.
+  { cat "$A/facts"; cat "$A"/sessions.[0-9]* | sed '/^c:/d'; cat "$A/reuse.0" "$A/reuse.1"; } > "$neg/nocodetask"
+  merge_refuses "a code task's output missing" 3 "stage codes: " "$neg/nocodetask"
+  # A session task's whole output gone, or given twice.
+  { cat "$A/facts"; cat "$A/sessions.0" "$A/sessions.1" | sed '/^c:/d'; cat "$A"/reuse.[0-9]*; } > "$neg/nosessiontask"
+  merge_refuses "a session task's output missing" 3 "stage sessions: " "$neg/nosessiontask"
+  { cat "$neg/good"; sed '/^c:/d' "$A/sessions.2"; } > "$neg/twice"
+  merge_refuses "a session task's output twice" 3 "stage sessions: a task's output is given twice" "$neg/twice"
+  # The plan of another job.
+  merge_refuses "a plan of another job" 3 "another job" "$neg/good" "$neg/b/job.plan"
+  # Lines of another job added.
+  { cat "$neg/good"; grep -a "^tally$tab" "$neg/b"/sessions.0; } > "$neg/foreign"
+  merge_refuses "a tally line of another job" 3 "another job" "$neg/foreign"
+
+  # stage sessions fed the events of two jobs: it cannot tell them apart
+  # (the event lines carry no job id), the merge can: it names the step.
+  LC_ALL=C sort "$A/events.0" "$neg/b"/events.[0-9]* > "$neg/two-jobs.events"
+  "$bin" stage sessions --plan "$A/job.plan" --facts "$A/facts" < "$neg/two-jobs.events" > "$neg/two-jobs.out" 2> "$neg/err"
+  st=$?
+  if [ $st = 0 ]; then
+    { cat "$A/facts"; cat "$neg/two-jobs.out" "$A/sessions.1" "$A/sessions.2" | sed '/^c:/d'; cat "$A"/reuse.[0-9]*; } > "$neg/two-jobs"
+    merge_refuses "stage sessions fed events of two jobs" 3 "stage sessions: " "$neg/two-jobs"
+  elif [ $st = 2 ] && [ "$(wc -l < "$neg/err")" = 1 ]; then
+    ok "lines between steps: stage sessions fed events of two jobs (refused by the stage itself, exit 2)"
+  else
+    ko "lines between steps: stage sessions fed events of two jobs" "exit $st: $(head -c 300 "$neg/err")"
+  fi
+  # The session stage takes no facts of another job.
+  stage_check "sessions refuses the facts of another job" 2 "$A/events.0" sessions --plan "$A/job.plan" --facts "$neg/b/facts"
+
+  # stage codes: a rank the plan lacks is refused; a changed time is not
+  # the line the session stage wrote, which the merge finds.
+  LC_ALL=C sort "$A/codes.0" > "$neg/codes.sorted"
+  awk -F'\t' -v OFS='\t' 'NR == 1 { $3 = "0000000099" } { print }' "$neg/codes.sorted" > "$neg/codes.rank"
+  stage_check "codes refuses a rank the plan lacks" 2 "$neg/codes.rank" codes --plan "$A/job.plan"
+  awk -F'\t' -v OFS='\t' 'NR == 1 { $2 = substr($2, 1, 19) (substr($2, 20, 1) == "9" ? "8" : "9") } { print }' "$neg/codes.sorted" |
+    LC_ALL=C sort > "$neg/codes.time"
+  "$bin" stage codes --plan "$A/job.plan" < "$neg/codes.time" > "$neg/reuse.time" 2> "$neg/err"
+  st=$?
+  if [ $st = 0 ]; then
+    { cat "$A/facts"; cat "$A"/sessions.[0-9]* | sed '/^c:/d'; cat "$neg/reuse.time" "$A/reuse.1" "$A/reuse.2"; } > "$neg/timed"
+    merge_refuses "a code line whose time was changed" 3 "stage codes: " "$neg/timed"
+  else
+    ko "lines between steps: a code line whose time was changed" "stage codes exit $st: $(head -c 300 "$neg/err")"
+  fi
+
+  # stage merge checks its outputs against its plan and inputs first.
+  cp "$A/job.plan" "$neg/plan.copy"
+  "$bin" stage merge --plan "$neg/plan.copy" --json "$neg/plan.copy" < "$neg/good" > /dev/null 2> "$neg/err"
+  st=$?
+  if [ $st = 2 ] && cmp -s "$neg/plan.copy" "$A/job.plan" && [ "$(wc -l < "$neg/err")" = 1 ]; then
+    ok "merge --json onto its own plan: exit 2, plan intact"
+  else ko "merge --json onto its own plan" "exit $st: $(head -c 300 "$neg/err")"; fi
+  cp "$neg/good" "$neg/good.copy"
+  "$bin" stage merge --plan "$A/job.plan" --json "$neg/good.copy" "$neg/good.copy" > /dev/null 2> "$neg/err"
+  st=$?
+  if [ $st = 2 ] && cmp -s "$neg/good.copy" "$neg/good"; then ok "merge --json onto its input file: exit 2, input intact"
+  else ko "merge --json onto its input file" "exit $st: $(head -c 300 "$neg/err")"; fi
+  "$bin" stage merge --plan "$A/job.plan" --csv "$neg/csvin" --json "$neg/good.copy" < "$neg/good.copy" > /dev/null 2> "$neg/err"
+  st=$?
+  if [ $st = 2 ] && cmp -s "$neg/good.copy" "$neg/good"; then ok "merge --json onto the file on its standard input: exit 2, input intact"
+  else ko "merge --json onto the file on its standard input" "exit $st: $(head -c 300 "$neg/err")"; fi
+
+  # stage plan takes regular files and folders only: a stream, a FIFO or
+  # a device would be read by one task (or hang it), not shared out.
+  mkfifo "$neg/fifo"
+  for input in - /dev/stdin "$neg/fifo" /dev/null; do
+    timeout 30 "$bin" stage plan "$input" < "$A/facts" > "$neg/plan.out" 2> "$neg/err"
+    st=$?
+    if [ $st = 2 ] && [ "$(wc -l < "$neg/err")" = 1 ] && grep -qF -- "$input" "$neg/err" && [ ! -s "$neg/plan.out" ]; then
+      ok "stage plan refuses $(basename "$input") (exit 2, named)"
+    else ko "stage plan refuses $input" "exit $st: $(head -c 300 "$neg/err")"; fi
+  done
 fi
 echo "shell part: $(($(date +%s) - started)) s"
 

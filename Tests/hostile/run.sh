@@ -344,5 +344,61 @@ ends = {width(r) for r in rows}          # right-aligned last column: same end
 sys.exit(0 if len(ends) == 1 and len(rows) >= 3 else 1)
 PY
 
+# 20. A nightly chain you can trust (issue 33): config paths, long option
+# lists, few descriptors, --checkpoint -.
+# A config file with relative paths, run by cron from /: they are taken
+# from the file's folder (docs/contract.md §9), not from /.
+mkdir -p cron/state
+cp small.log cron/night1.log
+printf 'checkpoint = "state/flip.cp"\ncsv = "out"\ninputs = ["night1.log"]\nquiet = true\n' > cron/flip.toml
+(cd / && "$bin" --config "$work/cron/flip.toml") > /dev/null 2> e20a.txt; st=$?
+if [ $st = 0 ] && [ -s cron/state/flip.cp ] && [ -s cron/out/sessions.csv ] && [ ! -e /state/flip.cp ] && [ ! -e /out/sessions.csv ]; then
+  ok "--config from /: checkpoint, csv and inputs relative to the file's folder"
+else ko "--config relative paths from /" "exit $st, $(ls cron cron/state 2>&1 | tr '\n' ' ') $(head -c 200 e20a.txt)"; fi
+sed -n '2,$p' basic.log | tail -n 2000 > night2.log
+(cd / && "$bin" --config "$work/cron/flip.toml" "$work/night2.log") > /dev/null 2> e20b.txt; st=$?
+if [ $st = 0 ] && ! grep -q "starting fresh" e20b.txt; then ok "--config from /: the next night finds the chain's checkpoint"
+else ko "--config from /: the next night" "exit $st, $(head -c 300 e20b.txt)"; fi
+
+# 20,000 --client-id values, on the command line and in a config file:
+# linear, not a minute before reading. One of them is the real one, so the
+# findings are those of --client-id REAL alone.
+real_id=1093874651234-flip.apps.googleusercontent.com
+ids=()
+for i in $(seq 19999); do ids+=(--client-id "$i-x.apps.googleusercontent.com"); done
+ids+=(--client-id "$real_id")
+"$bin" -q --client-id "$real_id" --json c20-one.json basic.log 2>/dev/null
+t0=$(date +%s%N)
+"$bin" -q "${ids[@]}" --json c20-many.json basic.log 2>/dev/null; st=$?
+ms=$((($(date +%s%N) - t0) / 1000000))
+mismatch='sum(k["count"] for k in d["findings"]["by_kind"] if k["kind"] == "client-id-mismatch")'
+if [ $st = 0 ] && [ $ms -lt 5000 ] && [ "$(jget c20-many.json "$mismatch")" = "$(jget c20-one.json "$mismatch")" ]; then
+  ok "20,000 --client-id values: ${ms} ms for the whole run, same findings"
+else ko "20,000 --client-id values" "exit $st, ${ms} ms, mismatches $(jget c20-many.json "$mismatch") vs $(jget c20-one.json "$mismatch")"; fi
+{ printf 'client-id = ['; for i in $(seq 19999); do printf '"%s-x.apps.googleusercontent.com", ' "$i"; done; printf '"%s"]\n' "$real_id"; } > ids.toml
+t0=$(date +%s%N)
+"$bin" -q --config ids.toml --json c20-toml.json basic.log 2>/dev/null; st=$?
+ms=$((($(date +%s%N) - t0) / 1000000))
+if [ $st = 0 ] && [ $ms -lt 5000 ] && [ "$(jget c20-toml.json "$mismatch")" = "$(jget c20-one.json "$mismatch")" ]; then
+  ok "20,000 client-id values in a config file: ${ms} ms, same findings"
+else ko "20,000 client-id values in a config file" "exit $st, ${ms} ms"; fi
+
+# Too few descriptors: one line, exit 2 or 3, never a crash (dispatch used
+# to trap with SIGILL under ulimit -n 4).
+for n in 4 5 6 7 8; do
+  (ulimit -n $n; "$bin" -q --csv "fd$n" basic.log > "fd$n.out" 2> "fd$n.err"); st=$?
+  if { [ $st = 2 ] || [ $st = 3 ]; } && [ "$(wc -l < "fd$n.err")" = 1 ] && ! crashed "fd$n.err"; then
+    ok "ulimit -n $n: exit $st, one line ($(head -c 60 "fd$n.err")…)"
+  else ko "ulimit -n $n" "exit $st: $(head -c 300 "fd$n.err")"; fi
+done
+(ulimit -n 4; "$bin" stage merge --plan nothing.plan < /dev/null > fdm.out 2> fdm.err); st=$?
+if [ $st = 2 ] && [ "$(wc -l < fdm.err)" = 1 ]; then ok "ulimit -n 4, stage merge: exit 2, one line"
+else ko "ulimit -n 4, stage merge" "exit $st: $(head -c 300 fdm.err)"; fi
+
+# --checkpoint - is not a file the next run can read: a usage error.
+mkdir -p c20dash && (cd c20dash && "$bin" -q --checkpoint - ../small.log > /dev/null 2> ../e20c.txt); st=$?
+if [ $st = 2 ] && [ ! -e c20dash/- ] && grep -q -- "--checkpoint -" e20c.txt; then ok "--checkpoint -: exit 2, no file named -"
+else ko "--checkpoint -" "exit $st, $(ls c20dash) $(head -c 200 e20c.txt)"; fi
+
 echo "$passed passed, $failed failed${skipped:+, $skipped skipped}"
 [ $failed = 0 ]

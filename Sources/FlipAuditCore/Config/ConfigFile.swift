@@ -50,6 +50,25 @@ public enum ConfigFile {
     /// The key under which the file gives the input paths.
     public static let inputsKey = "inputs"
 
+    /// The keys whose values are paths: a relative one is relative to the
+    /// file's folder (docs/contract.md §9), so a cron job started in `/`
+    /// finds the same files as a run started beside the file.
+    public static let pathKeys: Set<String> = ["csv", "json", "html", "metrics", "checkpoint", inputsKey]
+
+    /// `value` of a path key, seen from `folder` (the config file's, as
+    /// the command line names it): unchanged when absolute, `-`, empty, or
+    /// when the folder is the working directory.
+    public static func path(_ value: String, from folder: String) -> String {
+        if value.isEmpty || value == "-" || value.hasPrefix("/") || folder.isEmpty || folder == "." { return value }
+        return (folder.hasSuffix("/") ? folder : folder + "/") + value
+    }
+
+    /// The folder of the file at `path` as named (`.` when it has none).
+    public static func folder(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
     /// Options that make no sense in a file.
     static let excluded: Set<String> = ["config", "help", "version", "generate-completion-script", "experimental-dump-help"]
 
@@ -108,7 +127,9 @@ public enum ConfigFile {
 
     /// The arguments the file stands for, in the order of `options`:
     /// `(key, arguments)` per key set. `name` names the file in messages.
+    /// Relative paths of `pathKeys` are taken from the folder of `name`.
     public static func settings(fromTOML text: String, name: String, options: [OptionSpec]) throws(ConfigError) -> [(key: String, arguments: [String])] {
+        let folder = folder(of: name)
         let table: TOMLTable
         do { table = try TOMLTable(string: text) } catch let error as TOMLParseError {
             throw ConfigError(description: "\(name):\(error.source.begin.line):\(error.source.begin.column): not valid TOML: \(error.description)")
@@ -133,7 +154,7 @@ public enum ConfigFile {
                 if bool { out.append((spec.name, ["--" + spec.name])) }
             case .single:
                 guard let text = scalar(value) else { throw wrong("a string or an integer") }
-                out.append((spec.name, ["--" + spec.name, text]))
+                out.append((spec.name, ["--" + spec.name, pathKeys.contains(spec.name) ? path(text, from: folder) : text]))
             case .repeating, .positional:
                 var values: [String] = []
                 if let array = value.array, value.type == .array {
@@ -146,6 +167,7 @@ public enum ConfigFile {
                 } else {
                     throw wrong("an array of strings")
                 }
+                if pathKeys.contains(spec.name) { values = values.map { path($0, from: folder) } }
                 if spec.kind == .positional {
                     out.append((spec.name, values))
                 } else {

@@ -1,12 +1,13 @@
 /// A flip event as the distributed read stage writes it: the shuffle key,
 /// the sort fields, then the event (`EventCodec`).
 ///
-///     s:STATE | r:RANK:LINE   time   rank   line   event (23 fields)
+///     s:STATE | r:LINE-KEY   time   rank   line   event (24 fields)
 ///
 /// The key is the event's state — the request's, or the return's when there
-/// is no request — or, for an event without one, its own record: the
-/// session stage sees every event of a state together, and a record
-/// without a state is a session (or a finding) of its own. Sorted as bytes,
+/// is no request — or, for an event without one, the fingerprint of its
+/// line: the session stage sees every event of a state together, a record
+/// without a state is a session (or a finding) of its own, and identical
+/// lines meet in one reducer, which audits the first (`DuplicateFilter`). Sorted as bytes,
 /// one key's lines come together in (time, file, line) order.
 @_spi(Fuzzing) public enum EventLine {
     public typealias Malformed = TextFields.Malformed
@@ -28,11 +29,11 @@
             out.append(.colon)
             TextFields.text(state, &out)
         } else {
+            // Keyed by the line's fingerprint: identical lines of several
+            // inputs meet in one reducer, which keeps the first (duplicates).
             out.append(UInt8(ascii: "r"))
             out.append(.colon)
-            SortFields.rank(e.source.file, &out)
-            out.append(.colon)
-            SortFields.line(e.source.line, &out)
+            TextFields.text(Checkpoint.hex(e.lineKey), &out)
         }
     }
 

@@ -19,6 +19,10 @@ public struct FileFacts: Sendable, Codable, Equatable {
     public var warnings: [String]
     /// Why it could not be read completely (`NAME: message`).
     public var error: String?
+    /// The plan's job (`JobPlan.jobID`).
+    public var job: String
+    /// The event lines the read stage wrote for this input.
+    public var events: LineTally
 
     static let tag = "facts"
 

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// What every stage of a distributed audit shares: the inputs in the order
@@ -38,6 +39,14 @@ public struct JobPlan: Sendable, Equatable {
         self.options = options
         self.files = files.map { InputFile(displayName: $0.displayName, path: $0.path) }
         self.problems = problems
+    }
+
+    /// The job's identity, carried by every `facts` and `tally` line so the
+    /// merge can tell a line of another job: 16 hex digits of HMAC-SHA256
+    /// of a fixed text under the job's key (the key itself stays secret).
+    public var jobID: String {
+        let mac = HMAC<SHA256>.authenticationCode(for: Array("flipaudit job".utf8), using: SymmetricKey(data: key))
+        return Checkpoint.hex(Array(mac).prefix(8).map { $0 })
     }
 
     /// The `file` line of input `rank`, without its newline: what the read

@@ -2,6 +2,11 @@
 /// `session`, `finding`, `tracker`, `reuse`, in any order — → the rows in
 /// flipaudit's own order (`RowOrder`, spilling as in one process) and the
 /// result the reports are written from, equal to one process's.
+///
+/// Before any result is made, it checks that the steps add up: every
+/// `facts` and `tally` line is of the plan's job, and what each step read
+/// is what the steps before it wrote (`TallyCheck`). A line missing,
+/// repeated or of another job stops it with exit 3, naming the step.
 public enum MergeStage {
     /// Reads `inputs` to their ends; rows go to `rows` in their final order.
     public static func run(
@@ -15,8 +20,20 @@ public enum MergeStage {
         var facts = [FileFacts?](repeating: nil, count: plan.files.count)
         var unpinned = Set<String>()
         var unobservable = Set<Int32>()
+        var duplicates = 0
+        var tallies = TallyCheck(inputs: plan.files.count)
+        // Tally lines of tasks that read something, to name a task's output given twice.
+        var seenTallies: [[UInt8]: String] = [:]
+        let job = plan.jobID
         func check(_ source: SourceRef, _ input: LineSource) throws(StageError) {
-            guard plan.files.indices.contains(Int(source.file)) else { throw StageError(input, "no input of this plan has rank \(source.file)") }
+            guard plan.files.indices.contains(Int(source.file)) else {
+                throw StageError(input, "no input of this plan has rank \(source.file) (a line of another job?)", status: 3)
+            }
+        }
+        func check(job lineJob: String, _ what: String, _ input: LineSource) throws(StageError) {
+            guard lineJob == job else {
+                throw StageError(input, "\(what) of another job (job \(lineJob); this plan's is \(job)): nothing written", status: 3)
+            }
         }
         for input in inputs {
             while let line = try input.next() {
@@ -27,26 +44,45 @@ public enum MergeStage {
                     case "session":
                         let row = try RowCodec.session(rest)
                         try check(row.source, input)
+                        tallies.rowsRead.add(line)
                         order.sessionClosed(row)
                     case "finding":
                         let row = try RowCodec.finding(rest)
                         try check(row.source, input)
+                        tallies.rowsRead.add(line)
                         order.finding(row)
                     case "reuse":
                         let (session, finding) = try ReuseLine.decode(line)
                         try check(session, input)
                         try check(finding.source, input)
+                        tallies.reuseRead.add(line)
                         marks.add(finding, on: session)
                     case FileFacts.tag:
                         let f = try FileFacts.decode(line)
-                        guard facts.indices.contains(Int(f.rank)) else { throw StageError(input, "no input of this plan has rank \(f.rank)") }
-                        guard facts[Int(f.rank)] == nil else { throw StageError(input, "a second facts line for rank \(f.rank)") }
+                        try check(job: f.job, "stage read: a facts line", input)
+                        try check(SourceRef(file: f.rank, line: 0), input)
+                        guard facts[Int(f.rank)] == nil else { throw StageError(input, "stage read: a second facts line for rank \(f.rank)", status: 3) }
                         facts[Int(f.rank)] = f
+                        tallies.eventsWritten[Int(f.rank)] = f.events
                     case TrackerFacts.tag:
                         let t = try TrackerFacts.decode(line)
                         for rank in t.unobservableFiles { try check(SourceRef(file: rank, line: 0), input) }
+                        tallies.rowsRead.add(line)
                         unpinned.formUnion(t.unpinnedProjectIDs)
                         unobservable.formUnion(t.unobservableFiles)
+                        duplicates = min(duplicates + t.duplicateRecords, 1 << 62)
+                    case StageTally.tag:
+                        let t = try StageTally.decode(line)
+                        try check(job: t.job, "stage \(t.stage.rawValue): a tally line", input)
+                        if !(t.eventsRead ?? [:]).isEmpty || (t.codesRead?.lines ?? 0) > 0 {
+                            if let first = seenTallies[Array(line)] {
+                                throw StageError(
+                                    input, "stage \(t.stage.rawValue): a task's output is given twice (its tally line is also \(first)): nothing written",
+                                    status: 3)
+                            }
+                            seenTallies[Array(line)] = "\(input.name):\(input.lineNumber)"
+                        }
+                        try tallies.add(t)
                     default:
                         let hint =
                             tag.starts(with: "c:".utf8)
@@ -62,7 +98,12 @@ public enum MergeStage {
             }
         }
         if let missing = facts.firstIndex(where: { $0 == nil }) {
-            throw StageError("no facts for \(plan.files[missing].displayName) (rank \(missing)): its read stage did not finish")
+            throw StageError(
+                "stage read: no facts for \(plan.files[missing].displayName) (rank \(missing)): its read stage did not finish; nothing written",
+                status: 3)
+        }
+        if let problem = tallies.problem(names: plan.files.map(\.displayName)) {
+            throw StageError("the steps do not add up: \(problem); nothing written", status: 3)
         }
         for finding in marks.findings { order.finding(finding) }
         order.releaseAll()
@@ -77,7 +118,8 @@ public enum MergeStage {
                 Int(f.rank), accounting: f.accounting, summary: f.summary, warnings: f.warnings, error: f.error, warn: warn)
         }
         if let more = totals.moreMalformed { warn(more) }
-        let (accounting, files, inputErrors) = totals.finished(names: plan.files.map(\.displayName))
+        var (accounting, files, inputErrors) = totals.finished(names: plan.files.map(\.displayName))
+        accounting.duplicateRecords = duplicates
         return AuditResult(
             configuration: configuration, inputs: plan.files, accounting: accounting, files: files,
             inputErrors: inputErrors, findingExamples: collector.examples, statistics: collector.statistics,

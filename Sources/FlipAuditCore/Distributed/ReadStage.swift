@@ -15,7 +15,7 @@ public enum ReadStage {
             guard let rank = plan.rank(ofFileLine: line) else {
                 throw StageError(input, "not a file line of this plan")
             }
-            let facts = try read(plan.files[rank], rank: rank, configuration: configuration, output: output)
+            let facts = try read(plan.files[rank], rank: rank, job: plan.jobID, configuration: configuration, output: output)
             for message in facts.warnings { warn(message) }
             facts.encode(into: &output.buffer)
             try output.flushIfFull()
@@ -36,26 +36,29 @@ public enum ReadStage {
         var configuration = configuration
         configuration.fingerprint = .keyed(plan.key)
         let facts = try read(
-            InputFile(displayName: name, path: nil), rank: rank, configuration: configuration, output: output)
+            InputFile(displayName: name, path: nil), rank: rank, job: plan.jobID, configuration: configuration, output: output)
         for message in facts.warnings { warn(message) }
         facts.encode(into: &output.buffer)
         try output.flush()
     }
 
     /// Reads one input to its end, writing its events; its facts.
-    static func read(_ file: InputFile, rank: Int, configuration: AuditConfiguration, output: StageOutput) throws(OutputError) -> FileFacts {
+    static func read(
+        _ file: InputFile, rank: Int, job: String, configuration: AuditConfiguration, output: StageOutput
+    ) throws(OutputError) -> FileFacts {
         let feed = Analyzer.feed(
             InputFile(displayName: file.displayName, path: file.path), index: rank, configuration: configuration,
             scanners: ScannerPool(configuration: configuration), readAhead: ReadAhead(), alone: true, progress: nil)
         var outOfOrder = OutOfOrderCount()
         var firstLocation: Int64?
+        var events = LineTally()
         while true {
             switch feed.next() {
             case .batch(let batch):
                 if let line = batch.firstLocationLine { firstLocation = min(firstLocation ?? line, line) }
                 for event in batch.events {
                     outOfOrder.see(event.time)
-                    EventLine.encode(event, into: &output.buffer)
+                    events.add(appendedTo: &output.buffer) { EventLine.encode(event, into: &$0) }
                 }
                 try output.flushIfFull()
             case .end(let scan):
@@ -64,7 +67,8 @@ public enum ReadStage {
                 accounting.outOfOrderRecords = outOfOrder.count
                 return FileFacts(
                     rank: Int32(rank), accounting: accounting, summary: scan.summary,
-                    firstLocationLine: firstLocation, latestTime: scan.latestTime, warnings: scan.warnings, error: scan.error)
+                    firstLocationLine: firstLocation, latestTime: scan.latestTime, warnings: scan.warnings, error: scan.error,
+                    job: job, events: events)
             }
         }
     }
