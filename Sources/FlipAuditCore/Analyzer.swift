@@ -255,7 +255,7 @@ public final class Analyzer {
         let order = RowOrder(sinks: [collector] + rows, budget: configuration.rowBudget, warn: warn)
         let tracker = SessionTracker(configuration: configuration, files: inputs.count, sink: order, carried: carry.from)
         var duplicates = DuplicateFilter(
-            carried: carry.from?.records ?? [], retention: Int64(configuration.reuseWindowSeconds) * 1000)
+            carried: carry.from?.records ?? [], retention: carry.on ? Int64(configuration.reuseWindowSeconds) * 1000 : nil)
         var latest: Int64?
         /// Per input, its newest audited record time: the watermark is the
         /// smallest of them.

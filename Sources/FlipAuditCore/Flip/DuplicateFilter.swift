@@ -24,12 +24,13 @@ struct DuplicateFilter {
     /// Audited records, oldest first, for the next checkpoint: those not
     /// older than its watermark less the reorder window go into it.
     private var recent: Deque<Checkpoint.Remembered>
-    /// How long `recent` keeps a record (the reuse window).
-    private let retention: Int64
+    /// How long `recent` keeps a record (the reuse window); nil when no
+    /// checkpoint is written, and `recent` stays empty.
+    private let retention: Int64?
     /// Records left out as duplicates.
     private(set) var count = 0
 
-    init(carried: [Checkpoint.Remembered] = [], retention: Int64) {
+    init(carried: [Checkpoint.Remembered] = [], retention: Int64?) {
         self.carried = Set(carried.map(\.key))
         recent = Deque(carried.sorted { ($0.time, $0.key) < ($1.time, $1.key) })
         self.retention = retention
@@ -41,7 +42,7 @@ struct DuplicateFilter {
         if event.time != time {
             time = event.time
             atTime.removeAll(keepingCapacity: true)
-            while let first = recent.first, first.time < time - retention { recent.removeFirst() }
+            if let retention { while let first = recent.first, first.time < time - retention { recent.removeFirst() } }
         }
         if carried.contains(event.lineKey) {
             count += 1
@@ -55,7 +56,7 @@ struct DuplicateFilter {
         } else {
             atTime[event.lineKey] = event.source.file
         }
-        recent.append(Checkpoint.Remembered(key: event.lineKey, time: event.time))
+        if retention != nil { recent.append(Checkpoint.Remembered(key: event.lineKey, time: event.time)) }
         return true
     }
 
