@@ -32,6 +32,9 @@ struct FlipAuditCommand: ParsableCommand {
             closed standard output; every other output is still written). The \
             highest of 4, 3, 1 wins.
 
+            flipaudit explain --help: one session's story for a security review \
+            (docs/security-review.md).
+
             flipaudit stage --help: the same audit cut into map, shuffle and reduce \
             steps for Apache Spark or Hadoop Streaming (docs/distributed.md).
             """,
@@ -123,6 +126,8 @@ struct FlipAuditCommand: ParsableCommand {
             let arguments = Array(CommandLine.arguments.dropFirst())
             if arguments.first == StageCommand.name {
                 try StageCommand.runStage(Array(arguments.dropFirst()))
+            } else if arguments.first == ExplainCommand.name {
+                try ExplainCommand.runExplain(Array(arguments.dropFirst()))
             } else {
                 var command = try parseAsRoot(try ConfigArguments.expand(arguments))
                 try command.run()
@@ -149,6 +154,14 @@ struct FlipAuditCommand: ParsableCommand {
                 StandardStreams.writeError(message)
             }
             Foundation.exit(code)
+        } catch let failure as ExplainCommand.Failure {
+            let error = failure.error
+            if ExplainCommand.exitCode(for: error) == .success {
+                do { try StandardStreams.writeOutput(ExplainCommand.fullMessage(for: error) + "\n") } catch {}
+                Foundation.exit(0)
+            }
+            StandardStreams.writeError(ExplainCommand.fullMessage(for: error))
+            Foundation.exit(2)
         } catch {
             let code = exitCode(for: error)
             if code == .success {
