@@ -78,7 +78,8 @@ public enum ExplainReport {
         for (i, s) in e.sessions.enumerated() {
             let outcome = s.outcome?.rawValue ?? "open (carried out)"
             let kinds = s.findings.isEmpty ? "none" : s.findings.map { "\($0.kind.rawValue) (\($0.severity.rawValue))" }.joined(separator: ", ")
-            out += "\nsession \(i + 1) of \(e.sessions.count): state \(TerminalText.escape(Quote.text(s.state))), outcome \(outcome), findings: \(kinds)\n"
+            out +=
+                "\nsession \(i + 1) of \(e.sessions.count): state \(TerminalText.escape(Quote.text(s.state))), first request \(TerminalText.escape(result.describe(s.source))), outcome \(outcome), findings: \(kinds)\n"
             for entry in s.entries { entryLines(entry, result, into: &out) }
         }
         if !e.outside.isEmpty {
@@ -106,6 +107,7 @@ public enum ExplainReport {
     }
     struct Story: Encodable {
         var state: String
+        var source: String
         var outcome: String?
         var findings: [FindingView]
         var records: [Entry]
@@ -184,7 +186,9 @@ public enum ExplainReport {
         let doc = Document(
             target: e.given, taken_as: taken,
             sessions: e.sessions.map { s in
-                Story(state: s.state, outcome: s.outcome?.rawValue, findings: s.findings.map(finding), records: s.entries.map(entry))
+                Story(
+                    state: s.state, source: result.describe(s.source), outcome: s.outcome?.rawValue, findings: s.findings.map(finding),
+                    records: s.entries.map(entry))
             },
             outside_sessions: e.outside.map(entry), input_errors: result.inputErrors)
         let encoder = JSONEncoder()

@@ -95,6 +95,8 @@ public struct RecordView: Sendable {
 public struct SessionStory: Sendable {
     public var state: String
     public var serial: Int
+    /// The session's first request (a `sessions.csv` row's `source`).
+    public var source: SourceRef
     /// nil while it is open (carried out).
     public var outcome: Outcome?
     public var findings: [Finding]
@@ -113,7 +115,7 @@ final class Explainer {
     private final class Story {
         var story: SessionStory
         var matched = false
-        init(_ s: Session) { story = SessionStory(state: s.state, serial: s.serial, findings: [], entries: []) }
+        init(_ s: Session) { story = SessionStory(state: s.state, serial: s.serial, source: s.firstSource, findings: [], entries: []) }
     }
     private var open: [Int: Story] = [:]
     private(set) var done: [SessionStory] = []
