@@ -87,7 +87,7 @@ extension HTMLReport {
         func y(_ v: Int) -> String { String(format1(height - pad - Double(v) / top * (height - 2 * pad))) }
         let points = counts.indices.map { "\(x($0)),\(y(counts[$0]))" }.joined(separator: " ")
         var out =
-            "<svg width=\"\(Int(width))\" height=\"\(Int(height))\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" role=\"img\" aria-label=\"\(label): \(counts.map(String.init).joined(separator: ", "))\">"
+            "<svg width=\"\(Int(width))\" height=\"\(Int(height))\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" class=\"trend-line\" role=\"img\" aria-label=\"\(label): \(counts.map(String.init).joined(separator: ", "))\">"
         out += "<title>\(label): \(counts.map(String.init).joined(separator: ", "))</title>"
         if counts.count > 1 { out += "<polyline points=\"\(points)\" fill=\"none\" stroke=\"#4e79a7\" stroke-width=\"1.5\"/>" }
         let lastIndex = counts.count - 1
