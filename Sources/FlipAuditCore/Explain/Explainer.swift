@@ -133,7 +133,7 @@ final class Explainer {
     /// The session being closed and the entry of its closing.
     private var closing: (id: Int, entry: StoryEntry)?
     /// Where each code (by key) was first returned to a session.
-    private var codeFirst: [UInt64: (id: Int, state: String, source: SourceRef, digest: CodeHash)] = [:]
+    private var codeFirst: [UInt64: (id: Int, state: String, source: SourceRef)] = [:]
 
     init(_ given: String) { self.given = given }
 
@@ -275,7 +275,7 @@ final class Explainer {
                         }
                     }
                 } else {
-                    codeFirst[code.key] = (id, st.story.state, event.source, code)
+                    codeFirst[code.key] = (id, st.story.state, event.source)
                 }
             }
         }
