@@ -122,6 +122,37 @@ struct ExplainTests {
         #expect(b.sessions[0].entries.flatMap(\.decisions).map { ExplainReport.decisionName($0) }.prefix(2) == ["opened", "failed"])
     }
 
+    @Test("closed early under --max-sessions, closed by a new request after its return, and carried out: each said")
+    func closings() throws {
+        let dir = temporaryDirectory()
+        let log = writeLog(
+            [
+                combined(0, authorize(state: "E"), 200),
+                combined(1, authorize(state: "F"), 302, location: "\(opa)?code=C1&state=F"),
+                combined(2, authorize(state: "F"), 302, location: "\(opa)?code=C2&state=F"),
+            ], named: "access.log", in: dir)
+        var config = AuditConfiguration()
+        config.maxSessions = 1
+        let evicted = try Analyzer(configuration: config).explain("E", arguments: [log])
+        #expect(evicted.sessions.map(\.outcome) == [.closedEarly])
+        let closed = evicted.sessions[0].entries.flatMap(\.decisions).compactMap { if case .closed(_, let why) = $0 { why } else { nil } }
+        #expect(closed == [TraceStep.Closing.evicted.rawValue])
+        let f = try Analyzer(configuration: AuditConfiguration()).explain("F", arguments: [log])
+        #expect(f.sessions.count == 2)
+        #expect(f.sessions[0].entries.flatMap(\.decisions).contains { if case .closed(.code, "state used again") = $0 { true } else { false } })
+        #expect(f.sessions[1].findings.map(\.kind) == [.stateReuse])
+        // With a checkpoint, a session still open at the end is carried out, not closed.
+        var keyed = AuditConfiguration()
+        keyed.fingerprint = .keyed(Fingerprint.newKey())
+        let carried = try Analyzer(configuration: keyed).explain("E", arguments: [log], carried: nil)
+        #expect(carried.sessions[0].outcome == .pending)
+        let start = try #require(try Analyzer(configuration: keyed).run([writeLog([combined(0, "/", 200)], named: "a.log", in: dir)], carry: true).checkpoint)
+        let open = try Analyzer(configuration: keyed).explain("E", arguments: [log], carried: start)
+        #expect(open.sessions[0].outcome == nil)
+        #expect(ExplainReport.decisionName(open.sessions[0].entries.last!.decisions.last!) == "carried-out")
+        #expect(ExplainReport.text(open).contains("outcome open (carried out)"))
+    }
+
     @Test("text from logs is escaped in the story; the JSON is the same story as data")
     func escaped() throws {
         let dir = temporaryDirectory()
