@@ -272,7 +272,7 @@ public final class Analyzer {
 
         let collector = ResultCollector(bucket: configuration.bucket)
         let order = RowOrder(sinks: [collector] + rows, budget: configuration.rowBudget, warn: warn)
-        explainer?.start(names: sourceFiles.map(\.displayName))
+        explainer?.start(names: sourceFiles.map(\.displayName), retention: Int64(configuration.reuseWindowSeconds) * 1000)
         let tracker = SessionTracker(
             configuration: configuration, files: inputs.count, sink: order, carried: carry.from, codeReturns: nil,
             trace: explainer.map { e in { e.step($0) } })

@@ -132,13 +132,18 @@ final class Explainer {
     private var currentOutside: [ExplainDecision] = []
     /// The session being closed and the entry of its closing.
     private var closing: (id: Int, entry: StoryEntry)?
-    /// Where each code (by key) was first returned to a session.
-    private var codeFirst: [UInt64: (id: Int, state: String, source: SourceRef)] = [:]
+    /// Where each code (by key) was first returned to a session, for the
+    /// reuse window (as the tracker remembers returned codes).
+    private var codeFirst: [UInt64: (id: Int, state: String, source: SourceRef, time: Int64)] = [:]
+    private var retention: Int64 = .max
+    private var recordsSincePrune = 0
 
     init(_ given: String) { self.given = given }
 
     /// A pass begins: everything before is forgotten.
-    func start(names: [String]) {
+    func start(names: [String], retention: Int64) {
+        self.retention = retention
+        recordsSincePrune = 0
         target = ExplainTarget.parse(given, names: names)
         if case .source(let file, let line) = target, let i = names.firstIndex(of: file) {
             sourceTarget = SourceRef(file: Int32(i), line: line)
@@ -160,6 +165,11 @@ final class Explainer {
         case .record(let event):
             finishRecord()
             current = event
+            recordsSincePrune += 1
+            if recordsSincePrune >= 1 << 16 {
+                recordsSincePrune = 0
+                codeFirst = codeFirst.filter { event.time - $0.value.time <= retention }
+            }
         case .opened(let s, let reused):
             let story = Story(s)
             open[s.serial] = story
@@ -275,7 +285,7 @@ final class Explainer {
                         }
                     }
                 } else {
-                    codeFirst[code.key] = (id, st.story.state, event.source)
+                    codeFirst[code.key] = (id, st.story.state, event.source, event.time)
                 }
             }
         }
