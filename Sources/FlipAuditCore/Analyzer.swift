@@ -32,6 +32,16 @@ public struct AuditResult: Sendable {
     /// its open sessions (`carriedOut`), memories, clock and key.
     public var checkpoint: Checkpoint?
     public var carriedOut: Int { checkpoint?.openSessions ?? 0 }
+    /// The totals of the chain's last runs, this one last (`--checkpoint`;
+    /// empty without): the report's trends.
+    public var trends: [RunTotals] = []
+    /// Finding kinds this run found and the previous run of the chain did
+    /// not (empty for a chain's first run and without `--checkpoint`).
+    public var newKinds: [FindingKind] {
+        guard trends.count >= 2 else { return [] }
+        let (now, before) = (trends[trends.count - 1], trends[trends.count - 2])
+        return FindingKind.allCases.filter { (now.findings[$0.rawValue] ?? 0) > 0 && (before.findings[$0.rawValue] ?? 0) == 0 }
+    }
 
     /// `FILE:LINE` of a source.
     public func describe(_ source: SourceRef) -> String {
@@ -115,6 +125,15 @@ public final class Analyzer {
         _ arguments: [String], rows: [RowSink] = [], carry: Bool = false,
         carried: Checkpoint? = nil, skipping outputs: OwnOutputs = OwnOutputs()
     ) throws(ConfigurationError) -> AuditResult {
+        try run(arguments, rows: rows, carry: carry, carried: carried, skipping: outputs, explainer: nil)
+    }
+
+    /// `run`, with every decision of the rules told to `explainer`
+    /// (`flipaudit explain`).
+    func run(
+        _ arguments: [String], rows: [RowSink], carry: Bool, carried: Checkpoint?, skipping outputs: OwnOutputs,
+        explainer: Explainer?
+    ) throws(ConfigurationError) -> AuditResult {
         // A log_format that cannot work is refused before any input is read.
         if case .nginx(let text) = configuration.format {
             _ = try NginxLogFormatParser(logFormat: text, maxLine: configuration.maxLine)
@@ -149,12 +168,12 @@ public final class Analyzer {
         let handOn = Carry(on: carry, from: carried, digests: digests, started: started)
         let ranked = Ranked(inputs: inputs, startTimes: startTimes, scanners: scanners, configuration: configuration)
         if !configuration.alwaysSort && inputs.allSatisfy(Self.canReread) {
-            switch pass(ranked, problems: problems, rows: rows, sorted: false, carry: handOn) {
+            switch pass(ranked, problems: problems, rows: rows, sorted: false, carry: handOn, explainer: explainer) {
             case .done(let result): return result
             case .outOfOrder: break
             }
         }
-        switch pass(ranked, problems: problems, rows: rows, sorted: true, carry: handOn) {
+        switch pass(ranked, problems: problems, rows: rows, sorted: true, carry: handOn, explainer: explainer) {
         case .done(let result): return result
         case .outOfOrder: preconditionFailure("the sorting pass is never out of order")
         }
@@ -222,7 +241,7 @@ public final class Analyzer {
     /// One audit of every input.
     private func pass(
         _ ranked: Ranked, problems: [(name: String, error: InputError)], rows: [RowSink],
-        sorted: Bool, carry: Carry
+        sorted: Bool, carry: Carry, explainer: Explainer?
     ) -> PassEnd {
         let inputs = ranked.inputs
         var totals = ReadTotals(inputs: inputs.count)
@@ -253,7 +272,10 @@ public final class Analyzer {
 
         let collector = ResultCollector(bucket: configuration.bucket)
         let order = RowOrder(sinks: [collector] + rows, budget: configuration.rowBudget, warn: warn)
-        let tracker = SessionTracker(configuration: configuration, files: inputs.count, sink: order, carried: carry.from)
+        explainer?.start(names: sourceFiles.map(\.displayName), retention: Int64(configuration.reuseWindowSeconds) * 1000)
+        let tracker = SessionTracker(
+            configuration: configuration, files: inputs.count, sink: order, carried: carry.from, codeReturns: nil,
+            trace: explainer.map { e in { e.step($0) } })
         var duplicates = DuplicateFilter(
             carried: carry.from?.records ?? [], retention: carry.on ? Int64(configuration.reuseWindowSeconds) * 1000 : nil)
         var latest: Int64?
@@ -362,6 +384,13 @@ public final class Analyzer {
         result.carriedFiles = carriedFiles
         result.carriedIn = carry.from?.openSessions ?? 0
         result.previousWatermark = carry.from?.watermark
+        if var next = checkpoint {
+            // The run's totals join the last runs' (trends in the report).
+            next.totals = Array(
+                ((carry.from?.totals ?? []) + [RunTotals(result, run: next.run, started: carry.started)]).suffix(RunTotals.kept))
+            result.trends = next.totals
+            checkpoint = next
+        }
         result.checkpoint = checkpoint
         return .done(result)
     }

@@ -5,8 +5,9 @@ import ArgumentParser
 /// the inputs take them, values where an option has a list), with what
 /// ArgumentParser cannot be told. It adds a `help` subcommand to every
 /// tool's description, but flipaudit has none (`flipaudit help` reads a
-/// file named help), and it does not know `stage`, which `main` parses
-/// itself. So `help` is taken out, and `stage` and its steps put in.
+/// file named help), and it does not know `stage` and `explain`, which
+/// `main` parses itself. So `help` is taken out, and `stage` (with its
+/// steps) and `explain` put in.
 enum Completions {
     /// The stage steps, in the order a job runs them.
     static let steps = ["plan", "read", "sessions", "codes", "merge"]
@@ -62,7 +63,7 @@ enum Completions {
         out = out.replacingFirst(
             of: "    # Offer positional completions\n",
             with: """
-                    [[ "${COMP_CWORD}" -eq 1 ]] && COMPREPLY+=($(compgen -W 'stage' -- "${cur}"))
+                    [[ "${COMP_CWORD}" -eq 1 ]] && COMPREPLY+=($(compgen -W 'stage explain' -- "${cur}"))
 
                     # Offer positional completions
 
@@ -84,7 +85,7 @@ enum Completions {
                     if [[ "${words[2]}" == stage ]]; then
                         (( CURRENT == 3 )) && _values step \(steps.joined(separator: " "))
                     elif (( CURRENT == 2 )); then
-                        _alternative 'stage:stage:(stage)' 'files:file:_files'
+                        _alternative 'commands:command:(stage explain)' 'files:file:_files'
                     else
                         _files
                     fi
@@ -105,6 +106,7 @@ enum Completions {
             with: "")
         out +=
             "complete -c 'flipaudit' -n '__fish_is_first_token' -fa 'stage' -d 'The audit as map / shuffle / reduce steps (docs/distributed.md).'\n"
+            + "complete -c 'flipaudit' -n '__fish_is_first_token' -fa 'explain' -d 'One session\\'s story for a security review (docs/security-review.md).'\n"
             + "complete -c 'flipaudit' -n 'test (count (commandline -opc)) -eq 2; and test (commandline -opc)[2] = stage' -fa '\(steps.joined(separator: " "))'\n"
         return out
     }

@@ -35,6 +35,9 @@ struct FlipAuditCommand: ParsableCommand {
             output; every other output is still written). The highest of 4, 3, 1 \
             wins; a signal exits with 128 + its number.
 
+            flipaudit explain --help: one session's story for a security review \
+            (docs/security-review.md).
+
             flipaudit stage --help: the same audit cut into map, shuffle and reduce \
             steps for Apache Spark or Hadoop Streaming (docs/distributed.md).
             """,
@@ -149,6 +152,8 @@ struct FlipAuditCommand: ParsableCommand {
                 try StandardStreams.writeOutput(script)
             } else if arguments.first == StageCommand.name {
                 try StageCommand.runStage(Array(arguments.dropFirst()))
+            } else if arguments.first == ExplainCommand.name {
+                try ExplainCommand.runExplain(Array(arguments.dropFirst()))
             } else {
                 let expanded = try ConfigArguments.expand(arguments)
                 let (rest, repeated) = RepeatedValues.extract(expanded, takesValue: RepeatedValues.valueOptions(of: Self.self))
@@ -181,6 +186,14 @@ struct FlipAuditCommand: ParsableCommand {
                 StandardStreams.writeError(message)
             }
             Foundation.exit(code)
+        } catch let failure as ExplainCommand.Failure {
+            let error = failure.error
+            if ExplainCommand.exitCode(for: error) == .success {
+                do { try StandardStreams.writeOutput(ExplainCommand.fullMessage(for: error) + "\n") } catch {}
+                Foundation.exit(0)
+            }
+            StandardStreams.writeError(ExplainCommand.fullMessage(for: error))
+            Foundation.exit(2)
         } catch {
             let code = exitCode(for: error)
             if code == .success {

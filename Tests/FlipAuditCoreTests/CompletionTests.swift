@@ -6,12 +6,12 @@ import Testing
 /// (flipaudit has none: `flipaudit help` would read a file named help).
 @Suite("Shell completions")
 struct CompletionTests {
-    @Test("every shell's script offers stage and its steps, and no help subcommand", arguments: ["bash", "zsh", "fish"])
+    @Test("every shell's script offers stage and its steps, explain, and no help subcommand", arguments: ["bash", "zsh", "fish"])
     func scripts(shell: String) throws {
         let run = try runCLI(["--generate-completion-script", shell])
         #expect(run.status == 0)
         let script = run.stdout
-        for step in ["stage", "plan", "read", "sessions", "codes", "merge"] { #expect(script.contains(step), "\(step)") }
+        for step in ["stage", "explain", "plan", "read", "sessions", "codes", "merge"] { #expect(script.contains(step), "\(step)") }
         #expect(!script.contains("Show subcommand help information"))
         #expect(!script.contains("_flipaudit_help"))
         #expect(script.hasSuffix("\n"))

@@ -282,6 +282,10 @@ struct ReadBackSeedTests {
         #expect(checkpoint.openSessions > 0)
         let v2 = try Checkpoint.decode(Array(FileManager.default.contents(atPath: dir + "/checkpoint-v2")!))
         #expect(v2.openSessions > 0 && v2.run == 1 && !v2.records.isEmpty && v2.audited.count == 1)
+        // Two runs' totals: the second found what the first did not.
+        let totals = try Checkpoint.decode(Array(FileManager.default.contents(atPath: dir + "/checkpoint-v2-totals")!))
+        #expect(totals.totals.map(\.run) == [1, 2] && totals.totals[1].findings["state-mismatch"] == 1)
+        #expect(totals.totals[0].errors == ["cancelled": 1] && totals.totals[0].findings.isEmpty)
         var codec = EventCodec(allowlist: AuditConfiguration().allowlist)
         let events = FileManager.default.contents(atPath: dir + "/event-lines")!.split(separator: 0x0A)
         #expect(events.count == 2)

@@ -6,7 +6,10 @@
 #    User-Agent, file name) stay text: no element, no handler, no script;
 #  - the browser logs nothing to the console (a CSP violation would show
 #    that something tried to load or run);
-#  - a control page with injected markup is caught by the same checks.
+#  - a control page with injected markup is caught by the same checks;
+#  - with --checkpoint, the trends of the next night (SampleLogs-next after
+#    SampleLogs) mark each finding kind new, gone or same as the two JSON
+#    summaries say, and a hostile error value in them stays text.
 # Usage: Tests/browser/check-html.sh [--screenshot FILE]
 #   FLIPAUDIT=path/to/flipaudit to use a given binary (default: swift build's).
 # The last line is "N passed, N failed"; the exit status is 1 on a failure.
@@ -105,6 +108,24 @@ sed 's|<footer>|<img src=x onerror=alert(1)><script>alert(1)</script><svg onload
 render "$tmp/control.html" "$tmp/control.dom" "$tmp/control.log"
 count < <(python3 Tests/browser/dom_check.py injected "$tmp/control.dom")
 check "control page: the console check sees the blocked script" grep -qE "CONSOLE|Refused|violates" "$tmp/control.log"
+
+# 4. Trends: SampleLogs, then SampleLogs-next, then the hostile log, chained.
+"$bin" SampleLogs --quiet --checkpoint "$tmp/chain.cp" --json "$tmp/night1.json" 2> /dev/null
+check "night 1 of the chain" test $? -eq 0
+"$bin" SampleLogs-next --quiet --checkpoint "$tmp/chain.cp" --json "$tmp/night2.json" --html "$tmp/night2.html" 2> /dev/null
+check "night 2 of the chain" test $? -eq 0
+render "$tmp/night2.html" "$tmp/night2.dom" "$tmp/night2.log"
+check "the trends render" grep -q 'id="trends"' "$tmp/night2.dom"
+count < <(python3 Tests/browser/dom_check.py trends "$tmp/night2.dom" "$tmp/night1.json" "$tmp/night2.json")
+check "no console message on the trends report" console_clean "$tmp/night2.log"
+# The hostile night's sessions are carried; a later night closes them.
+"$bin" "$hostile_log" --quiet --checkpoint "$tmp/chain.cp" 2> /dev/null
+printf '%s\n' '203.0.113.9 - - [22/Nov/2026:11:30:00 +0000] "GET /oauth/authorize?response_type=code&client_id=G123&state=later HTTP/1.1" 200 0 "-" "UA" "-"' > "$tmp/later.log"
+"$bin" "$tmp/later.log" --quiet --checkpoint "$tmp/chain.cp" --html "$tmp/night3.html" 2> /dev/null
+render "$tmp/night3.html" "$tmp/night3.dom" "$tmp/night3.log"
+check "a hostile error value reaches the trends" grep -q 'data-trend-error="&lt;script&gt;alert(1)&lt;/script&gt;" data-trend="new"' "$tmp/night3.html"
+count < <(python3 Tests/browser/dom_check.py hostile "$tmp/night3.dom" '<script>alert(1)</script>')
+check "no console message on the hostile trends report" console_clean "$tmp/night3.log"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

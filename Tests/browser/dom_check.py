@@ -10,6 +10,12 @@ counts them.
                                   log, and each TEXT is shown as text
   dom_check.py injected DOM       the opposite, for the control page: the
                                   checks above do see injected markup
+  dom_check.py trends DOM JSON1 JSON2
+                                  the trends of a run chained after another
+                                  (--checkpoint): one row per finding kind
+                                  of either run, marked new, gone or same as
+                                  their two JSON summaries say, each with
+                                  its SVG line; the new kinds named
 """
 import json
 import sys
@@ -115,6 +121,25 @@ def hostile(dom_path, texts):
         report("shown as text: " + t, t in text, "not found in the page text")
 
 
+def trends(dom_path, json1, json2):
+    dom = Dom(open(dom_path, encoding="utf-8").read())
+    before = {k["kind"]: k["count"] for k in json.load(open(json1, encoding="utf-8"))["findings"]["by_kind"]}
+    j2 = json.load(open(json2, encoding="utf-8"))
+    now = {k["kind"]: k["count"] for k in j2["findings"]["by_kind"]}
+    rows = {a["data-trend-kind"]: a["data-trend"] for tag, a in dom.tags if tag == "tr" and "data-trend-kind" in a}
+    report("trends: a row per kind of either run", set(rows) == set(before) | set(now),
+           f"rows {sorted(rows)} vs kinds {sorted(set(before) | set(now))}")
+    for kind in sorted(set(before) | set(now)):
+        want = "new" if kind not in before else "gone" if kind not in now else "same"
+        report("trend " + kind, rows.get(kind) == want, f"page marks {rows.get(kind)!r}, the JSON summaries say {want}")
+    svgs = sum(1 for tag, a in dom.tags if tag == "svg" and a.get("class") == "trend-line")
+    trend_rows = sum(1 for tag, a in dom.tags if tag == "tr" and "data-trend" in a)
+    report("trends: an SVG line per row", svgs == trend_rows and svgs > 0, f"{svgs} SVG for {trend_rows} rows")
+    named = [a["data-new-kinds"].split() for tag, a in dom.tags if "data-new-kinds" in a]
+    report("trends: the new kinds named as in the JSON", (named[0] if named else []) == j2["new_kinds"],
+           f"page {named} vs JSON {j2['new_kinds']}")
+
+
 def injected(dom_path):
     dom = Dom(open(dom_path, encoding="utf-8").read())
     report("control page: injected markup is detected", len(injected_markup(dom)) >= 3, "the DOM check saw nothing")
@@ -128,5 +153,7 @@ if __name__ == "__main__":
         hostile(sys.argv[2], sys.argv[3:])
     elif mode == "injected":
         injected(sys.argv[2])
+    elif mode == "trends":
+        trends(sys.argv[2], sys.argv[3], sys.argv[4])
     else:
         sys.exit("unknown mode " + mode)

@@ -94,6 +94,7 @@ public enum HTMLReport {
         out += sessionSection(result)
         out += errorSection(result)
         out += latencySection(result)
+        out += trendSection(result)
         out +=
             "<footer><p>Made by flipaudit. Authorization codes appear only as digests (<code>sha256:</code> and 12 hex digits). Text from the logs is shown escaped.</p></footer>\n</body>\n</html>\n"
         return out

@@ -32,6 +32,9 @@ public enum JSONReport {
         /// When most records were late: the checkpoint's watermark they
         /// lay before (nights given out of order); nil otherwise.
         var mostly_late: MostlyLate?
+        /// Finding kinds this run found and the chain's previous run did
+        /// not (`--checkpoint`; empty otherwise).
+        var new_kinds: [String]
     }
 
     struct MostlyLate: Encodable {
@@ -135,7 +138,8 @@ public enum JSONReport {
                 ? MostlyLate(
                     late_records: result.accounting.lateRecords, records: result.accounting.records,
                     watermark: Timestamp.iso8601(result.previousWatermark ?? 0))
-                : nil)
+                : nil,
+            new_kinds: result.newKinds.map(\.rawValue))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let data = try encoder.encode(doc)

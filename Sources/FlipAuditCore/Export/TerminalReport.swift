@@ -51,6 +51,9 @@ public struct TerminalReport {
         }
         out += heading("FINDINGS") + "  \(Self.number(result.findingCount))"
         out += bySeverity.isEmpty ? "\n" : "  (" + bySeverity.joined(separator: ", ") + ")\n"
+        if !result.newKinds.isEmpty {
+            out += "  new since the previous run: " + result.newKinds.map(\.rawValue).joined(separator: ", ") + "\n"
+        }
         let examples = result.findingExamples.mapValues { $0.prefix(examplesPerKind) }
         for severity in Severity.allCases.reversed() {
             let kinds = FindingKind.allCases.filter { $0.severity == severity && (stats.findingsByKind[$0] ?? 0) > 0 }

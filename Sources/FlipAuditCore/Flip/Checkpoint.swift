@@ -20,10 +20,12 @@ import Foundation
 ///     code      KEY  MS             one per remembered returned code
 ///     record    KEY  MS             one per record near the watermark
 ///     audited   SIZE  SHA-256  RUN  STARTED  WATERMARK  NAME
+///     totals    RUN  STARTED  JSON  one per run of the last 60 (`RunTotals`)
 ///     end       LINES  SHA-256 of every byte before this line
 ///
 /// Version 1 (a `clock` line instead of `watermark`, no `run`, `record` or
-/// `audited` lines) is read too. It is read back as bad input: any damage
+/// `audited` lines) is read too, and so is a version 2 file without
+/// `totals` lines (written before trends were kept). It is read back as bad input: any damage
 /// — a changed byte, a cut, a value out of range, another version — is an
 /// error naming the line, never a silent fresh start or a trap.
 public struct Checkpoint: Sendable, Equatable {
@@ -52,6 +54,9 @@ public struct Checkpoint: Sendable, Equatable {
     var records: [Remembered] = []
     /// The regular files audited within the reuse window.
     public var audited: [AuditedFile] = []
+    /// The totals of the chain's last runs (at most `RunTotals.kept`),
+    /// oldest first, the run that wrote it last.
+    public var totals: [RunTotals] = []
 
     /// A remembered fingerprint and when.
     struct Remembered: Sendable, Equatable {
@@ -147,6 +152,13 @@ public struct Checkpoint: Sendable, Equatable {
                 F.tab(&$0); F.text(a.name, &$0)
             }
         }
+        for t in totals {
+            line("totals") {
+                F.tab(&$0); F.number(Int64(t.run), &$0)
+                F.tab(&$0); F.number(t.started, &$0)
+                F.tab(&$0); F.text(t.bodyJSON, &$0)
+            }
+        }
         return SealedText.seal(out, lines: lines)
     }
 
@@ -182,6 +194,7 @@ public struct Checkpoint: Sendable, Equatable {
         var codes: [Remembered] = []
         var records: [Remembered] = []
         var audited: [AuditedFile] = []
+        var totals: [RunTotals] = []
         func count(_ field: ArraySlice<UInt8>, _ name: String) throws(TextFields.Malformed) -> Int {
             let n = try F.number(field, name)
             guard (0...countBound).contains(n) else { throw TextFields.Malformed(reason: "\(name) out of range") }
@@ -240,6 +253,12 @@ public struct Checkpoint: Sendable, Equatable {
                         AuditedFile(
                             digest: FileDigest(size: UInt64(size), hash: hash), name: try F.text(f[5]), run: try count(f[2], "run"),
                             started: try F.time(f[3], "start"), watermark: try F.time(f[4], "watermark")))
+                case "totals" where !v1:
+                    let f = try F.split(rest, count: 3)
+                    let n = try count(f[0], "run")
+                    guard n > (totals.last?.run ?? 0) else { throw TextFields.Malformed(reason: "totals out of order") }
+                    guard totals.count < RunTotals.kept else { throw TextFields.Malformed(reason: "more than \(RunTotals.kept) totals") }
+                    totals.append(try RunTotals.decode(run: n, started: try F.time(f[1], "start"), body: try F.text(f[2])))
                 default:
                     throw TextFields.Malformed(reason: "unknown record \(Quote.text(tag))")
                 }
@@ -252,9 +271,10 @@ public struct Checkpoint: Sendable, Equatable {
         }
         guard sessions.allSatisfy({ $0.serial < serial }) else { throw Damaged(description: "a session's serial is not below the next serial") }
         guard audited.allSatisfy({ $0.run <= run ?? 0 }) else { throw Damaged(description: "an audited file's run is past the checkpoint's run") }
+        guard (totals.last?.run ?? 0) <= (run ?? 0) else { throw Damaged(description: "a run's totals are past the checkpoint's run") }
         return Checkpoint(
             watermark: watermark, key: key, serial: serial, run: run ?? 0, files: files, sessions: sessions,
-            endedStates: states, returnedCodes: codes, records: records, audited: audited)
+            endedStates: states, returnedCodes: codes, records: records, audited: audited, totals: totals)
     }
 
     /// `body` (the lines before the end line) under a valid end line: lets

@@ -41,15 +41,28 @@
     /// elsewhere (the distributed code stage); nil decides it here.
     private let codeReturns: ((CodeReturn) -> Void)?
 
+    /// Told every decision as it is taken (`flipaudit explain`,
+    /// docs/contract.md §11); nil in an audit, where it costs one check.
+    private let trace: ((TraceStep) -> Void)?
+
     /// `files` inputs are read; `carried`, the previous run's checkpoint,
     /// adds its open sessions, memories and clock, its sessions' files
     /// ranked after the inputs. With `codeReturns`, every code returned to
     /// a session is handed to it instead of being judged for `code-reuse`.
-    public init(
+    public convenience init(
         configuration: AuditConfiguration, files: Int, sink: AuditSink, carried: Checkpoint? = nil,
         codeReturns: ((CodeReturn) -> Void)? = nil
     ) {
+        self.init(configuration: configuration, files: files, sink: sink, carried: carried, codeReturns: codeReturns, trace: nil)
+    }
+
+    /// The tracker, telling `trace` every decision (`flipaudit explain`).
+    init(
+        configuration: AuditConfiguration, files: Int, sink: AuditSink, carried: Checkpoint?,
+        codeReturns: ((CodeReturn) -> Void)?, trace: ((TraceStep) -> Void)?
+    ) {
         self.codeReturns = codeReturns
+        self.trace = trace
         timeoutMs = Int64(configuration.sessionTimeoutSeconds) * 1000
         maxSessions = max(1, configuration.maxSessions)
         let retention = Int64(configuration.reuseWindowSeconds) * 1000
@@ -84,6 +97,7 @@
             return Session(carried: c, fileOffset: Int32(files), fingerprint: configuration.fingerprint, redirect: redirect)
         }
         table.restore(sessions)
+        if let trace { for s in sessions { trace(.carriedIn(s)) } }
         while table.count > maxSessions { evictOldest() }
     }
 
@@ -108,6 +122,7 @@
     public func process(_ event: FlipEvent) {
         if event.time > clock { clock = event.time }
         expire(before: clock)
+        trace?(.record(event))
         var session: Session?
         if let request = event.request {
             session = handleRequest(request, event: event)
@@ -116,6 +131,7 @@
             handleReturn(ret, event: event, requestSession: session)
         } else if let session, event.status >= 400, session.failure == nil {
             session.failure = (event.status, event.time, event.source)
+            trace?(.failed(session, status: event.status))
         }
     }
 
@@ -123,7 +139,7 @@
     /// record time seen in all the input.
     public func finish(endTime: Int64) {
         expire(before: endTime)
-        for s in table.stillOpen { close(s, endTime: max(endTime, clock)) }
+        for s in table.stillOpen { close(s, endTime: max(endTime, clock), why: .endOfInput) }
         clear()
     }
 
@@ -157,6 +173,7 @@
         }
         var sessions: [CarriedSession] = []
         for s in table.stillOpen {
+            trace?(.carriedOut(s))
             sessions.append(
                 CarriedSession(
                     state: s.state, serial: s.serial, firstSeen: s.firstSeen, lastSeen: s.lastSeen,
@@ -190,10 +207,11 @@
             if existing.returnCount == 0 {
                 existing.requestCount += 1
                 touch(existing, event.time, source: event.source)
+                trace?(.joined(existing))
                 requestFindings(request, session: existing, event: event)
                 return existing
             }
-            close(existing, endTime: nil)
+            close(existing, endTime: nil, why: .stateUsedAgain)
             reused = true
         } else if !state.isEmpty && endedStates.contains(stateKey.hash, now: clock) {
             reused = true
@@ -203,6 +221,7 @@
         nextSerial += 1
         table.open(session)
         touch(session, event.time, source: event.source)
+        trace?(.opened(session, reused: reused))
         if reused {
             raise(.stateReuse, session: session, event: event, detail: "state \(Quote.text(state)) was already used by a session that returned or expired")
         }
@@ -262,6 +281,7 @@
         if let session {
             session.returnCount += 1
             touch(session, event.time, source: event.source)
+            trace?(.returned(session))
             if session.returnCount == 1 {
                 session.firstReturn = (event.time, event.source, ret.hasCode, ret.error, ret.errorDescription)
                 if !session.state.isEmpty { endedStates.remember(session.key.hash, at: clock) }
@@ -362,7 +382,7 @@
 
     /// Closes the sessions whose timeout ran out before `time`.
     private func expire(before time: Int64) {
-        while let s = table.nextExpired(before: time) { close(s, endTime: nil) }
+        while let s = table.nextExpired(before: time) { close(s, endTime: nil, why: .expired) }
     }
 
     /// Closes the least recently active open session to make room
@@ -371,7 +391,7 @@
     private func evictOldest() {
         guard let s = table.leastRecentlyActive() else { return }
         evictedSessions += 1
-        close(s, endTime: nil, evicted: true)
+        close(s, endTime: nil, why: .evicted)
     }
 
     /// Whether the file of the session's first request had logged a
@@ -387,8 +407,10 @@
 
     /// Decides the outcome, raises the closing findings and hands the row
     /// on. `endTime` is set when the input ended with the session open.
-    private func close(_ s: Session, endTime: Int64?, evicted: Bool = false) {
+    private func close(_ s: Session, endTime: Int64?, why: TraceStep.Closing) {
         guard !s.isClosed else { return }
+        let evicted = why == .evicted
+        trace?(.closing(s, why: why, at: why == .expired ? s.expiresAt : max(clock, endTime ?? clock)))
         s.isClosed = true
         table.remove(s)
         // Remembered from the session's last activity, not from the event
@@ -431,13 +453,14 @@
                 .noReturn, session: s, time: s.firstSeen, source: s.firstSource,
                 detail: "no return within \(timeoutMs / 1000) s of the last request")
         }
-        sink.sessionClosed(
-            SessionRecord(
-                state: s.state, firstSeen: s.firstSeen, lastSeen: s.lastSeen, target: s.target,
-                clientID: s.clientID ?? "", redirectURI: s.redirectShown,
-                outcome: outcome, error: error, errorDescription: description,
-                latencyMs: latency, latencyAcrossRecords: across, findings: s.findings.kinds,
-                clientIP: s.clientIP, source: s.firstSource))
+        let record = SessionRecord(
+            state: s.state, firstSeen: s.firstSeen, lastSeen: s.lastSeen, target: s.target,
+            clientID: s.clientID ?? "", redirectURI: s.redirectShown,
+            outcome: outcome, error: error, errorDescription: description,
+            latencyMs: latency, latencyAcrossRecords: across, findings: s.findings.kinds,
+            clientIP: s.clientIP, source: s.firstSource)
+        trace?(.closed(s, record))
+        sink.sessionClosed(record)
     }
 
     // MARK: Raising
@@ -449,10 +472,11 @@
     /// Raises `kind` on `session`, at most once per session.
     private func raise(_ kind: FindingKind, session: Session, time: Int64, source: SourceRef, detail: @autoclosure () -> String) {
         guard session.findings.insert(kind) else { return }
-        sink.finding(
-            Finding(
-                kind: kind, time: time, state: session.state, clientID: session.clientID ?? "",
-                redirectURI: session.redirectShown, detail: detail(), source: source))
+        let finding = Finding(
+            kind: kind, time: time, state: session.state, clientID: session.clientID ?? "",
+            redirectURI: session.redirectShown, detail: detail(), source: source)
+        trace?(.finding(finding, session))
+        sink.finding(finding)
     }
 
     /// Raises `kind` for a return outside any session, once per record.
@@ -461,9 +485,45 @@
         ret: FlipReturn, detail: String
     ) {
         guard recordSet.insert(kind) else { return }
-        sink.finding(
-            Finding(
-                kind: kind, time: event.time, state: state, clientID: "", redirectURI: ret.base,
-                detail: detail, source: event.source))
+        let finding = Finding(
+            kind: kind, time: event.time, state: state, clientID: "", redirectURI: ret.base,
+            detail: detail, source: event.source)
+        trace?(.finding(finding, nil))
+        sink.finding(finding)
     }
+}
+
+/// One decision of `SessionTracker`, as `flipaudit explain` retells it
+/// (docs/contract.md §11). The tracker hands it on as it decides, so the
+/// story is the audit's own, never a second reading of the rules.
+enum TraceStep {
+    /// Why a session was closed.
+    enum Closing: String {
+        /// Its timeout ran out.
+        case expired
+        /// A new request came with its state after it had returned.
+        case stateUsedAgain = "state used again"
+        /// `--max-sessions` were open (closed early).
+        case evicted = "closed early (--max-sessions)"
+        /// The input ended with it open (no checkpoint).
+        case endOfInput = "end of input"
+    }
+    /// A record reaches the rules (after duplicates and late records are
+    /// left out); the steps until the next record are taken on it, but for
+    /// those between `closing` and `closed`.
+    case record(FlipEvent)
+    case opened(Session, reused: Bool)
+    /// A further request with the state of an open session that has not
+    /// returned.
+    case joined(Session)
+    /// A return counted for the session (`returnCount` says which).
+    case returned(Session)
+    /// A 4xx/5xx answer to one of the session's requests, the first.
+    case failed(Session, status: Int)
+    /// A finding raised, on a session or (nil) on a record outside any.
+    case finding(Finding, Session?)
+    case closing(Session, why: Closing, at: Int64)
+    case closed(Session, SessionRecord)
+    case carriedIn(Session)
+    case carriedOut(Session)
 }
