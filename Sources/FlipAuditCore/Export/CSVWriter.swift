@@ -188,32 +188,26 @@ public final class CSVWriter: RowSink {
     /// (a full disk) is left as it was, the others are still written. The
     /// errors, one per file that failed.
     public func commitAll(statistics: AuditStatistics) -> [OutputError] {
-        distribution.buffer = Array(CSVReport.errorDistribution(statistics).utf8)
-        var errors: [OutputError] = []
-        for output in [sessions, findings, distribution] {
-            do throws(OutputError) {
-                if let failure = failures[ObjectIdentifier(output)] { throw failure }
-                try output.close()
-                try output.install()
-            } catch {
-                output.discard()
-                errors.append(error)
-            }
-        }
-        return errors
+        complete(statistics) { output throws(OutputError) in try output.install() }
     }
 
     /// As `commitAll`, but the files that replace others are only staged:
     /// `OutputCommit.shared.apply()` renames them with the run's other
     /// outputs.
     public func stageAll(statistics: AuditStatistics) -> [OutputError] {
+        complete(statistics) { output throws(OutputError) in try output.stage() }
+    }
+
+    /// Writes `error_distribution.csv` and completes the three files, each
+    /// then handed to `place`; the errors, one per file that failed.
+    private func complete(_ statistics: AuditStatistics, place: (Output) throws(OutputError) -> Void) -> [OutputError] {
         distribution.buffer = Array(CSVReport.errorDistribution(statistics).utf8)
         var errors: [OutputError] = []
         for output in [sessions, findings, distribution] {
             do throws(OutputError) {
                 if let failure = failures[ObjectIdentifier(output)] { throw failure }
                 try output.close()
-                try output.stage()
+                try place(output)
             } catch {
                 output.discard()
                 errors.append(error)
