@@ -161,6 +161,8 @@ public final class Analyzer {
             resolution.files, configuration: configuration, scanners: ScannerPool(configuration: configuration))
         var configuration = self.configuration
         if let carried { configuration.lateBefore = carried.watermark - AuditConfiguration.reorderWindow }
+        // One input and no checkpoint: no record can be a duplicate.
+        configuration.keysLines = carry || inputs.count > 1
         let scanners = ScannerPool(configuration: configuration)
         for note in resolution.notes { warn(note) }
         for (name, error) in problems { warn("\(name): \(error)") }
@@ -277,7 +279,8 @@ public final class Analyzer {
             configuration: configuration, files: inputs.count, sink: order, carried: carry.from, codeReturns: nil,
             trace: explainer.map { e in { e.step($0) } })
         var duplicates = DuplicateFilter(
-            carried: carry.from?.records ?? [], retention: carry.on ? Int64(configuration.reuseWindowSeconds) * 1000 : nil)
+            carried: carry.from?.records ?? [], retention: carry.on ? Int64(configuration.reuseWindowSeconds) * 1000 : nil,
+            on: configuration.keysLines)
         var latest: Int64?
         /// Per input, its newest audited record time: the watermark is the
         /// smallest of them.

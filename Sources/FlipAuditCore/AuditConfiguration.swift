@@ -89,6 +89,11 @@ public struct AuditConfiguration: Sendable {
 
     /// Skip the streaming pass (tests compare the two passes).
     var alwaysSort = false
+    /// Whether flip records' lines are fingerprinted for duplicates
+    /// (`DuplicateFilter`): only where a duplicate can exist — several
+    /// inputs, or a checkpoint — since hashing every flip line is a
+    /// fifth of a flip line's cost.
+    var keysLines = true
     /// Records dated after this (milliseconds) are malformed, `time in the
     /// future`: one hour after the run's start, or after `--now`.
     public var futureAfter: Int64 = Self.futureLimit(now: Self.wallClock())

@@ -11,6 +11,7 @@ public enum ReadStage {
     ) throws {
         var configuration = configuration
         configuration.fingerprint = .keyed(plan.key)
+        configuration.keysLines = plan.files.count > 1
         while let line = try input.next() {
             guard let rank = plan.rank(ofFileLine: line) else {
                 throw StageError(input, "not a file line of this plan")
@@ -35,6 +36,7 @@ public enum ReadStage {
         }
         var configuration = configuration
         configuration.fingerprint = .keyed(plan.key)
+        configuration.keysLines = plan.files.count > 1
         let facts = try read(
             InputFile(displayName: name, path: nil), rank: rank, job: plan.jobID, configuration: configuration, output: output)
         for message in facts.warnings { warn(message) }

@@ -30,7 +30,7 @@ public enum SessionStage {
         // Identical lines share a key (their state, or their line's
         // fingerprint), so one key's events decide duplicates as one
         // process does.
-        var duplicates = DuplicateFilter(retention: nil)
+        var duplicates = DuplicateFilter(retention: nil, on: plan.files.count > 1)
         var any = false
         while let (line, newKey) = try lines.next() {
             let event: FlipEvent

@@ -29,8 +29,12 @@ struct DuplicateFilter {
     private let retention: Int64?
     /// Records left out as duplicates.
     private(set) var count = 0
+    /// Off, every record is admitted: lines were not fingerprinted (one
+    /// input and no checkpoint, where no record can be a duplicate).
+    private let on: Bool
 
-    init(carried: [Checkpoint.Remembered] = [], retention: Int64?) {
+    init(carried: [Checkpoint.Remembered] = [], retention: Int64?, on: Bool = true) {
+        self.on = on
         self.carried = Set(carried.map(\.key))
         recent = Deque(carried.sorted { ($0.time, $0.key) < ($1.time, $1.key) })
         self.retention = retention
@@ -39,6 +43,7 @@ struct DuplicateFilter {
     /// Whether `event` is audited; a duplicate is counted instead. Events
     /// come in (time, file, line) order.
     mutating func admits(_ event: FlipEvent) -> Bool {
+        guard on else { return true }
         if event.time != time {
             time = event.time
             atTime.removeAll(keepingCapacity: true)

@@ -20,6 +20,10 @@
     /// Whether any allowlisted URI is off Google's hosts (`--allow-redirect`).
     private let hasCustomAllowlist: Bool
     private let fingerprint: Fingerprint
+    /// Whether a flip record's line is fingerprinted (duplicates can
+    /// exist: several inputs, or a checkpoint); 0 stands for every line
+    /// otherwise.
+    private let keysLines: Bool
     private var requestQuery = FlipQuery()
     private var locationQuery = FlipQuery()
     /// Recent raw `redirect_uri` values, decoded and judged.
@@ -37,6 +41,7 @@
         allowlist = configuration.allowlist
         hasCustomAllowlist = !configuration.allowRedirects.isEmpty
         fingerprint = configuration.fingerprint
+        keysLines = configuration.keysLines
     }
 
     /// Classifies `record` and builds its event when it is a flip request or
@@ -115,7 +120,7 @@
         guard request != nil || returned != nil else { return (classification, nil) }
         let event = FlipEvent(
             time: record.time, source: source, clientIP: Self.clientAddress(record.clientIP),
-            status: record.status, request: request, returned: returned, lineKey: fingerprint.of(line))
+            status: record.status, request: request, returned: returned, lineKey: keysLines ? fingerprint.of(line) : 0)
         return (classification, event)
     }
 
