@@ -31,10 +31,7 @@ public struct FileFacts: Sendable, Codable, Equatable {
         out.append(.tab)
         SortFields.rank(rank, &out)
         out.append(.tab)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // JSON escapes every control character: the line stays one line.
-        out.append(contentsOf: (try? encoder.encode(self)) ?? Data("{}".utf8))
+        JSONField.append(self, to: &out)
         out.append(.newline)
     }
 
@@ -43,10 +40,7 @@ public struct FileFacts: Sendable, Codable, Equatable {
         let f = try TextFields.split(line, count: 3)
         guard f[0].elementsEqual(tag.utf8) else { throw TextFields.Malformed(reason: "not a facts line") }
         let rank = try SortFields.rank(f[1])
-        let facts: FileFacts
-        do { facts = try JSONDecoder().decode(FileFacts.self, from: Data(f[2])) } catch {
-            throw TextFields.Malformed(reason: "facts are not valid JSON of their kind")
-        }
+        let facts = try JSONField.decode(FileFacts.self, from: f[2], what: "facts")
         guard facts.rank == rank else { throw TextFields.Malformed(reason: "facts do not match their rank") }
         // Counts and times as the audit's sums and clocks can take them.
         let a = facts.accounting

@@ -80,19 +80,14 @@ public struct StageTally: Sendable, Equatable, Codable {
     public func encode(into out: inout [UInt8]) {
         out.append(contentsOf: Self.tag.utf8)
         out.append(.tab)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        out.append(contentsOf: (try? encoder.encode(self)) ?? Data("{}".utf8))
+        JSONField.append(self, to: &out)
         out.append(.newline)
     }
 
     @_spi(Fuzzing) public static func decode(_ line: ArraySlice<UInt8>) throws(TextFields.Malformed) -> StageTally {
         let f = try TextFields.split(line, count: 2)
         guard f[0].elementsEqual(tag.utf8) else { throw TextFields.Malformed(reason: "not a tally line") }
-        let tally: StageTally
-        do { tally = try JSONDecoder().decode(StageTally.self, from: Data(f[1])) } catch {
-            throw TextFields.Malformed(reason: "a tally that is not valid JSON of its kind")
-        }
+        let tally = try JSONField.decode(StageTally.self, from: f[1], what: "a tally")
         let complete =
             tally.stage == .sessions
             ? tally.eventsRead != nil && tally.codesWritten != nil && tally.codesRead == nil

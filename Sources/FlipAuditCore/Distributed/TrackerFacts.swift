@@ -16,19 +16,14 @@ public struct TrackerFacts: Sendable, Codable, Equatable {
     public func encode(into out: inout [UInt8]) {
         out.append(contentsOf: Self.tag.utf8)
         out.append(.tab)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        out.append(contentsOf: (try? encoder.encode(self)) ?? Data("{}".utf8))
+        JSONField.append(self, to: &out)
         out.append(.newline)
     }
 
     @_spi(Fuzzing) public static func decode(_ line: ArraySlice<UInt8>) throws(TextFields.Malformed) -> TrackerFacts {
         let f = try TextFields.split(line, count: 2)
         guard f[0].elementsEqual(tag.utf8) else { throw TextFields.Malformed(reason: "not a tracker line") }
-        let facts: TrackerFacts
-        do { facts = try JSONDecoder().decode(TrackerFacts.self, from: Data(f[1])) } catch {
-            throw TextFields.Malformed(reason: "tracker facts are not valid JSON of their kind")
-        }
+        let facts = try JSONField.decode(TrackerFacts.self, from: f[1], what: "tracker facts")
         guard (0...(1 << 48)).contains(facts.duplicateRecords) else { throw TextFields.Malformed(reason: "tracker facts hold a count out of range") }
         return facts
     }
