@@ -7,7 +7,7 @@ let package = Package(
     platforms: [.macOS(.v26)],
     products: [
         .executable(name: "flipaudit", targets: ["flipaudit"]),
-        .library(name: "FlipAuditCore", targets: ["FlipAuditCore"]),
+        .library(name: "FlipAuditTestSupport", targets: ["FlipAuditTestSupport"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -29,16 +29,54 @@ let package = Package(
             name: "CDeflate",
             providers: [.apt(["libdeflate-dev"])]
         ),
-        /// The whole pipeline: bytes → lines → records → flip events → sessions → findings → reports.
+        /// bytes → lines: inputs found, opened and inflated, cut into lines;
+        /// the threads that read, and the one way they meet (`HandOff`).
         .target(
-            name: "FlipAuditCore",
+            name: "Reading",
             dependencies: [
                 "CZlib",
                 "CDeflate",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ]
+        ),
+        /// lines → records: the combined, JSON and nginx parsers, query
+        /// strings, URLs and times, on bytes.
+        .target(name: "Parsing", dependencies: ["Reading"]),
+        /// records → flip events → sessions → findings and statistics:
+        /// every rule, the checkpoint, and the line schemas of what is
+        /// carried between runs and steps.
+        .target(
+            name: "Rules",
+            dependencies: [
+                "Parsing",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "HeapModule", package: "swift-collections"),
+            ]
+        ),
+        /// The drivers: feeds that read inputs on threads, the time-ordered
+        /// merge, the rules run in one process (`Analyzer`) or as
+        /// distributed steps, rows put in order, `explain`.
+        .target(
+            name: "Audit",
+            dependencies: [
+                "Rules",
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "HeapModule", package: "swift-collections"),
+            ]
+        ),
+        /// What an audit is written as: CSV, JSON, HTML, metrics, the
+        /// summary, and the commit that puts them all in place.
+        .target(name: "Reports", dependencies: ["Audit"]),
+        /// The command line: options, `--config`, which outputs may be
+        /// written, the checkpoint's lock, signals, exit statuses.
+        .target(
+            name: "Command",
+            dependencies: [
+                "Reports",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // --config files (TOML).
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]
@@ -46,23 +84,25 @@ let package = Package(
         /// jemalloc's settings for the executable: freed pages are returned
         /// at once (see malloc_conf.c).
         .target(name: "CMallocConf"),
-        /// The thin command: options, validation, exit codes. On Linux it
-        /// runs on jemalloc: events are made on one thread and freed on
-        /// another, which glibc's malloc pays for in locks and free-list
-        /// work (a twelfth of the run); the library and its tests do not
-        /// care which allocator they get.
+        /// The thin executable: `Command` run on jemalloc (Linux). Events are
+        /// made on one thread and freed on another, which glibc's malloc
+        /// pays for in locks and free-list work (a twelfth of the run);
+        /// the libraries and their tests do not care which allocator they
+        /// get.
         .executableTarget(
             name: "flipaudit",
             dependencies: [
-                "FlipAuditCore",
+                "Command",
                 .target(name: "CMallocConf", condition: .when(platforms: [.linux])),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             linkerSettings: [.linkedLibrary("jemalloc", .when(platforms: [.linux]))]
         ),
+        /// What the fuzz targets (the `Fuzz/` package) call: the only
+        /// public API, so the layers keep theirs to the package.
+        .target(name: "FlipAuditTestSupport", dependencies: ["Command"]),
         .testTarget(
-            name: "FlipAuditCoreTests",
-            dependencies: ["FlipAuditCore"],
+            name: "FlipAuditTests",
+            dependencies: ["Command", "FlipAuditTestSupport"],
             resources: [.copy("Fixtures")]
         ),
     ]

@@ -10,14 +10,14 @@ let package = Package(
         /// Starts libFuzzer from an executable's entry point.
         .target(name: "FuzzDriver"),
         /// Log lines through the three record parsers, the flip extractor and the session tracker.
-        .executableTarget(name: "FuzzRecords", dependencies: ["FuzzDriver", .product(name: "FlipAuditCore", package: "flipaudit")]),
+        .executableTarget(name: "FuzzRecords", dependencies: ["FuzzDriver", .product(name: "FlipAuditTestSupport", package: "flipaudit")]),
         /// Query strings, percent-decoding, URLs, the allowlist, timestamps, redaction and escaping.
-        .executableTarget(name: "FuzzQuery", dependencies: ["FuzzDriver", .product(name: "FlipAuditCore", package: "flipaudit")]),
+        .executableTarget(name: "FuzzQuery", dependencies: ["FuzzDriver", .product(name: "FlipAuditTestSupport", package: "flipaudit")]),
         /// Numeric option values through OptionLimits and LogDuration, and the arithmetic they feed.
-        .executableTarget(name: "FuzzOptions", dependencies: ["FuzzDriver", .product(name: "FlipAuditCore", package: "flipaudit")]),
+        .executableTarget(name: "FuzzOptions", dependencies: ["FuzzDriver", .product(name: "FlipAuditTestSupport", package: "flipaudit")]),
         /// Raw bytes through the gzip/plain input reader and the line splitter.
-        .executableTarget(name: "FuzzGzip", dependencies: ["FuzzDriver", .product(name: "FlipAuditCore", package: "flipaudit")]),
+        .executableTarget(name: "FuzzGzip", dependencies: ["FuzzDriver", .product(name: "FlipAuditTestSupport", package: "flipaudit")]),
         /// What flipaudit reads back: checkpoints, spilled events and rows.
-        .executableTarget(name: "FuzzReadBack", dependencies: ["FuzzDriver", .product(name: "FlipAuditCore", package: "flipaudit")]),
+        .executableTarget(name: "FuzzReadBack", dependencies: ["FuzzDriver", .product(name: "FlipAuditTestSupport", package: "flipaudit")]),
     ]
 )

@@ -37,7 +37,7 @@ for i, u in enumerate([
     "=cmd|' /C calc'!A0", "st\u202eate\x1b[31m",
 ]):
     write("FuzzQuery", f"edge-{i}", u)
-fixtures = os.path.join(root, "Tests", "FlipAuditCoreTests", "Fixtures")
+fixtures = os.path.join(root, "Tests", "FlipAuditTests", "Fixtures")
 for name in sorted(os.listdir(fixtures)):
     with open(os.path.join(fixtures, name), "rb") as f:
         write("FuzzGzip", name, f.read())

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the small binary test fixtures in Tests/FlipAuditCoreTests/Fixtures.
+"""Writes the small binary test fixtures in Tests/FlipAuditTests/Fixtures.
 
 Deterministic (gzip mtime 0), so running it again changes nothing. The
 fixtures are real gzip/bzip2/xz/zstd files around real access-log lines.
@@ -10,7 +10,7 @@ import lzma
 import os
 import struct
 
-OUT = os.path.join(os.path.dirname(__file__), "..", "Tests", "FlipAuditCoreTests", "Fixtures")
+OUT = os.path.join(os.path.dirname(__file__), "..", "Tests", "FlipAuditTests", "Fixtures")
 
 LINES = [
     '203.0.113.9 - - [22/Nov/2026:10:00:01 +0000] "GET /oauth/authorize?response_type=code&client_id=G123&redirect_uri=https%3A%2F%2Foauth-redirect.googleusercontent.com%2Fa%2Fcom.google.OPA&state=s1&scope=a+b HTTP/1.1" 302 0 "-" "GoogleApp/1.0" "https://oauth-redirect.googleusercontent.com/a/com.google.OPA?code=c1&state=s1"',

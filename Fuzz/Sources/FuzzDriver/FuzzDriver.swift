@@ -17,9 +17,3 @@ public func runFuzzer(
     var values = argv
     return LLVMFuzzerRunDriver(&count, &values, body)
 }
-
-/// Stops the run with a message libFuzzer reports as a crash: an invariant
-/// that the code under test broke.
-public func invariant(_ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String) {
-    if !condition() { fatalError("invariant broken: \(message())") }
-}

@@ -1,0 +1,461 @@
+import Foundation
+import Parsing
+import Reading
+import Rules
+
+/// Everything an audit found, ready for the reports.
+package struct AuditResult: Sendable {
+    package var configuration: AuditConfiguration
+    package var inputs: [InputFile]
+    package var accounting: InputAccounting
+    package var files: [FileSummary]
+    /// Problems that made some input unreadable: `NAME: message`.
+    package var inputErrors: [String]
+    /// The first findings of each kind, in row order (the full list is the
+    /// rows handed to the `RowSink`s).
+    package var findingExamples: [FindingKind: [Finding]]
+    package var statistics: AuditStatistics
+    /// Sessions closed early because `--max-sessions` were open.
+    package var evictedSessions: Int
+    /// Project IDs of `/r/ID` redirects accepted because none is pinned.
+    package var unpinnedProjectIDs: [String]
+    /// Files whose sessions were `unobservable` (no Location logged).
+    package var unobservableFiles: [String]
+    /// Names of earlier runs' inputs that carried sessions' sources name
+    /// (ranked after `inputs`).
+    var carriedFiles: [String] = []
+    /// Open sessions taken in from the previous run's checkpoint.
+    package var carriedIn = 0
+    /// The previous run's watermark, when a checkpoint was taken in:
+    /// records older than it by more than the reorder window are late.
+    package var previousWatermark: Int64?
+    /// Whether most records were late: nights given out of order.
+    package var mostlyLate: Bool { accounting.lateRecords > 0 && accounting.lateRecords * 2 > accounting.records }
+    /// What this run hands to the next, when it carries (`--checkpoint`):
+    /// its open sessions (`carriedOut`), memories, clock and key.
+    package var checkpoint: Checkpoint?
+    package var carriedOut: Int { checkpoint?.openSessions ?? 0 }
+    /// The totals of the chain's last runs, this one last (`--checkpoint`;
+    /// empty without): the report's trends.
+    package var trends: [RunTotals] = []
+    /// Finding kinds this run found and the previous run of the chain did
+    /// not (empty for a chain's first run and without `--checkpoint`).
+    package var newKinds: [FindingKind] {
+        guard trends.count >= 2 else { return [] }
+        let (now, before) = (trends[trends.count - 1], trends[trends.count - 2])
+        return FindingKind.allCases.filter { (now.findings[$0.rawValue] ?? 0) > 0 && (before.findings[$0.rawValue] ?? 0) == 0 }
+    }
+
+    /// `FILE:LINE` of a source.
+    package func describe(_ source: SourceRef) -> String {
+        let i = Int(source.file)
+        let name =
+            inputs.indices.contains(i)
+            ? inputs[i].displayName
+            : carriedFiles.indices.contains(i - inputs.count) ? carriedFiles[i - inputs.count] : "?"
+        return "\(name):\(source.line)"
+    }
+
+    /// Whether some input could not be read completely (exit 3).
+    package var hadInputErrors: Bool { !inputErrors.isEmpty }
+
+    /// The most severe finding, if any.
+    package var worstSeverity: Severity? { statistics.findingsBySeverity.filter { $0.value > 0 }.keys.max() }
+
+    /// How many findings there were.
+    package var findingCount: Int { statistics.findingsByKind.values.reduce(0, +) }
+}
+
+/// Runs the pipeline: inputs → flip events (per file, on threads of their
+/// own) → one time-ordered stream → sessions and findings → rows in order
+/// and statistics. Everything streams: memory follows the open sessions,
+/// not the size of the input. Results do not depend on the order of the
+/// arguments, on threads, or on how a session's records are split across
+/// files.
+package final class Analyzer {
+    private let configuration: AuditConfiguration
+    private let warn: (String) -> Void
+    private let progress: (@Sendable (Progress) -> Void)?
+    /// Malformed-line messages printed before they are only counted.
+
+    /// Where the reading is, for a progress line.
+    package struct Progress: Sendable {
+        package var file: String
+        package var fileNumber: Int
+        package var fileCount: Int
+        /// Bytes of this file read so far as stored (compressed for gzip).
+        package var compressedBytes: UInt64
+        /// Whether this file has been read to its end (or its error).
+        package var finished: Bool
+        /// The sizes of all inputs added up; nil when one is a stream
+        /// (standard input, a FIFO), whose size is not known in advance.
+        package var totalBytes: UInt64?
+    }
+
+    /// `warn` receives one-line messages about bad input (for standard
+    /// error); `progress` is called once per decoded chunk and once per
+    /// finished input.
+    package init(
+        configuration: AuditConfiguration, warn: @escaping (String) -> Void = { _ in },
+        progress: (@Sendable (Progress) -> Void)? = nil
+    ) {
+        self.configuration = configuration
+        self.warn = warn
+        self.progress = progress
+    }
+
+    /// Audits the inputs named by `arguments`. Rows go to `rows` in their
+    /// final order while the audit runs (a `CSVWriter`, a `RowCollector`);
+    /// the result holds the summary. Directory walks skip `outputs`
+    /// (this run's own output files and their temporary files).
+    ///
+    /// Events are audited in (time, file, line) order (docs/contract.md
+    /// §3). Regular files are first read in one streaming pass that merges
+    /// them by time, putting back in order what runs back a little
+    /// (`TimeOrderedMerge`). If an input runs back further than that — logs
+    /// of several servers concatenated, rotated files joined newest first —
+    /// the pass stops, the row sinks start over, and every input is read
+    /// again with all its flip events sorted (`EventSort`, spilling to
+    /// temporary files). Streams (standard input, FIFOs) cannot be read
+    /// twice: they go straight to the sorting pass.
+    ///
+    /// With `carry`, the run hands on to the next (`--checkpoint`): it
+    /// takes in `carried` (the previous run's checkpoint, nil for a fresh
+    /// start), sessions still open at the end are carried in the result's
+    /// checkpoint instead of closing as `pending`, and an input that lies
+    /// before the carried clock (beyond the reorder window) is refused.
+    package func run(
+        _ arguments: [String], rows: [RowSink] = [], carry: Bool = false,
+        carried: Checkpoint? = nil, skipping outputs: OwnOutputs = OwnOutputs()
+    ) throws(ConfigurationError) -> AuditResult {
+        try run(arguments, rows: rows, carry: carry, carried: carried, skipping: outputs, explainer: nil)
+    }
+
+    /// `run`, with every decision of the rules told to `explainer`
+    /// (`flipaudit explain`).
+    func run(
+        _ arguments: [String], rows: [RowSink], carry: Bool, carried: Checkpoint?, skipping outputs: OwnOutputs,
+        explainer: Explainer?
+    ) throws(ConfigurationError) -> AuditResult {
+        // A log_format that cannot work is refused before any input is read.
+        if case .nginx(let text) = configuration.format {
+            _ = try NginxLogFormatParser(logFormat: text, maxLine: configuration.maxLine)
+        }
+        let started = AuditConfiguration.wallClock()
+        let resolution = InputCatalog.resolve(arguments, skipping: outputs)
+        let problems = resolution.problems
+        // No night twice: each regular file's digest, read before anything
+        // else of it, against those the chain has audited.
+        var digests: [String: FileDigest] = [:]
+        if carry {
+            for file in resolution.files where !file.isStream {
+                guard let path = file.path, let digest = FileDigest.of(path: path) else { continue }
+                if let seen = carried?.audited.first(where: { $0.digest == digest }) {
+                    throw .checkpoint(
+                        "\(file.displayName) was audited already, as \(seen.name) by run \(seen.run) of this checkpoint "
+                            + "(started \(Timestamp.iso8601(seen.started))); nothing written, the checkpoint is unchanged")
+                }
+                digests[file.displayName] = digest
+            }
+        }
+        // Ranked by their first record, late or not: the rank is the
+        // input's, not this chain's.
+        let (inputs, startTimes) = Self.rank(
+            resolution.files, configuration: configuration, scanners: ScannerPool(configuration: configuration))
+        var configuration = self.configuration
+        if let carried { configuration.lateBefore = carried.watermark - AuditConfiguration.reorderWindow }
+        // One input and no checkpoint: no record can be a duplicate.
+        configuration.keysLines = carry || inputs.count > 1
+        let scanners = ScannerPool(configuration: configuration)
+        for note in resolution.notes { warn(note) }
+        for (name, error) in problems { warn("\(name): \(error)") }
+        shown = []
+        let handOn = Carry(on: carry, from: carried, digests: digests, started: started)
+        let ranked = Ranked(inputs: inputs, startTimes: startTimes, scanners: scanners, configuration: configuration)
+        if !configuration.alwaysSort && inputs.allSatisfy(Self.canReread) {
+            switch pass(ranked, problems: problems, rows: rows, sorted: false, carry: handOn, explainer: explainer) {
+            case .done(let result): return result
+            case .outOfOrder: break
+            }
+        }
+        switch pass(ranked, problems: problems, rows: rows, sorted: true, carry: handOn, explainer: explainer) {
+        case .done(let result): return result
+        case .outOfOrder: preconditionFailure("the sorting pass is never out of order")
+        }
+    }
+
+    /// Ranks inputs as the audit orders them (docs/contract.md §3): by the
+    /// time of their first record, then by name, so a server's rotated
+    /// files keep their order even when the rotation falls inside one
+    /// logged second. A stream, which cannot be looked into before it is
+    /// read, ranks as an input without a record: first. The first record
+    /// times come back in rank order.
+    package static func rank(_ files: [InputFile], configuration: AuditConfiguration) -> [InputFile] {
+        rank(files, configuration: configuration, scanners: ScannerPool(configuration: configuration)).inputs
+    }
+
+    static func rank(
+        _ files: [InputFile], configuration: AuditConfiguration, scanners: ScannerPool
+    ) -> (inputs: [InputFile], startTimes: [Int64?]) {
+        let look = { @Sendable (file: InputFile) in
+            InputPipeline.firstRecordTime(file, configuration: configuration, scanners: scanners)
+        }
+        let times = configuration.parallel ? WorkerThread.map(files, look) : files.map(look)
+        // The catalog lists files by name: a stable sort keeps that order
+        // among equal times.
+        let order = files.indices.sorted { (times[$0] ?? .min, $0) < (times[$1] ?? .min, $1) }
+        return (order.map { files[$0] }, order.map { times[$0] })
+    }
+
+    /// The inputs in rank order, and what reading them needs.
+    private struct Ranked {
+        var inputs: [InputFile]
+        var startTimes: [Int64?]
+        var scanners: ScannerPool
+        var configuration: AuditConfiguration
+    }
+
+    /// Whether and from what a run hands on.
+    private struct Carry {
+        var on: Bool
+        var from: Checkpoint?
+        /// The digests of this run's regular files, by name.
+        var digests: [String: FileDigest]
+        /// When the run started (milliseconds of the wall clock).
+        var started: Int64
+    }
+
+    /// How a pass ended.
+    private enum PassEnd {
+        case done(AuditResult)
+        /// A streaming pass met an input out of time order.
+        case outOfOrder
+    }
+
+    /// Whether an input can be read a second time: a regular file.
+    private static func canReread(_ file: InputFile) -> Bool {
+        guard let path = file.path else { return false }
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+    }
+
+    /// Inputs whose messages are already on standard error (a second
+    /// pass does not repeat them); -1 for the count of the rest.
+    private var shown = Set<Int>()
+
+    /// One audit of every input.
+    private func pass(
+        _ ranked: Ranked, problems: [(name: String, error: InputError)], rows: [RowSink],
+        sorted: Bool, carry: Carry, explainer: Explainer?
+    ) -> PassEnd {
+        let inputs = ranked.inputs
+        var totals = ReadTotals(inputs: inputs.count)
+        for (name, error) in problems { totals.unreadable("\(name): \(error)") }
+        let carriedFiles = carry.from?.files ?? []
+        let sourceFiles = inputs + carriedFiles.map { InputFile(displayName: $0, path: nil) }
+        for sink in rows { sink.start(inputs: sourceFiles) }
+        let configuration = ranked.configuration
+        let progress = self.progress
+        let totalBytes = progress == nil ? nil : Self.totalSize(inputs)
+        let scanners = ranked.scanners
+        let readAhead = ReadAhead()
+        defer { readAhead.cancel() }
+        func feed(_ index: Int, alone: Bool) -> EventFeed {
+            let file = inputs[index]
+            let report = progress.map { p in
+                { @Sendable (bytes: UInt64) in
+                    p(
+                        Progress(
+                            file: file.displayName, fileNumber: index + 1, fileCount: inputs.count, compressedBytes: bytes,
+                            finished: false, totalBytes: totalBytes))
+                }
+            }
+            return Self.feed(
+                file, index: index, configuration: configuration, scanners: scanners, readAhead: readAhead, alone: alone,
+                progress: report)
+        }
+
+        let collector = ResultCollector(bucket: configuration.bucket)
+        let order = RowOrder(sinks: [collector] + rows, budget: configuration.rowBudget, warn: warn)
+        explainer?.start(names: sourceFiles.map(\.displayName), retention: Int64(configuration.reuseWindowSeconds) * 1000)
+        let tracker = SessionTracker(
+            configuration: configuration, files: inputs.count, sink: order, carried: carry.from, codeReturns: nil,
+            trace: explainer.map { e in { e.step($0) } })
+        var duplicates = DuplicateFilter(
+            carried: carry.from?.records ?? [], retention: carry.on ? Int64(configuration.reuseWindowSeconds) * 1000 : nil,
+            on: configuration.keysLines)
+        var latest: Int64?
+        /// Per input, its newest audited record time: the watermark is the
+        /// smallest of them.
+        var newest = [Int64?](repeating: nil, count: inputs.count)
+        let warn = self.warn
+        let window = AuditConfiguration.reorderWindow
+        var outOfOrder = [OutOfOrderCount](repeating: OutOfOrderCount(), count: inputs.count)
+        func onBatch(_ index: Int, _ batch: EventBatch) {
+            if let line = batch.firstLocationLine { tracker.markLogsLocation(file: Int32(index), line: line) }
+            for event in batch.events { outOfOrder[index].see(event.time) }
+        }
+        func onEnd(_ index: Int, _ scan: FileScan) {
+            progress?(
+                Progress(
+                    file: inputs[index].displayName, fileNumber: index + 1, fileCount: inputs.count,
+                    compressedBytes: scan.accounting.compressedBytes, finished: true, totalBytes: totalBytes))
+            var counts = scan.accounting
+            counts.outOfOrderRecords = outOfOrder[index].count
+            totals.add(
+                index, accounting: counts, summary: scan.summary, warnings: scan.warnings, error: scan.error,
+                warn: self.shown.insert(index).inserted ? warn : nil)
+            if let line = scan.firstLocationLine { tracker.markLogsLocation(file: Int32(index), line: line) }
+            if let t = scan.latestTime { latest = max(latest ?? t, t) }
+            newest[index] = scan.latestTime
+        }
+
+        if sorted {
+            let sort = EventSort(
+                budget: configuration.sortBudget, allowlist: configuration.allowlist,
+                fingerprint: configuration.fingerprint, warn: warn)
+            for index in inputs.indices {
+                let source = feed(index, alone: true)
+                reading: while true {
+                    switch source.next() {
+                    case .batch(let batch):
+                        onBatch(index, batch)
+                        for event in batch.events { sort.add(event) }
+                    case .end(let scan):
+                        onEnd(index, scan)
+                        break reading
+                    }
+                }
+            }
+            while let event = sort.next() {
+                guard duplicates.admits(event) else { continue }
+                tracker.process(event)
+                order.release(before: tracker.settledBefore)
+            }
+        } else {
+            let merge = TimeOrderedMerge(
+                feeds: inputs.indices.map { feed($0, alone: inputs.count == 1) }, startTimes: ranked.startTimes,
+                onBatch: onBatch, onEnd: onEnd)
+            while let event = merge.next() {
+                guard duplicates.admits(event) else { continue }
+                tracker.process(event)
+                order.release(before: tracker.settledBefore)
+            }
+            if let back = merge.outOfOrder {
+                warn(
+                    "\(inputs[Int(back.file)].displayName):\(back.line): the input runs back in time more than \(window / 1000) s; reading it again with every flip event sorted"
+                )
+                return .outOfOrder
+            }
+        }
+        var checkpoint: Checkpoint?
+        if carry.on {
+            // The watermark never runs back: a run of late records only
+            // leaves it where it was.
+            let watermark = max(newest.compactMap { $0 }.min() ?? Checkpoint.noWatermark, carry.from?.watermark ?? Checkpoint.noWatermark)
+            var next = tracker.carry(watermark: watermark, names: sourceFiles.map(\.displayName))
+            next.key = configuration.fingerprint.keyBytes ?? []
+            next.run = (carry.from?.run ?? 0) + 1
+            next.records = duplicates.handedOn(watermark: watermark)
+            let keep = watermark - Int64(configuration.reuseWindowSeconds) * 1000
+            next.audited = (carry.from?.audited ?? []).filter { $0.watermark >= keep }
+            for file in inputs {
+                guard let digest = carry.digests[file.displayName] else { continue }
+                next.audited.append(
+                    Checkpoint.AuditedFile(digest: digest, name: file.displayName, run: next.run, started: carry.started, watermark: watermark))
+            }
+            checkpoint = next
+        } else {
+            tracker.finish(endTime: latest ?? 0)
+        }
+        order.releaseAll()
+
+        if let more = totals.moreMalformed, !shown.contains(-1) {
+            shown.insert(-1)
+            warn(more)
+        }
+        var (accounting, files, inputErrors) = totals.finished(names: inputs.map(\.displayName))
+        accounting.duplicateRecords = duplicates.count
+        if tracker.evictedSessions > 0 {
+            warn(
+                "\(tracker.evictedSessions) session(s) closed early: more than \(configuration.maxSessions) were open at once (--max-sessions); results are not exact"
+            )
+        }
+        var result = AuditResult(
+            configuration: configuration, inputs: inputs, accounting: accounting, files: files,
+            inputErrors: inputErrors, findingExamples: collector.examples, statistics: collector.statistics,
+            evictedSessions: tracker.evictedSessions,
+            unpinnedProjectIDs: tracker.unpinnedProjectIDs.sorted(),
+            unobservableFiles: tracker.unobservableFiles.sorted().map { inputs[Int($0)].displayName })
+        result.carriedFiles = carriedFiles
+        result.carriedIn = carry.from?.openSessions ?? 0
+        result.previousWatermark = carry.from?.watermark
+        if var next = checkpoint {
+            // The run's totals join the last runs' (trends in the report).
+            next.totals = Array(
+                ((carry.from?.totals ?? []) + [RunTotals(result.statistics, run: next.run, started: carry.started)]).suffix(RunTotals.kept))
+            result.trends = next.totals
+            checkpoint = next
+        }
+        result.checkpoint = checkpoint
+        return .done(result)
+    }
+}
+
+extension Analyzer {
+    /// How input `index` is read. A single input is read by two threads
+    /// sharing the work, with up to 64 pieces of 256 KiB between zlib and
+    /// the audit; inputs read side by side each get a reader thread and a
+    /// zlib thread; without `parallel`, all on the calling thread.
+    static func feed(
+        _ file: InputFile, index: Int, configuration: AuditConfiguration, scanners: ScannerPool, readAhead: ReadAhead,
+        alone: Bool, progress: (@Sendable (UInt64) -> Void)?
+    ) -> EventFeed {
+        guard configuration.parallel else {
+            return DirectFeed(file: file, index: index, configuration: configuration, scanners: scanners, progress: progress)
+        }
+        let pieceBytes = max(LogFileReader.bufferSize, 2 * PieceCutter.minimumBuffer(maxLine: configuration.maxLine))
+        return alone
+            ? SharedFeed(file: file, index: index, configuration: configuration, depth: 64, bufferSize: pieceBytes, progress: progress)
+            : ThreadedFeed(
+                file: file, index: index, configuration: configuration, scanners: scanners, readAhead: readAhead,
+                prefetchDepth: 4, progress: progress)
+    }
+
+    /// The sizes of the inputs added up, or nil when one is not a regular
+    /// file (standard input, a FIFO): the progress line's 100 %.
+    static func totalSize(_ inputs: [InputFile]) -> UInt64? {
+        var total: UInt64 = 0
+        for input in inputs {
+            // stat, not lstat: a symlink counts as the file it names.
+            var info = stat()
+            guard let path = input.path, stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+            total += UInt64(max(0, info.st_size))
+        }
+        return total
+    }
+}
+
+/// Gathers the summary from the ordered rows: statistics, and the first
+/// findings of each kind as examples.
+final class ResultCollector: RowSink {
+    /// Examples kept per finding kind.
+    static let examplesPerKind = 5
+    var statistics: AuditStatistics
+    var examples: [FindingKind: [Finding]] = [:]
+
+    init(bucket: AuditConfiguration.Bucket) {
+        statistics = AuditStatistics(bucket: bucket)
+    }
+
+    func start(inputs: [InputFile]) {}
+
+    func finding(_ finding: Finding) {
+        statistics.add(finding)
+        if (examples[finding.kind]?.count ?? 0) < Self.examplesPerKind { examples[finding.kind, default: []].append(finding) }
+    }
+
+    func session(_ session: SessionRecord) {
+        statistics.add(session)
+    }
+}

@@ -1,0 +1,132 @@
+import Parsing
+import Reading
+import Rules
+
+/// Puts the piece scans of one input back together, in line order: numbers
+/// their lines from the input's start, words the first malformed lines, and
+/// ends a batch of events every `batchLines` lines — the same lines however
+/// the input was cut into pieces and whichever thread scanned them, so the
+/// time-ordered merge sees the same batches either way.
+struct ScanAssembler {
+    /// Lines per batch.
+    static let batchLines = 2048
+
+    private let file: InputFile
+    /// Lines of the input put in order so far.
+    private var lines = 0
+    private var batch = EventBatch()
+    private var linesInBatch = 0
+    private var tally = FormatTally()
+    private let setting: AuditConfiguration.Format
+    private(set) var accounting = InputAccounting()
+    /// The first line that logged a Location field, once reached.
+    private(set) var firstLocationLine: Int64?
+    var logsLocation: Bool { firstLocationLine != nil }
+    /// Latest record time so far (nil before any record).
+    private(set) var latestTime: Int64?
+    /// Time of the input's first record.
+    private(set) var firstTime: Int64?
+    /// Messages for standard error: the first malformed lines.
+    private var warnings: [String] = []
+
+    init(file: InputFile, format: AuditConfiguration.Format) {
+        self.file = file
+        setting = format
+        batch.events.reserveCapacity(64)
+    }
+
+    /// Takes the scan of the lines that follow those added so far; hands
+    /// every batch it completes to `emit`.
+    mutating func add(_ scan: PieceScan, emit: (EventBatch) -> Void) {
+        let base = lines
+        // What the scanner added to its events' lines: `base` when it knew
+        // it, 0 when the piece was scanned ahead of its turn.
+        let added = scan.linesBefore ?? 0
+        assert(scan.linesBefore.map { $0 == base } ?? true, "piece scanned with a wrong line offset")
+        for (i, note) in scan.malformed.enumerated() where accounting.malformedLines + i + 1 <= AuditConfiguration.malformedMessageLimit {
+            let detail = note.detail.map { ", " + $0 } ?? ""
+            let text = "\(file.displayName):\(base + note.line): malformed line (\(note.reason.rawValue)\(detail))"
+            if accounting.malformedExamples.count < InputAccounting.exampleLimit { accounting.malformedExamples.append(text) }
+            warnings.append(text)
+        }
+        for (i, late) in scan.late.enumerated() where accounting.lateRecords + i + 1 <= AuditConfiguration.malformedMessageLimit {
+            let text =
+                "\(file.displayName):\(base + late.line): late record (\(Timestamp.iso8601(late.time)) lies before the checkpoint's "
+                + "watermark less \(AuditConfiguration.reorderWindow / 1000) s); left out of the audit"
+            if accounting.lateExamples.count < InputAccounting.exampleLimit { accounting.lateExamples.append(text) }
+            warnings.append(text)
+        }
+        accounting.add(scan.accounting)
+        if firstTime == nil { firstTime = scan.peaks.first?.time }
+        tally.add(scan.tally)
+        var event = 0
+        var peak = 0
+        var done = 0
+        while done < scan.accounting.lines {
+            let upTo = done + min(scan.accounting.lines - done, Self.batchLines - linesInBatch)
+            while event < scan.events.count && Int(scan.events[event].source.line) - added <= upTo {
+                let e = scan.events[event]
+                batch.events.append(added == base ? e : FlipEvent(e, line: e.source.line - Int64(added) + Int64(base)))
+                event += 1
+            }
+            while peak < scan.peaks.count && scan.peaks[peak].line <= upTo {
+                let t = scan.peaks[peak].time
+                if latestTime.map({ t > $0 }) ?? true { latestTime = t }
+                peak += 1
+            }
+            if firstLocationLine == nil, let first = scan.firstLocationLine, first <= upTo {
+                firstLocationLine = Int64(base + first)
+            }
+            linesInBatch += upTo - done
+            done = upTo
+            if linesInBatch == Self.batchLines { flush(emit) }
+        }
+        lines += scan.accounting.lines
+    }
+
+    /// Hands out the events gathered since the last batch.
+    private mutating func flush(_ emit: (EventBatch) -> Void) {
+        batch.frontier = latestTime
+        batch.firstLocationLine = firstLocationLine
+        emit(batch)
+        batch = EventBatch()
+        batch.events.reserveCapacity(64)
+        linesInBatch = 0
+    }
+
+    /// Hands out the last batch and sums up the input. `end` is what the
+    /// reader reported (nil when the input could not be opened); `failure`
+    /// why the input stopped early, if it did.
+    mutating func finish(end: InputEnd?, failure: InputError?, emit: (EventBatch) -> Void) -> FileScan {
+        flush(emit)
+        accounting.files = 1
+        if let end {
+            accounting.compressedBytes = end.compressedBytes
+            accounting.uncompressedBytes = end.decodedBytes
+        }
+        if failure != nil { accounting.filesWithErrors = 1 }
+        let message = failure.map { "\(file.displayName): \($0)" }
+        // One warning when most lines are malformed (docs/contract.md §2).
+        let hint = FormatTally.hint(accounting, tally: tally, setting: setting)
+        if let hint { warnings.append("\(file.displayName): \(hint)") }
+        return FileScan(
+            accounting: accounting, firstLocationLine: firstLocationLine, latestTime: latestTime,
+            summary: FileSummary(
+                name: file.displayName, encoding: end?.encoding.rawValue ?? "plain",
+                format: accounting.lines == accounting.blankLines ? "empty" : tally.name, lines: accounting.lines,
+                logsLocation: logsLocation, error: failure.map { "\($0)" }, hint: hint),
+            error: message, warnings: warnings + (message.map { [$0] } ?? []))
+    }
+}
+
+/// The flip events of `ScanAssembler.batchLines` lines of one input (fewer
+/// in its last batch), and how far that input's clock has got: what the
+/// time-ordered merge pulls.
+struct EventBatch: Sendable {
+    var events: [FlipEvent] = []
+    /// Latest record time read so far in this input (nil before any record).
+    var frontier: Int64?
+    /// The first line of this input that logged a Location field, when
+    /// the reading has got that far.
+    var firstLocationLine: Int64?
+}

@@ -1,0 +1,191 @@
+import ArgumentParser
+import Audit
+import Parsing
+import Reading
+import Reports
+import Rules
+
+/// The options that decide what an audit finds: shared by the command and
+/// `flipaudit stage plan`, which keeps them in the job plan for every
+/// other stage.
+struct AuditOptions: ParsableArguments {
+    enum FormatOption: String, ExpressibleByArgument, CaseIterable {
+        case auto, combined, json, nginx
+    }
+
+    @Option(help: "Log format of every input.")
+    var format: FormatOption = .auto
+
+    @Option(name: .customLong("log-format"), help: ArgumentHelp("An nginx log_format line (implies --format nginx).", valueName: "nginx log_format"))
+    var logFormat: String?
+
+    @Option(name: .customLong("client-id"), help: ArgumentHelp("A Google client ID your server expects (repeatable).", valueName: "ID"))
+    var clientIDs: [String] = []
+
+    @Option(name: .customLong("project-id"), help: ArgumentHelp("Your Actions project ID: allowlists /r/ID on Google's hosts (repeatable).", valueName: "ID"))
+    var projectIDs: [String] = []
+
+    @Option(name: .customLong("allow-redirect"), help: ArgumentHelp("One more allowlisted redirect URI, exact (repeatable).", valueName: "URI"))
+    var allowRedirects: [String] = []
+
+    @Option(name: .customLong("endpoint"), help: ArgumentHelp("A request path that is always an App Flip endpoint (repeatable).", valueName: "PATH"))
+    var endpoints: [String] = []
+
+    @Option(name: .customLong("session-timeout"), help: ArgumentHelp("Seconds after its last event that a session expires.", valueName: "SECONDS"))
+    var sessionTimeout: Int = 600
+
+    @Option(
+        name: .customLong("reuse-window"),
+        help: ArgumentHelp("How long ended states and returned codes are remembered, in log time (90m, 36h, 7d).", valueName: "DURATION"))
+    var reuseWindow: String = "24h"
+
+    @Option(help: "Time bucket of the error distribution (UTC).")
+    var bucket: AuditConfiguration.Bucket = .day
+
+    @Option(name: .customLong("max-line"), help: ArgumentHelp("Longest line read, in bytes; longer lines are counted as malformed.", valueName: "BYTES"))
+    var maxLine: Int = 64 * 1024
+
+    @Option(
+        help: ArgumentHelp(
+            "The run's start, for the future rule: records more than an hour after it are malformed (ISO 8601, e.g. 2026-11-23T02:00:00Z; default: the wall clock).",
+            valueName: "TIME"))
+    var now: String?
+
+    /// `--now` in milliseconds, when given and valid.
+    var nowMilliseconds: Int64? {
+        now.flatMap(AuditConfiguration.parseTime)
+    }
+
+    func validate() throws {
+        if now != nil && nowMilliseconds == nil {
+            throw ValidationError("--now: \"\(now!)\" is not an ISO 8601 time such as 2026-11-23T02:00:00Z")
+        }
+        if format == .nginx && logFormat == nil { throw ValidationError("--format nginx needs --log-format '<nginx log_format>'") }
+        if logFormat != nil && format != .nginx && format != .auto {
+            throw ValidationError("--log-format goes with --format nginx (or auto), not --format \(format.rawValue)")
+        }
+        // Ranges first: the log_format check below sizes buffers by --max-line.
+        if let message = OptionLimits.check(sessionTimeout: sessionTimeout, maxLine: maxLine, maxSessions: 1) {
+            throw ValidationError(message)
+        }
+        if let text = logFormat {
+            do { try AuditConfiguration.check(logFormat: text, maxLine: maxLine) } catch { throw ValidationError("\(error)") }
+        }
+        if LogDuration.seconds(reuseWindow) == nil {
+            throw ValidationError("--reuse-window: \"\(reuseWindow)\" is not a duration such as 90m, 36h or 7d (at most \(LogDuration.maximumDays) days)")
+        }
+    }
+
+    /// The audit these options ask for.
+    var configuration: AuditConfiguration {
+        var config = AuditConfiguration()
+        switch format {
+        case .auto: config.format = logFormat.map { .nginx($0) } ?? .auto
+        case .combined: config.format = .combined
+        case .json: config.format = .json
+        case .nginx: config.format = .nginx(logFormat ?? "")
+        }
+        config.clientIDs = Set(clientIDs)
+        config.projectIDs = projectIDs
+        config.allowRedirects = allowRedirects
+        config.endpoints = endpoints
+        config.sessionTimeoutSeconds = sessionTimeout
+        config.bucket = bucket
+        config.reuseWindowSeconds = LogDuration.seconds(reuseWindow)!
+        config.maxLine = maxLine
+        if let ms = nowMilliseconds { config.futureAfter = AuditConfiguration.futureLimit(now: ms) }
+        return config
+    }
+
+    /// The options as arguments that parse back to them (what the job plan
+    /// keeps).
+    var arguments: [String] {
+        var out = ["--format", format.rawValue]
+        if let logFormat { out += ["--log-format", logFormat] }
+        for id in clientIDs { out += ["--client-id", id] }
+        for id in projectIDs { out += ["--project-id", id] }
+        for uri in allowRedirects { out += ["--allow-redirect", uri] }
+        for path in endpoints { out += ["--endpoint", path] }
+        out += ["--session-timeout", String(sessionTimeout), "--reuse-window", reuseWindow, "--bucket", bucket.rawValue]
+        out += ["--max-line", String(maxLine)]
+        // Every step of a job judges the future from the same instant.
+        out += ["--now", now ?? AuditConfiguration.timeText(AuditConfiguration.wallClock())]
+        // `--name=value`: a value that starts with `-` stays a value.
+        return stride(from: 0, to: out.count, by: 2).map { "\(out[$0])=\(out[$0 + 1])" }
+    }
+}
+
+extension AuditConfiguration.Bucket: ExpressibleByArgument {}
+
+/// The values of the repeatable audit options (`--client-id`,
+/// `--project-id`, `--allow-redirect`, `--endpoint`), taken out of the
+/// arguments before ArgumentParser parses them and put back after.
+/// ArgumentParser removes each argument it parses from an array, one at a
+/// time, so 20,000 `--client-id` values (a config file's allowlist) took
+/// over a minute before any input was read; this pass is linear.
+struct RepeatedValues {
+    static let names: Set<String> = ["client-id", "project-id", "allow-redirect", "endpoint"]
+    private var values: [String: [String]] = [:]
+
+    /// `arguments` without the repeatable options' `--name VALUE` and
+    /// `--name=VALUE` (before a `--`), and their values. `takesValue` names
+    /// the other long options that take a value, so a value is never taken
+    /// for an option. A value that starts with `-` (other than `-`) is left
+    /// for ArgumentParser to judge, as it would have.
+    static func extract(_ arguments: [String], takesValue: Set<String>) -> (rest: [String], values: RepeatedValues) {
+        var rest: [String] = []
+        rest.reserveCapacity(arguments.count)
+        var taken = RepeatedValues()
+        func isValue(_ s: String) -> Bool { !s.hasPrefix("-") || s == "-" }
+        var i = 0
+        while i < arguments.count {
+            let a = arguments[i]
+            i += 1
+            if a == "--" {
+                rest.append(a)
+                rest += arguments[i...]
+                break
+            }
+            guard a.hasPrefix("--") else {
+                rest.append(a)
+                continue
+            }
+            let body = a.dropFirst(2)
+            if let eq = body.firstIndex(of: "=") {
+                let name = String(body[..<eq])
+                if names.contains(name) {
+                    taken.values[name, default: []].append(String(body[body.index(after: eq)...]))
+                } else {
+                    rest.append(a)
+                }
+                continue
+            }
+            let name = String(body)
+            if names.contains(name), i < arguments.count, isValue(arguments[i]) {
+                taken.values[name, default: []].append(arguments[i])
+                i += 1
+                continue
+            }
+            rest.append(a)
+            if takesValue.contains(name), i < arguments.count, isValue(arguments[i]) {
+                rest.append(arguments[i])
+                i += 1
+            }
+        }
+        return (rest, taken)
+    }
+
+    /// The long options of `command` that take a value.
+    static func valueOptions(of command: ParsableCommand.Type) -> Set<String> {
+        let specs = (try? ConfigFile.options(fromToolInfo: command._dumpHelp())) ?? []
+        return Set(specs.filter { $0.kind == .single || $0.kind == .repeating }.map(\.name)).union(["config"])
+    }
+
+    /// Adds the values taken out to what ArgumentParser parsed.
+    func apply(to audit: inout AuditOptions) {
+        audit.clientIDs += values["client-id"] ?? []
+        audit.projectIDs += values["project-id"] ?? []
+        audit.allowRedirects += values["allow-redirect"] ?? []
+        audit.endpoints += values["endpoint"] ?? []
+    }
+}

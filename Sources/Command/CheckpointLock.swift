@@ -1,0 +1,54 @@
+import Audit
+import Foundation
+import Parsing
+import Reading
+import Reports
+import Rules
+
+/// One run at a time on a checkpoint (docs/contract.md §9): an advisory
+/// `fcntl` lock on `FILE.lock` beside it, held from the load to the write.
+/// The kernel releases it when the process ends, however it ends, so a
+/// killed run never blocks the next one. A second run fails at once,
+/// naming the holder's PID.
+///
+/// Not `Sendable`: the command holds it for its whole run.
+struct CheckpointLock: ~Copyable {
+    private let fd: Int32
+
+    /// Why the lock could not be taken: a one-line message.
+    struct Refused: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// The lock file of a checkpoint.
+    static func path(for checkpoint: String) -> String { checkpoint + ".lock" }
+
+    /// Takes the lock of `checkpoint`, or throws at once.
+    init(checkpoint: String) throws(Refused) {
+        let path = Self.path(for: checkpoint)
+        let shown = TerminalText.escape(path)
+        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0o600)
+        guard fd >= 0 else { throw Refused(description: "cannot open the lock \(shown): \(String(cString: strerror(errno)))") }
+        var want = flock()
+        want.l_type = Int16(F_WRLCK)
+        want.l_whence = Int16(SEEK_SET)
+        guard fcntl(fd, F_SETLK, &want) == 0 else {
+            let why = errno
+            var holder = flock()
+            holder.l_type = Int16(F_WRLCK)
+            holder.l_whence = Int16(SEEK_SET)
+            let pid = fcntl(fd, F_GETLK, &holder) == 0 && holder.l_type != Int16(F_UNLCK) ? " (PID \(holder.l_pid))" : ""
+            close(fd)
+            if why == EAGAIN || why == EACCES {
+                throw Refused(description: "is in use by another run\(pid), which holds \(shown); nothing read or written")
+            }
+            throw Refused(description: "cannot lock \(shown): \(String(cString: strerror(why)))")
+        }
+        // The holder's PID, for a person who looks (the lock says it too).
+        let text = Array("\(getpid())\n".utf8)
+        _ = ftruncate(fd, 0)
+        _ = text.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+    }
+
+    deinit { close(fd) }
+}

@@ -1,0 +1,106 @@
+import ArgumentParser
+import Audit
+import Foundation
+import Parsing
+import Reading
+import Reports
+import Rules
+
+/// `flipaudit explain STATE [options] INPUTS`: one session's story for a
+/// security review (docs/contract.md §11), from a trace of the audit's own
+/// rules. It only reads: no output file, and with `--checkpoint` no lock
+/// and no write. Exit status as grep's: 0 found, 1 nothing matched, 2
+/// usage, 3 an input not read completely (4 standard output failed).
+struct ExplainCommand: ParsableCommand {
+    static let name = "explain"
+
+    static let configuration = CommandConfiguration(
+        commandName: "flipaudit explain",
+        abstract: "Tell one session's story: every record tied to a state, code digest or FILE:LINE, and each decision the audit took.",
+        discussion: """
+            STATE is a state value, a code digest (sha256: and 12 hex digits, as findings \
+            show codes) or FILE:LINE of a finding's source (FILE as the reports name it). \
+            The inputs are audited with the same rules and options as flipaudit itself; \
+            give the same inputs and options as the run whose finding you explain. With \
+            --checkpoint, the sessions it carries are taken in (give the checkpoint as it \
+            was before that run); it is never locked or written.
+
+            Exit status: 0 something matched; 1 nothing matched; 2 usage error; 3 some \
+            input could not be read completely.
+            """)
+
+    @Argument(help: ArgumentHelp("A state, a code digest (sha256:…) or FILE:LINE.", valueName: "state|sha256:…|FILE:LINE"))
+    var target: String
+
+    @Argument(help: ArgumentHelp("Log files, directories (read recursively) or - for standard input.", valueName: "file|dir|-"))
+    var inputs: [String] = []
+
+    @OptionGroup var audit: AuditOptions
+
+    @Option(help: ArgumentHelp("Take in the sessions this checkpoint carries (read only: no lock, no write).", valueName: "FILE"))
+    var checkpoint: String?
+
+    @Option(
+        name: .customLong("max-sessions"),
+        help: ArgumentHelp("Most sessions held open at once, as for the audit.", valueName: "N"))
+    var maxSessions: Int = AuditConfiguration.defaultMaxSessions
+
+    @Flag(help: "Print the story as JSON.")
+    var json = false
+
+    mutating func validate() throws {
+        if inputs.isEmpty { throw ValidationError("name at least one log file, directory, or - for standard input") }
+        if let message = OptionLimits.check(sessionTimeout: 1, maxLine: audit.maxLine, maxSessions: maxSessions) {
+            throw ValidationError(message)
+        }
+        if inputs.filter({ $0 == "-" }).count > 1 { throw ValidationError("standard input (-) can be read only once") }
+    }
+
+    /// An ArgumentParser error of explain's command line (or --help).
+    struct Failure: Error {
+        var error: Error
+    }
+
+    /// Parses and runs; ArgumentParser's errors come back as `Failure`.
+    static func runExplain(_ arguments: [String]) throws {
+        var command: ExplainCommand
+        do { command = try parse(arguments) } catch { throw Failure(error: error) }
+        try command.run()
+    }
+
+    func run() throws {
+        var config = audit.configuration
+        config.maxSessions = maxSessions
+        var carried: Checkpoint?
+        if let checkpoint {
+            do { carried = try Checkpoint.load(checkpoint) } catch {
+                StandardError().write("flipaudit: explain: --checkpoint \(TerminalText.escape(checkpoint)): \(error)")
+                throw ExitCode(2)
+            }
+            guard let carried else {
+                StandardError().write("flipaudit: explain: --checkpoint \(TerminalText.escape(checkpoint)) does not exist")
+                throw ExitCode(2)
+            }
+            config.fingerprint = .keyed(carried.key)
+        }
+        let analyzer = Analyzer(configuration: config, warn: { StandardError().write("flipaudit: " + TerminalText.escape($0)) })
+        let explanation = try analyzer.explain(target, arguments: inputs, carried: carried)
+        if !explanation.found {
+            StandardError().write("flipaudit: explain: \(TerminalText.escape(target)) matches no session and no record")
+        }
+        do {
+            if json {
+                try StandardStreams.writeOutput(try ExplainReport.json(explanation))
+            } else if explanation.found {
+                try StandardStreams.writeOutput(ExplainReport.text(explanation))
+            }
+        } catch let error as OutputError {
+            if !error.isBrokenPipe {
+                StandardError().write("flipaudit: explain: \(error)")
+                throw ExitCode(4)
+            }
+        }
+        if explanation.result.hadInputErrors { throw ExitCode(3) }
+        if !explanation.found { throw ExitCode(1) }
+    }
+}

@@ -1,0 +1,149 @@
+import ArgumentParser
+import Audit
+import Foundation
+import Parsing
+import Reading
+import Reports
+import Rules
+
+/// Writing an audit's outputs, for the command and `flipaudit stage merge`:
+/// each output is written whatever happened to the others, and the exit
+/// status is the highest of 4 (an output failed), 3 (input not read
+/// completely) and 1 (a finding at or above --fail-on).
+extension OutputOptions {
+    /// The exit status when an output could not be written.
+    static let outputFailureStatus: Int32 = 4
+
+    /// Every output checked, and the CSV folder made, before any input is
+    /// read; a problem is a usage error (exit 2). `inputs` are the paths
+    /// read, which no output may be.
+    func plan(inputs: [String], checkpoint: String? = nil) throws -> OutputPlan {
+        do {
+            let files = [("--html", html), ("--metrics", metrics), ("--checkpoint", checkpoint)].compactMap { option, path in
+                path.map { (option: option, path: $0) }
+            }
+            return try OutputPlan.make(
+                csv: csv, json: json, files: files, regularOnly: ["--checkpoint"],
+                arguments: inputs, usesStandardOutput: json == "-" || !quiet)
+        } catch {
+            StandardError().write("flipaudit: \(error)")
+            throw ExitCode(2)
+        }
+    }
+
+    /// The CSV writer, when --csv is given.
+    func csvWriter(_ plan: OutputPlan) throws -> CSVWriter? {
+        guard csv != nil else { return nil }
+        do {
+            return try CSVWriter(
+                directory: plan.csvDirectory ?? ".", targets: OutputPlan.csvNames.map { plan.csvFiles[$0]! })
+        } catch {
+            StandardError().write("flipaudit: --csv: \(error)")
+            throw ExitCode(2)
+        }
+    }
+
+    /// Writes every output of `result`; the exit status. Files are staged
+    /// under temporary names, then renamed in one step (`OutputCommit`)
+    /// with `checkpoint` last: it is staged only when no input failed
+    /// (exit 3) and no output failed (exit 4), so such a run leaves the
+    /// chain where it was and the night can be run again
+    /// (docs/contract.md §9).
+    func write(
+        _ result: AuditResult, plan: OutputPlan, writer: CSVWriter?, started: ContinuousClock.Instant,
+        checkpoint: (bytes: [UInt8], target: OutputTarget)? = nil
+    ) -> Int32 {
+        let stderr = StandardError()
+        // A reader that closed standard output ends that output quietly.
+        var outputFailed = false
+        var standardOutputClosed = false
+        func failed(_ error: OutputError, option: String) {
+            if error.path == "-" && error.isBrokenPipe {
+                standardOutputClosed = true
+                return
+            }
+            outputFailed = true
+            stderr.write("flipaudit: \(option): \(error)")
+        }
+        if let writer {
+            for error in writer.stageAll(statistics: result.statistics) { failed(error, option: "--csv") }
+        }
+        if let target = plan.json {
+            do {
+                let text = try JSONReport.render(result)
+                try OutputWriter.stage(text, to: target)
+            } catch let error as OutputError { failed(error, option: "--json") } catch {
+                stderr.write("flipaudit: --json: \(error)")
+                outputFailed = true
+            }
+        }
+        if !quiet && json != "-" && !standardOutputClosed {
+            do { try StandardStreams.writeOutput(TerminalReport(color: useColor).render(result)) } catch { failed(error, option: "summary") }
+        }
+        var status: Int32 = 0
+        if let threshold = Severity(rawValue: failOn.rawValue), let worst = result.worstSeverity, worst >= threshold { status = 1 }
+        if result.hadInputErrors { status = 3 }
+        if outputFailed { status = Self.outputFailureStatus }
+        if let target = plan.files["--html"] {
+            let text = HTMLReport.render(result, failOn: Severity(rawValue: failOn.rawValue))
+            if !Self.stageOutput(text, to: target) { status = Self.outputFailureStatus }
+        }
+        if let metrics {
+            let elapsed = ContinuousClock.now - started
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            // The previous run's file, when it is one (never a FIFO's reader's data).
+            let previous =
+                plan.files["--metrics"]?.method == .replace
+                ? (try? String(contentsOfFile: metrics, encoding: .utf8)).flatMap(MetricsReport.lastSuccess(in:)) : nil
+            let text = MetricsReport.render(
+                result, exitStatus: status, duration: seconds,
+                now: Date().timeIntervalSince1970, previousSuccess: previous,
+                carriedIn: result.carriedIn, carriedOut: result.carriedOut)
+            if let target = plan.files["--metrics"], !Self.stageOutput(text, to: target) { status = Self.outputFailureStatus }
+        }
+        if let checkpoint {
+            if result.hadInputErrors || status == Self.outputFailureStatus {
+                let why = result.hadInputErrors ? "some input could not be read completely" : "an output could not be written"
+                stderr.write(
+                    "flipaudit: --checkpoint \(TerminalText.escape(checkpoint.target.given)) left as it was: \(why) (run this night again once it is mended)"
+                )
+            } else {
+                do {
+                    try AtomicFile.stage(
+                        bytes: checkpoint.bytes, to: checkpoint.target.path, mode: 0o600, shownAs: checkpoint.target.given,
+                        option: "--checkpoint", isCheckpoint: true)
+                } catch {
+                    stderr.write("flipaudit: --checkpoint: \(error)")
+                    status = Self.outputFailureStatus
+                }
+            }
+        }
+        for (option, error) in OutputCommit.shared.apply() {
+            stderr.write("flipaudit: \(option): \(error)")
+            status = Self.outputFailureStatus
+        }
+        return status
+    }
+
+    /// Stages one output file as its target wants it; on failure says so
+    /// on standard error and returns false (the other outputs are still
+    /// written).
+    static func stageOutput(_ text: String, to target: OutputTarget) -> Bool {
+        do { try OutputWriter.stage(text, to: target) } catch {
+            StandardError().write("flipaudit: \(target.option): \(error)")
+            return false
+        }
+        return true
+    }
+
+    /// Writes one output file as its target wants it; on failure says so
+    /// on standard error and returns false (the other outputs are still
+    /// written).
+    static func writeOutput(_ text: String, to target: OutputTarget) -> Bool {
+        do { try OutputWriter.write(text, to: target) } catch {
+            StandardError().write("flipaudit: \(target.option): \(error)")
+            return false
+        }
+        return true
+    }
+}

@@ -1,0 +1,184 @@
+import Reading
+
+/// The Apache/nginx combined format, optionally followed by more quoted
+/// fields. A 10th field that is `"-"` or an absolute URL is the response
+/// `Location` header (`"$sent_http_location"` appended to `log_format`).
+///
+/// ```
+/// 203.0.113.9 - - [22/Nov/2026:10:00:01 +0000] "GET /a?b HTTP/1.1" 302 0 "-" "UA" "https://..."
+/// ```
+/// The common format (no referer and user agent) parses too.
+package struct CombinedLogParser: RecordParser {
+    private let scratch: ScratchBuffer
+    /// The last timestamp's text (8 to 32 bytes, as `timeWords` loads it),
+    /// length and value: consecutive lines usually share it.
+    private var lastTimeWords = SIMD4<UInt64>()
+    private var lastTimeCount = -1
+    private var lastTime: Int64 = 0
+
+    package init(maxLine: Int) {
+        scratch = ScratchBuffer(capacity: maxLine + 16)
+    }
+
+    package mutating func parse(_ line: UnsafeRawBufferPointer, into record: inout LogRecord) -> MalformedReason? {
+        parse(line, into: &record, escapes: true)
+    }
+
+    /// Parses `line`; `escapes` false promises that the line has no
+    /// backslash (see `LineCheck`), so quoted fields need no unescaping.
+    package mutating func parse(_ line: UnsafeRawBufferPointer, into record: inout LogRecord, escapes: Bool) -> MalformedReason? {
+        if escapes { scratch.reset() }
+        record = LogRecord()
+        // client address
+        guard let sp = Bytes.find(.space, in: line), sp > 0 else { return .unparsable }
+        record.clientIP = Bytes.slice(line, 0, sp)
+        // ident and user up to the bracketed time
+        guard let open = Bytes.find(.openBracket, in: line, from: sp + 1) else { return .unparsable }
+        let close: Int
+        if open + 27 < line.count, line[open + 27] == .closeBracket,
+            let time = cachedTime(Bytes.slice(line, open + 1, open + 27))
+        {
+            // The usual `dd/Mon/yyyy:HH:MM:SS +zzzz`: a time that parses
+            // holds no `]`, so this is the first one, found without a search.
+            close = open + 27
+            record.time = time
+        } else {
+            guard let found = Bytes.find(.closeBracket, in: line, from: open + 1) else { return .unparsable }
+            guard let time = cachedTime(Bytes.slice(line, open + 1, found)) else { return .badTime }
+            close = found
+            record.time = time
+        }
+        // "request"
+        var i = close + 1
+        guard i + 1 < line.count, line[i] == .space, line[i + 1] == .quote else { return .unparsable }
+        guard let (request, afterRequest) = quoted(line, from: i + 1, escapes: escapes) else { return .unparsable }
+        RequestLine.split(request, into: &record)
+        i = afterRequest
+        // status
+        guard i < line.count, line[i] == .space else { return .unparsable }
+        let statusStart = i + 1
+        let statusEnd = Bytes.find(.space, in: line, from: statusStart) ?? line.count
+        guard let status = Bytes.parseInt(Bytes.slice(line, statusStart, statusEnd)), status < 1000 else { return .unparsable }
+        record.status = status
+        // bytes
+        i = statusEnd
+        guard i < line.count else { return nil }
+        let bytesEnd = Bytes.find(.space, in: line, from: i + 1) ?? line.count
+        i = bytesEnd
+        // "referer" "user agent" "tenth" ...
+        var field = 0
+        while i + 1 < line.count, line[i] == .space, line[i + 1] == .quote {
+            guard let (value, after) = quoted(line, from: i + 1, escapes: escapes) else { return .unparsable }
+            field += 1
+            if field == 3 {
+                if Bytes.equals(value, "-") || value.isEmpty {
+                    record.location = .empty
+                } else if URLParts.isAbsoluteURL(value) {
+                    record.location = .value(value)
+                }
+                break
+            }
+            i = after
+        }
+        return nil
+    }
+
+    /// Parses the timestamp, reusing the previous line's value when the text
+    /// is the same.
+    @inline(__always)
+    private mutating func cachedTime(_ text: UnsafeRawBufferPointer) -> Int64? {
+        let count = text.count
+        guard count >= 8 && count <= 32 else { return Timestamp.parseCommonLog(text) }
+        let words = Self.timeWords(text)
+        if count == lastTimeCount && words == lastTimeWords { return lastTime }
+        guard let t = Timestamp.parseCommonLog(text) else { return nil }
+        lastTimeWords = words
+        lastTimeCount = count
+        lastTime = t
+        return t
+    }
+
+    /// All of a text of 8 to 32 bytes, as four 8-byte words (at 0, 8, 16
+    /// and the last eight bytes; shorter texts overlap): equal words and
+    /// lengths mean equal texts, without a call to `memcmp`.
+    @inline(__always)
+    private static func timeWords(_ text: UnsafeRawBufferPointer) -> SIMD4<UInt64> {
+        let base = text.baseAddress!
+        let last = text.count - 8
+        func word(_ at: Int) -> UInt64 { base.loadUnaligned(fromByteOffset: at, as: UInt64.self) }
+        return SIMD4(word(0), word(min(8, last)), word(min(16, last)), word(last))
+    }
+
+    /// A quoted field starting at the quote `at`; returns its content (with
+    /// `\"`, `\\` and `\xHH` unescaped when present) and the index after the
+    /// closing quote. Without `escapes` (no backslash in the line) the
+    /// content is the bytes up to the next quote.
+    @inline(__always)
+    private mutating func quoted(_ line: UnsafeRawBufferPointer, from at: Int, escapes: Bool) -> (UnsafeRawBufferPointer, Int)? {
+        let start = at + 1
+        if !escapes {
+            guard let q = Bytes.find(.quote, in: line, from: start) else { return nil }
+            return (Bytes.slice(line, start, q), q + 1)
+        }
+        return escapedQuoted(line, from: start)
+    }
+
+    /// `quoted` for a line with backslashes (about one in a thousand): kept
+    /// out of line, so the usual case stays small enough to inline.
+    @inline(never)
+    private mutating func escapedQuoted(_ line: UnsafeRawBufferPointer, from start: Int) -> (UnsafeRawBufferPointer, Int)? {
+        var i = start
+        var escaped = false
+        while true {
+            guard let q = Bytes.find(.quote, in: line, from: i) else { return nil }
+            // Count the backslashes right before the quote.
+            var k = q - 1
+            var slashes = 0
+            while k >= start && line[k] == .backslash { slashes += 1; k -= 1 }
+            if slashes > 0 { escaped = true }
+            if slashes % 2 == 0 {
+                let raw = Bytes.slice(line, start, q)
+                if !escaped && Bytes.find(.backslash, in: raw) == nil { return (raw, q + 1) }
+                return (unescape(raw), q + 1)
+            }
+            i = q + 1
+        }
+    }
+
+    private mutating func unescape(_ raw: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        let mark = scratch.mark
+        var i = 0
+        while i < raw.count {
+            let b = raw[i]
+            if b == .backslash && i + 1 < raw.count {
+                let n = raw[i + 1]
+                if n == UInt8(ascii: "x"), i + 3 < raw.count, let hi = Hex.value(raw[i + 2]), let lo = Hex.value(raw[i + 3]) {
+                    scratch.append(hi << 4 | lo)
+                    i += 4
+                    continue
+                }
+                if n == .quote || n == .backslash {
+                    scratch.append(n)
+                    i += 2
+                    continue
+                }
+            }
+            scratch.append(b)
+            i += 1
+        }
+        return scratch.view(from: mark)
+    }
+}
+
+/// Hexadecimal digits.
+package enum Hex {
+    @inline(__always)
+    package static func value(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return c - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,226 @@
+import Reading
+
+/// Parses lines written by a pasted nginx `log_format`: the format is split
+/// into literal text and `$variables`, and each variable's value runs up to
+/// the next literal. Values of `-` are empty; `\xHH` escapes are decoded.
+///
+/// ```
+/// log_format flip '$remote_addr - $remote_user [$time_local] "$request" '
+///                 '$status $body_bytes_sent "$http_referer" "$http_user_agent" "$sent_http_location"';
+/// ```
+package struct NginxLogFormatParser: RecordParser {
+    /// A piece of the format.
+    enum Piece: Equatable {
+        case literal([UInt8])
+        case variable(String)
+    }
+
+    /// What a variable's value is used for.
+    enum Field {
+        case timeLocal, timeISO, msec, request, method, uri, args, status, location, client, ignored
+    }
+
+    let pieces: [Piece]
+    private let fields: [Field]
+    private let scratch: ScratchBuffer
+    private var values: [UnsafeRawBufferPointer]
+
+    /// Builds the parser from the text of a `log_format` directive, or from
+    /// its format string alone.
+    package init(logFormat text: String, maxLine: Int) throws(ConfigurationError) {
+        let format = Self.formatString(text)
+        var pieces: [Piece] = []
+        var literal: [UInt8] = []
+        let bytes = Array(format.utf8)
+        var i = 0
+        while i < bytes.count {
+            if bytes[i] == .dollar, i + 1 < bytes.count {
+                var name: [UInt8] = []
+                var j = i + 1
+                if bytes[j] == .openBrace {
+                    j += 1
+                    while j < bytes.count && bytes[j] != .closeBrace { name.append(bytes[j]); j += 1 }
+                    j += 1
+                } else {
+                    while j < bytes.count, Self.isNameByte(bytes[j]) { name.append(bytes[j]); j += 1 }
+                }
+                if !name.isEmpty {
+                    if !literal.isEmpty { pieces.append(.literal(literal)); literal = [] }
+                    if case .variable = pieces.last {
+                        throw .logFormat("two variables with no text between them ($\(String(decoding: name, as: UTF8.self))) cannot be told apart")
+                    }
+                    pieces.append(.variable(String(decoding: name, as: UTF8.self)))
+                    i = j
+                    continue
+                }
+            }
+            literal.append(bytes[i])
+            i += 1
+        }
+        if !literal.isEmpty { pieces.append(.literal(literal)) }
+        self.pieces = pieces
+        let names = pieces.compactMap { piece -> String? in if case .variable(let n) = piece { return n } else { return nil } }
+        fields = names.map(Self.field)
+        guard fields.contains(where: { [.timeLocal, .timeISO, .msec].contains($0) }) else {
+            throw .logFormat("the format has no $time_local, $time_iso8601 or $msec")
+        }
+        guard fields.contains(.status) else { throw .logFormat("the format has no $status") }
+        guard fields.contains(.request) || fields.contains(.uri) else {
+            throw .logFormat("the format has no $request or $request_uri")
+        }
+        scratch = ScratchBuffer(capacity: maxLine + 16)
+        values = Array(repeating: UnsafeRawBufferPointer(start: nil, count: 0), count: fields.count)
+    }
+
+    /// Whether the format logs the response Location.
+    package var logsLocation: Bool { fields.contains(.location) }
+
+    /// The format string inside a pasted directive: `log_format NAME
+    /// [escape=...] 'part' 'part';` → the parts joined.
+    static func formatString(_ text: String) -> String {
+        var t = text.trimmingCharacters(in: " \t\n;")
+        if t.hasPrefix("log_format") {
+            t = String(t.dropFirst("log_format".count)).trimmingCharacters(in: " \t\n")
+            // Drop the name and an escape= parameter.
+            while let first = t.first, first != "'" && first != "\"" {
+                let word = t.prefix { $0 != " " && $0 != "\t" && $0 != "\n" }
+                t = String(t.dropFirst(word.count)).trimmingCharacters(in: " \t\n")
+                if word.isEmpty { break }
+            }
+        }
+        guard let q = t.first, q == "'" || q == "\"" else { return t }
+        var result = ""
+        var inside: Character?
+        for c in t {
+            if let open = inside {
+                if c == open { inside = nil } else { result.append(c) }
+            } else if c == "'" || c == "\"" {
+                inside = c
+            }
+        }
+        return result
+    }
+
+    private static func isNameByte(_ b: UInt8) -> Bool {
+        (b >= UInt8(ascii: "a") && b <= UInt8(ascii: "z")) || (b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z"))
+            || (b >= .zero && b <= .nine) || b == UInt8(ascii: "_")
+    }
+
+    private static func field(_ name: String) -> Field {
+        switch name {
+        case "time_local": return .timeLocal
+        case "time_iso8601": return .timeISO
+        case "msec": return .msec
+        case "request": return .request
+        case "request_method": return .method
+        case "request_uri", "uri": return .uri
+        case "args", "query_string": return .args
+        case "status": return .status
+        case "sent_http_location", "upstream_http_location": return .location
+        case "remote_addr", "realip_remote_addr", "binary_remote_addr": return .client
+        default: return .ignored
+        }
+    }
+
+    package mutating func parse(_ line: UnsafeRawBufferPointer, into record: inout LogRecord) -> MalformedReason? {
+        scratch.reset()
+        record = LogRecord()
+        var at = 0
+        var v = 0
+        var k = 0
+        while k < pieces.count {
+            switch pieces[k] {
+            case .literal(let text):
+                let ok = text.withUnsafeBytes { lit in
+                    at + lit.count <= line.count && Bytes.equal(Bytes.slice(line, at, at + lit.count), lit)
+                }
+                guard ok else { return .unparsable }
+                at += text.count
+            case .variable:
+                var end = line.count
+                if k + 1 < pieces.count, case .literal(let next) = pieces[k + 1] {
+                    guard let found = next.withUnsafeBytes({ Self.search($0, in: line, from: at) }) else { return .unparsable }
+                    end = found
+                }
+                values[v] = Bytes.slice(line, at, end)
+                v += 1
+                at = end
+            }
+            k += 1
+        }
+        guard at == line.count else { return .unparsable }
+        return build(&record)
+    }
+
+    private static func search(_ needle: UnsafeRawBufferPointer, in hay: UnsafeRawBufferPointer, from: Int) -> Int? {
+        guard let first = needle.first else { return from }
+        var i = from
+        while let hit = Bytes.find(first, in: hay, from: i) {
+            if hit + needle.count > hay.count { return nil }
+            if Bytes.equal(Bytes.slice(hay, hit, hit + needle.count), needle) { return hit }
+            i = hit + 1
+        }
+        return nil
+    }
+
+    private func value(_ raw: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+        if raw.isEmpty || Bytes.equals(raw, "-") { return nil }
+        guard Bytes.find(.backslash, in: raw) != nil else { return raw }
+        let mark = scratch.mark
+        var i = 0
+        while i < raw.count {
+            if raw[i] == .backslash, i + 3 < raw.count, raw[i + 1] == UInt8(ascii: "x"),
+                let hi = Hex.value(raw[i + 2]), let lo = Hex.value(raw[i + 3])
+            {
+                scratch.append(hi << 4 | lo)
+                i += 4
+            } else {
+                scratch.append(raw[i])
+                i += 1
+            }
+        }
+        return scratch.view(from: mark)
+    }
+
+    private func build(_ record: inout LogRecord) -> MalformedReason? {
+        var time: Int64?
+        var uri: UnsafeRawBufferPointer?
+        var args: UnsafeRawBufferPointer?
+        var hasStatus = false
+        for (i, field) in fields.enumerated() {
+            let raw = values[i]
+            switch field {
+            case .timeLocal: if time == nil { guard let t = Timestamp.parseCommonLog(raw) else { return .badTime }; time = t }
+            case .timeISO: if time == nil { guard let t = Timestamp.parseISO8601(raw) else { return .badTime }; time = t }
+            case .msec: if time == nil { guard let t = Timestamp.parseEpoch(raw) else { return .badTime }; time = t }
+            case .request: if let r = value(raw) { RequestLine.split(r, into: &record) }
+            case .method: if let m = value(raw) { record.method = m }
+            case .uri: uri = value(raw)
+            case .args: args = value(raw)
+            case .status:
+                guard let s = Bytes.parseInt(raw), s < 1000 else { return .unparsable }
+                record.status = s
+                hasStatus = true
+            case .location: record.location = value(raw).map { .value($0) } ?? .empty
+            case .client: if let c = value(raw) { record.clientIP = c }
+            case .ignored: break
+            }
+        }
+        guard let time, hasStatus else { return .missingField }
+        record.time = time
+        if record.target.isEmpty, let uri {
+            record.target = RequestLine.target(uri: uri, query: args, scratch: scratch)
+        }
+        return nil
+    }
+}
+
+extension String {
+    /// The string without leading and trailing characters from `set`.
+    func trimmingCharacters(in set: String) -> String {
+        let chars = Set(set)
+        let start = firstIndex { !chars.contains($0) } ?? endIndex
+        let end = lastIndex { !chars.contains($0) }.map { index(after: $0) } ?? start
+        return start < end ? String(self[start..<end]) : ""
+    }
+}

@@ -1,0 +1,83 @@
+import Reading
+
+/// The parts of an absolute URL, as substrings of the kept text. Parsing is
+/// by RFC 3986's generic syntax; nothing is normalised.
+package struct URLParts: Equatable, Sendable {
+    package var scheme: String
+    /// Text before `@` in the authority, when there is one.
+    package var userinfo: String?
+    package var host: String
+    /// The port text after `:`, when written.
+    package var port: String?
+    package var path: String
+    package var query: String?
+    package var fragment: String?
+
+    /// `scheme://authority/path` without query and fragment: what a redirect
+    /// "goes to" when comparing with the allowlist.
+    package var base: String {
+        var s = scheme + "://"
+        if let userinfo { s += userinfo + "@" }
+        s += host
+        if let port { s += ":" + port }
+        return s + path
+    }
+
+    /// Parses `text`, or nil when it is not `scheme://...`. Works on the
+    /// UTF-8 view: URLs are scanned for ASCII delimiters only.
+    package init?(_ text: String) {
+        let u = text.utf8
+        guard let colon = u.firstIndex(of: .colon), colon != u.startIndex else { return nil }
+        let schemeBytes = u[u.startIndex..<colon]
+        guard let first = schemeBytes.first, (first | 0x20) >= UInt8(ascii: "a"), (first | 0x20) <= UInt8(ascii: "z"),
+            schemeBytes.allSatisfy({ b in
+                let l = b | 0x20
+                return (l >= UInt8(ascii: "a") && l <= UInt8(ascii: "z")) || (b >= .zero && b <= .nine) || b == .plus || b == .minus || b == .dot
+            })
+        else { return nil }
+        var i = u.index(after: colon)
+        guard i != u.endIndex, u[i] == .slash else { return nil }
+        i = u.index(after: i)
+        guard i != u.endIndex, u[i] == .slash else { return nil }
+        i = u.index(after: i)
+        let rest = u[i...]
+        let authorityEnd = rest.firstIndex(where: { $0 == .slash || $0 == .question || $0 == .hash }) ?? u.endIndex
+        var authority = u[i..<authorityEnd]
+        scheme = String(Substring(schemeBytes))
+        if let at = authority.lastIndex(of: .at) {
+            userinfo = String(Substring(authority[authority.startIndex..<at]))
+            authority = authority[u.index(after: at)...]
+        }
+        // A port is what follows the last colon outside an IPv6 literal.
+        if let c = authority.lastIndex(of: .colon), !authority[c...].contains(.closeBracket) {
+            port = String(Substring(authority[u.index(after: c)...]))
+            host = String(Substring(authority[authority.startIndex..<c]))
+        } else {
+            host = String(Substring(authority))
+        }
+        var remainder = u[authorityEnd...]
+        if let h = remainder.firstIndex(of: .hash) {
+            fragment = String(Substring(u[u.index(after: h)...]))
+            remainder = u[authorityEnd..<h]
+        }
+        if let q = remainder.firstIndex(of: .question) {
+            query = String(Substring(u[u.index(after: q)..<remainder.endIndex]))
+            remainder = u[authorityEnd..<q]
+        }
+        path = String(Substring(remainder))
+    }
+
+    /// Whether the bytes start with `scheme://` (an absolute URL).
+    package static func isAbsoluteURL(_ b: UnsafeRawBufferPointer) -> Bool {
+        guard let colon = Bytes.find(.colon, in: b), colon > 0, colon + 2 < b.count,
+            b[colon + 1] == .slash, b[colon + 2] == .slash
+        else { return false }
+        for i in 0..<colon {
+            let c = b[i] | 0x20
+            let isLetter = c >= UInt8(ascii: "a") && c <= UInt8(ascii: "z")
+            let isDigit = b[i] >= .zero && b[i] <= .nine
+            if !(isLetter || (i > 0 && (isDigit || b[i] == .plus || b[i] == .minus || b[i] == .dot))) { return false }
+        }
+        return true
+    }
+}

@@ -1,0 +1,239 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Small byte-range helpers shared by the parsers. Ranges are
+/// `UnsafeRawBufferPointer` views into a line that lives only as long as the
+/// parse; nothing here allocates.
+package enum Bytes {
+    /// Index of the first `byte` at or after `from`. The next sixteen bytes
+    /// are compared at once (one load, one compare, a trailing-zero count:
+    /// no loop whose exit the branch predictor must guess, no call), which
+    /// finds most field ends of a log line; farther on, `memchr`.
+    @inline(__always)
+    package static func find(_ byte: UInt8, in buffer: UnsafeRawBufferPointer, from: Int = 0) -> Int? {
+        guard from < buffer.count, let base = buffer.baseAddress else { return nil }
+        if from + 16 <= buffer.count {
+            let block = base.loadUnaligned(fromByteOffset: from, as: SIMD16<UInt8>.self)
+            if let lane = firstLane(block .== SIMD16<UInt8>(repeating: byte)) { return from + lane }
+            return memchrIndex(byte, in: buffer, from: from + 16)
+        }
+        return memchrIndex(byte, in: buffer, from: from)
+    }
+
+    /// Index of the first `byte` at or after `from`, by `memchr`.
+    @inline(__always)
+    private static func memchrIndex(_ byte: UInt8, in buffer: UnsafeRawBufferPointer, from: Int) -> Int? {
+        guard from < buffer.count, let base = buffer.baseAddress else { return nil }
+        guard let hit = memchr(base + from, Int32(byte), buffer.count - from) else { return nil }
+        return UnsafeRawPointer(hit) - base
+    }
+
+    /// The first set lane of `mask`, if any: lanes are all-ones or all-zero
+    /// bytes, so a word's trailing zero bits over eight count the lanes
+    /// before it.
+    @inline(__always)
+    static func firstLane(_ mask: SIMDMask<SIMD16<Int8>>) -> Int? {
+        let words = unsafeBitCast(mask, to: SIMD2<UInt64>.self)
+        if words[0] != 0 { return words[0].trailingZeroBitCount &>> 3 }
+        if words[1] != 0 { return 8 &+ words[1].trailingZeroBitCount &>> 3 }
+        return nil
+    }
+
+    /// Whether any lane of `mask` is set. Written as two words because
+    /// `any(_:)` on a combined mask compiles to a call, and SIMD compares
+    /// take vector operands only: a scalar operand compiles lane by lane.
+    @inline(__always)
+    static func anyLane(_ mask: SIMDMask<SIMD16<Int8>>) -> Bool {
+        let words = unsafeBitCast(mask, to: SIMD2<UInt64>.self)
+        return words[0] | words[1] != 0
+    }
+
+    /// Whether `buffer` holds any of four bytes.
+    @inline(__always)
+    package static func containsAny(_ a: UInt8, _ b: UInt8, _ c: UInt8, _ d: UInt8, in buffer: UnsafeRawBufferPointer) -> Bool {
+        guard buffer.count >= 16 else {
+            return buffer.contains { $0 == a || $0 == b || $0 == c || $0 == d }
+        }
+        let va = SIMD16<UInt8>(repeating: a), vb = SIMD16<UInt8>(repeating: b)
+        let vc = SIMD16<UInt8>(repeating: c), vd = SIMD16<UInt8>(repeating: d)
+        return anyBlock(of: buffer) { v in (v .== va) .| (v .== vb) .| (v .== vc) .| (v .== vd) }
+    }
+
+    /// Whether `hits` marks any lane of any block of `buffer` (at least 16
+    /// bytes): thirty-two bytes per step (two blocks' marks OR'd, one
+    /// branch), then sixteen, the last step overlapping the one before;
+    /// stops at the first step with a mark.
+    @inline(__always)
+    static func anyBlock(of buffer: UnsafeRawBufferPointer, _ hits: (SIMD16<UInt8>) -> SIMDMask<SIMD16<Int8>>) -> Bool {
+        let base = buffer.baseAddress!
+        let count = buffer.count
+        var i = 0
+        while i + 32 <= count {
+            let a = hits(base.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self))
+            let b = hits(base.loadUnaligned(fromByteOffset: i + 16, as: SIMD16<UInt8>.self))
+            if anyLane(a .| b) { return true }
+            i += 32
+        }
+        if i + 16 <= count {
+            if anyLane(hits(base.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self))) { return true }
+            i += 16
+        }
+        return i < count && anyLane(hits(base.loadUnaligned(fromByteOffset: count - 16, as: SIMD16<UInt8>.self)))
+    }
+
+    /// The sub-range `lower..<upper`, as a view.
+    @inline(__always)
+    package static func slice(_ buffer: UnsafeRawBufferPointer, _ lower: Int, _ upper: Int) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(rebasing: buffer[lower..<upper])
+    }
+
+    /// Whether `buffer` holds exactly the ASCII text `literal`.
+    @inline(__always)
+    package static func equals(_ buffer: UnsafeRawBufferPointer, _ literal: StaticString) -> Bool {
+        guard buffer.count == literal.utf8CodeUnitCount else { return false }
+        if buffer.count == 0 { return true }
+        return memcmp(buffer.baseAddress!, literal.utf8Start, buffer.count) == 0
+    }
+
+    /// Whether `buffer` starts with the ASCII text `literal`.
+    @inline(__always)
+    static func hasPrefix(_ buffer: UnsafeRawBufferPointer, _ literal: StaticString) -> Bool {
+        guard buffer.count >= literal.utf8CodeUnitCount else { return false }
+        return memcmp(buffer.baseAddress!, literal.utf8Start, literal.utf8CodeUnitCount) == 0
+    }
+
+    /// Whether two views hold the same bytes.
+    @inline(__always)
+    package static func equal(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        guard a.count == b.count else { return false }
+        if a.count == 0 { return true }
+        return memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0
+    }
+
+    /// Case-insensitive search for an ASCII needle (lowercase) in `buffer`.
+    package static func containsCaseInsensitive(_ buffer: UnsafeRawBufferPointer, _ needle: StaticString) -> Bool {
+        let n = needle.utf8CodeUnitCount
+        guard n > 0, buffer.count >= n else { return n == 0 }
+        let first = needle.utf8Start[0]
+        var i = 0
+        while i <= buffer.count - n {
+            if asciiLower(buffer[i]) == first {
+                var j = 1
+                while j < n && asciiLower(buffer[i + j]) == needle.utf8Start[j] { j += 1 }
+                if j == n { return true }
+            }
+            i += 1
+        }
+        return false
+    }
+
+    @inline(__always)
+    package static func asciiLower(_ b: UInt8) -> UInt8 {
+        (b >= 65 && b <= 90) ? b | 0x20 : b
+    }
+
+    /// A non-negative decimal integer, or nil when `buffer` is not all digits.
+    @inline(__always)
+    package static func parseInt(_ buffer: UnsafeRawBufferPointer) -> Int? {
+        guard !buffer.isEmpty, buffer.count <= 18 else { return nil }
+        var value = 0
+        for b in buffer {
+            guard b >= .zero && b <= .nine else { return nil }
+            value = value &* 10 &+ Int(b &- .zero)
+        }
+        return value
+    }
+
+    /// What one pass over a line tells before it is parsed: whether it has
+    /// bytes ≥ 0x80 (so may not be valid UTF-8), NUL bytes, or backslashes
+    /// (so quoted fields may need unescaping). One SIMD pass (`firstMark`)
+    /// looks for any of the three; a line that has one (rare) is looked at
+    /// again from there to tell which.
+    package struct LineCheck {
+        package var highOrNUL = false
+        package var backslash = false
+
+        /// A line that holds none of those bytes (`firstMark` says so for a
+        /// whole run of lines): nothing to look at.
+        package static let plain = LineCheck()
+
+        private init() {}
+
+        package init(_ buffer: UnsafeRawBufferPointer) {
+            guard let first = Self.firstMark(in: buffer, from: 0), let base = buffer.baseAddress else { return }
+            for i in first..<buffer.count {
+                let b = base.load(fromByteOffset: i, as: UInt8.self)
+                if b == 0 || b >= 0x80 { highOrNUL = true }
+                if b == .backslash { backslash = true }
+            }
+        }
+
+        /// Index of the first byte at or after `from` that is NUL, ≥ 0x80
+        /// or a backslash — a line ending before it needs no `LineCheck` of
+        /// its own. Sixty-four bytes per step while nothing is found, then
+        /// sixteen; the last step overlaps the one before.
+        static func firstMark(in buffer: UnsafeRawBufferPointer, from: Int) -> Int? {
+            let count = buffer.count
+            guard from < count, let base = buffer.baseAddress else { return nil }
+            guard count - from >= 16 else {
+                var i = from
+                while i < count {
+                    let b = base.load(fromByteOffset: i, as: UInt8.self)
+                    if b == 0 || b >= 0x80 || b == .backslash { return i }
+                    i += 1
+                }
+                return nil
+            }
+            var i = from
+            // Sixty-four bytes per test while nothing is found (marks are
+            // about one line in a thousand); the block with one is looked
+            // at again sixteen bytes at a time.
+            while i + 64 <= count {
+                let a = marks(base.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self))
+                let b = marks(base.loadUnaligned(fromByteOffset: i + 16, as: SIMD16<UInt8>.self))
+                let c = marks(base.loadUnaligned(fromByteOffset: i + 32, as: SIMD16<UInt8>.self))
+                let d = marks(base.loadUnaligned(fromByteOffset: i + 48, as: SIMD16<UInt8>.self))
+                if anyLane((a .| b) .| (c .| d)) { break }
+                i += 64
+            }
+            while i < count {
+                let at = min(i, count - 16)
+                if let lane = firstLane(marks(base.loadUnaligned(fromByteOffset: at, as: SIMD16<UInt8>.self))) { return at + lane }
+                i += 16
+            }
+            return nil
+        }
+
+        /// The lanes of `v` that are NUL, ≥ 0x80 or a backslash.
+        @inline(__always)
+        private static func marks(_ v: SIMD16<UInt8>) -> SIMDMask<SIMD16<Int8>> {
+            (v .== SIMD16<UInt8>(repeating: 0)) .| (v .== SIMD16<UInt8>(repeating: .backslash))
+                .| (SIMD16<Int8>(truncatingIfNeeded: v) .< SIMD16<Int8>(repeating: 0))
+        }
+    }
+
+    /// Whether the bytes are valid UTF-8 without NUL.
+    package static func isValidText(_ buffer: UnsafeRawBufferPointer) -> Bool {
+        if !LineCheck(buffer).highOrNUL { return true }
+        if Bytes.find(0, in: buffer) != nil { return false }
+        var iterator = buffer.makeIterator()
+        var decoder = UTF8()
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue: continue
+            case .emptyInput: return true
+            case .error: return false
+            }
+        }
+    }
+
+    /// A `String` of the bytes, with invalid UTF-8 replaced by U+FFFD. Only
+    /// for what is kept.
+    @inline(__always)
+    package static func string(_ buffer: UnsafeRawBufferPointer) -> String {
+        String(decoding: buffer, as: UTF8.self)
+    }
+}

@@ -1,0 +1,104 @@
+/// Cuts an input's decoded bytes into pieces of whole lines, so that each
+/// piece can be scanned by any thread, in any order. The partial line at a
+/// piece's end is carried to the start of the next one by its
+/// `LineFraming` (an over-long one is measured as it streams past, never
+/// held); the piece then says where an over-long line ended. It decides
+/// nothing about formats: under `--format auto` each line is read in the
+/// format its first byte shows (`RecordFormat.shape`), wherever it falls.
+/// Used by one thread at a time (`@unchecked Sendable`: it is handed to the
+/// thread that reads the input).
+package final class PieceCutter: @unchecked Sendable {
+    /// The bytes of whole lines at `range` of the buffer a piece was cut into.
+    package struct Piece: Sendable {
+        /// An over-long line that ends at `range`'s start (its bytes were
+        /// skipped): its length. It is the piece's first line.
+        package var leadingOverlong: Int?
+        package var range: Range<Int>
+        /// Set on the last piece of the input.
+        package var end: PieceEnd?
+    }
+
+    /// How an input ended, told with its last piece. After a clean end the
+    /// piece's bytes may finish with a line that has no newline.
+    package struct PieceEnd: Sendable {
+        /// The last line, over-long and not ended by a newline: its length.
+        package var trailingOverlong: Int?
+        /// A partial line dropped because the input stopped early: its length.
+        package var cutOff: Int?
+        /// Why the input stopped early, if it did.
+        package var failure: InputError?
+        package var input: InputEnd
+    }
+
+    private let reader: LogFileReader
+    private var framing: LineFraming
+
+    package init(reader: LogFileReader, maxLine: Int) {
+        self.reader = reader
+        framing = LineFraming(maxLine: maxLine)
+    }
+
+    /// Decoded bytes read so far.
+    var decodedBytes: UInt64 { reader.decodedBytes }
+
+    /// Bytes of the input read as stored (compressed for gzip), for progress.
+    package var compressedBytes: UInt64 { reader.compressedBytes }
+
+    /// The smallest buffer `cut(into:)` accepts: a carried line plus at
+    /// least one fresh byte.
+    package static func minimumBuffer(maxLine: Int) -> Int { LineFraming.carryLimit(maxLine: maxLine) + 1 }
+
+    /// Fills `buffer` with the carried partial line and fresh bytes and cuts
+    /// the next piece from it. Call until a piece with an `end` comes back.
+    package func cut(into buffer: UnsafeMutableRawBufferPointer) -> Piece {
+        precondition(buffer.count >= Self.minimumBuffer(maxLine: framing.maxLine))
+        let base = buffer.baseAddress!
+        var n = framing.moveHeld(to: base)
+        var failure: InputError?
+        var ended = false
+        while n < buffer.count {
+            do {
+                let count = try reader.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[n...]))
+                if count == 0 { ended = true; break }
+                n += count
+            } catch {
+                failure = error
+                ended = true
+                break
+            }
+        }
+        let bytes = UnsafeRawBufferPointer(start: base, count: n)
+        var start = 0
+        var leading: Int?
+        if framing.isOverlong {
+            // The over-long line carried in goes on to the first newline.
+            let lineEnd = Bytes.find(.newline, in: bytes) ?? n
+            framing.carry(Bytes.slice(bytes, 0, lineEnd))
+            if lineEnd < n {
+                if case .overlong(let length) = framing.endCarried() { leading = length }
+                start = lineEnd + 1
+            } else {
+                start = n
+            }
+        }
+        // Whole lines end after the last newline; the rest is a partial line.
+        var stop = framing.isOverlong ? n : LineFraming.endOfLastLine(in: bytes, from: start)
+        framing.carry(Bytes.slice(bytes, stop, n))
+        if !ended {
+            return Piece(leadingOverlong: leading, range: start..<stop)
+        }
+        var end = PieceEnd(input: InputEnd(reader))
+        if let failure {
+            end.failure = failure
+            end.cutOff = framing.dropCarried()
+        } else {
+            switch framing.endCarried() {
+            case .none: break
+            // The last line, without a newline, stays in the piece.
+            case .line: stop = n
+            case .overlong(let length): end.trailingOverlong = length
+            }
+        }
+        return Piece(leadingOverlong: leading, range: start..<stop, end: end)
+    }
+}

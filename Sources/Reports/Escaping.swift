@@ -1,0 +1,117 @@
+import Audit
+import Parsing
+import Reading
+import Rules
+
+/// Makes log-derived text safe for a terminal: control characters, escape
+/// sequences and Unicode bidi/invisible controls are shown as `\x1b` or
+/// `\u{202E}` instead of being interpreted.
+package enum TerminalText {
+    package static func escape(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: needsEscape) else { return text }
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if needsEscape(scalar) {
+                if scalar.value < 0x100 {
+                    let hex = String(scalar.value, radix: 16)
+                    out += "\\x" + (hex.count < 2 ? "0" + hex : hex)
+                } else {
+                    out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+                }
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    static func needsEscape(_ s: Unicode.Scalar) -> Bool {
+        switch s.value {
+        case 0x00...0x1F, 0x7F...0x9F: return true  // C0, DEL, C1
+        case 0x200B...0x200F, 0x2028...0x202E, 0x2060...0x2069: return true  // zero-width, bidi, separators
+        case 0x061C, 0xFEFF: return true
+        default: return false
+        }
+    }
+}
+
+/// RFC 4180 cells with formula-injection protection (docs/contract.md §7), built as
+/// UTF-8 bytes.
+package enum CSV {
+    /// A cell: prefixed with `'` when it starts with `=`, `+`, `-`, `@`,
+    /// tab or carriage return; quoted when it holds `,`, `"`, CR or LF.
+    package static func cell(_ value: String) -> String {
+        var out: [UInt8] = []
+        append(value, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// One line: cells joined by commas, ended by `\n`.
+    package static func row(_ cells: [String]) -> String {
+        var out: [UInt8] = []
+        append(row: cells, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends one line to `out`.
+    static func append(row cells: [String], to out: inout [UInt8]) {
+        for (i, c) in cells.enumerated() {
+            if i > 0 { out.append(.comma) }
+            append(c, to: &out)
+        }
+        out.append(.newline)
+    }
+
+    /// Appends one escaped cell to `out`.
+    @inline(__always)
+    static func append(_ value: String, to out: inout [UInt8]) {
+        if value.utf8.withContiguousStorageIfAvailable({ append(bytes: UnsafeRawBufferPointer($0), to: &out) }) != nil { return }
+        var copy = value
+        copy.withUTF8 { append(bytes: UnsafeRawBufferPointer($0), to: &out) }
+    }
+
+    /// Appends one escaped cell given as UTF-8 bytes.
+    static func append(bytes u: UnsafeRawBufferPointer, to out: inout [UInt8]) {
+        guard let first = u.first else { return }
+        let formula = first == .equals || first == .plus || first == .minus || first == .at || first == .tab || first == .carriageReturn
+        let quote = Bytes.containsAny(.comma, .quote, .newline, .carriageReturn, in: u)
+        // As typed bytes: appended with one copy, not byte by byte.
+        let typed = u.assumingMemoryBound(to: UInt8.self)
+        if !quote && !formula {
+            out.append(contentsOf: typed)
+            return
+        }
+        if quote { out.append(.quote) }
+        if formula { out.append(UInt8(ascii: "'")) }
+        if quote {
+            for b in u {
+                out.append(b)
+                if b == .quote { out.append(.quote) }
+            }
+            out.append(.quote)
+        } else {
+            out.append(contentsOf: typed)
+        }
+    }
+
+    /// Appends a decimal number (no escaping needed; a String this short
+    /// is stored inline, nothing is allocated).
+    static func append(decimal value: Int64, to out: inout [UInt8]) {
+        out.append(contentsOf: String(value).utf8)
+    }
+}
+
+extension String {
+    /// Every occurrence of `target` replaced (no Foundation needed).
+    func replacingOccurrences(of target: String, with replacement: String) -> String {
+        guard !target.isEmpty, contains(target) else { return self }
+        var out = ""
+        var rest = self[...]
+        while let r = rest.range(of: target) {
+            out += rest[..<r.lowerBound]
+            out += replacement
+            rest = rest[r.upperBound...]
+        }
+        return out + rest
+    }
+}

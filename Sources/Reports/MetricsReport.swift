@@ -1,0 +1,155 @@
+import Audit
+import Parsing
+import Reading
+import Rules
+
+/// The last run as Prometheus text exposition format, for node_exporter's
+/// textfile collector (`--metrics`, docs/contract.md §9).
+///
+/// Every value describes one run, which the collector serves until the next
+/// run replaces the file, so every metric is a gauge (no `_total` suffix:
+/// `promtool check metrics` wants that for counters only). Series that a
+/// dashboard or an alert names are always present, at 0 when nothing was
+/// seen: every finding kind, every input figure, the carried sessions.
+/// Values in base units (`_seconds`, `_bytes`). Label values are escaped
+/// as the format asks (`\\`, `\"`, `\n`); error values from the logs
+/// first have their control characters shown as `\x1b` (as on the
+/// terminal), so a file read with `cat` cannot drive the terminal.
+package enum MetricsReport {
+    /// Most distinct `error` values given a series of their own; the rest
+    /// are summed under `error="(other)"`. Error values come from the logs:
+    /// without a cap, a client could make any number of series.
+    static let errorValueLimit = 20
+
+    /// The label value that sums the error values past `errorValueLimit`.
+    package static let otherErrors = "(other)"
+
+    /// The metrics file.
+    /// - Parameters:
+    ///   - exitStatus: the run's exit status.
+    ///   - duration: how long the run took, in seconds.
+    ///   - now: when the run ended, in seconds since 1970.
+    ///   - previousSuccess: `flipaudit_last_success_timestamp_seconds` of
+    ///     the file being replaced, kept when this run did not succeed, so
+    ///     the "last success too old" alert keeps its series.
+    ///   - carriedIn, carriedOut: sessions carried from the previous run
+    ///     and to the next (0 until checkpoints exist; present so the
+    ///     names are stable).
+    package static func render(
+        _ result: AuditResult, exitStatus: Int32, duration: Double, now: Double,
+        previousSuccess: Double? = nil, carriedIn: Int = 0, carriedOut: Int = 0
+    ) -> String {
+        var out = ""
+        let stats = result.statistics
+        let a = result.accounting
+
+        func family(_ name: String, _ help: String, _ samples: [([(String, String)], String)]) {
+            out += "# HELP \(name) \(help)\n# TYPE \(name) gauge\n"
+            for (labels, value) in samples {
+                out += name
+                if !labels.isEmpty {
+                    out += "{" + labels.map { "\($0.0)=\"\(escapeLabel($0.1))\"" }.joined(separator: ",") + "}"
+                }
+                out += " " + value + "\n"
+            }
+        }
+        func single(_ name: String, _ help: String, _ value: String) { family(name, help, [([], value)]) }
+
+        family(
+            "flipaudit_findings", "Findings of the last run, by kind and severity.",
+            FindingKind.allCases.map { ([("kind", $0.rawValue), ("severity", $0.severity.rawValue)], String(stats.findingsByKind[$0] ?? 0)) })
+
+        var sessionSamples: [([(String, String)], String)] = []
+        for group in stats.outcomes.keys.sorted() {
+            let counts = stats.outcomes[group]!
+            for outcome in Outcome.allCases {
+                sessionSamples.append(
+                    (
+                        [
+                            ("outcome", outcome.rawValue), ("flow", group.flow.rawValue), ("app", group.app.rawValue),
+                            ("environment", group.environment.rawValue),
+                        ], String(counts[outcome] ?? 0)
+                    ))
+            }
+        }
+        family("flipaudit_sessions", "Sessions of the last run, by outcome, flow, Google app and environment.", sessionSamples)
+
+        family(
+            "flipaudit_error_sessions",
+            "Sessions of the last run with outcome error, by error value (the \(errorValueLimit) most frequent; the rest as error=\"\(otherErrors)\").",
+            errorSamples(stats.errorTotals).map { ([("error", TerminalText.escape($0.error))], String($0.count)) })
+
+        single("flipaudit_input_files", "Input files of the last run.", String(a.files))
+        single("flipaudit_input_files_with_errors", "Inputs that could not be read completely (missing, unreadable, damaged).", String(a.filesWithErrors))
+        single("flipaudit_input_compressed_bytes", "Bytes read from the inputs as stored (compressed for gzip).", String(a.compressedBytes))
+        single("flipaudit_input_uncompressed_bytes", "Bytes of the inputs after decompression.", String(a.uncompressedBytes))
+        single("flipaudit_input_lines", "Lines read.", String(a.lines))
+        single("flipaudit_input_records", "Log records parsed.", String(a.records))
+        single("flipaudit_input_malformed_lines", "Lines that could not be parsed (counted, skipped).", String(a.malformedLines))
+        single("flipaudit_input_flip_records", "In-scope App Flip records.", String(a.inScopeFlipRecords))
+        single(
+            "flipaudit_late_records", "Records older than the checkpoint's watermark less the reorder window, left out of the audit.",
+            String(a.lateRecords))
+        single("flipaudit_mostly_late", "1 when most records of the last run were late (nights given out of order).", result.mostlyLate ? "1" : "0")
+        single(
+            "flipaudit_duplicate_records", "Flip records equal to one of another input or of the previous run's end, audited once.",
+            String(a.duplicateRecords))
+        single("flipaudit_sessions_closed_early", "Sessions closed early because more than --max-sessions were open at once.", String(result.evictedSessions))
+        single("flipaudit_sessions_carried_in", "Open sessions carried in from the previous run's checkpoint.", String(carriedIn))
+        single("flipaudit_sessions_carried_out", "Open sessions carried out to the next run's checkpoint.", String(carriedOut))
+        single("flipaudit_last_run_duration_seconds", "How long the last run took.", number(duration))
+        single(
+            "flipaudit_last_run_exit_status",
+            "Exit status of the last run (0 clean, 1 finding at or above --fail-on, 3 input not read completely, 4 output not written).", String(exitStatus))
+        single("flipaudit_last_run_timestamp_seconds", "When the last run ended, in seconds since 1970.", number(now))
+        let success = exitStatus == 0 || exitStatus == 1 ? now : previousSuccess
+        if let success {
+            single(
+                "flipaudit_last_success_timestamp_seconds",
+                "When the last run that read all its input and wrote all its outputs ended (exit status 0 or 1), in seconds since 1970.", number(success))
+        }
+        return out
+    }
+
+    /// Error values with their counts, most frequent first, capped at
+    /// `errorValueLimit` series (the rest summed as `otherErrors`).
+    static func errorSamples(_ totals: [(error: String, count: Int)]) -> [(error: String, count: Int)] {
+        guard totals.count > errorValueLimit else { return totals }
+        let kept = Array(totals.prefix(errorValueLimit - 1))
+        let rest = totals.dropFirst(errorValueLimit - 1).reduce(0) { $0 + $1.count }
+        return kept + [(otherErrors, rest)]
+    }
+
+    /// A label value as the text format asks: backslash, double quote and
+    /// line feed escaped. Invalid UTF-8 cannot occur (Swift Strings).
+    static func escapeLabel(_ value: String) -> String {
+        var out = ""
+        for c in value.unicodeScalars {
+            switch c {
+            case "\\": out += "\\\\"
+            case "\"": out += "\\\""
+            case "\n": out += "\\n"
+            default: out.unicodeScalars.append(c)
+            }
+        }
+        return out
+    }
+
+    /// A float as Go's parser reads it: integers without a fraction,
+    /// others with millisecond precision.
+    static func number(_ value: Double) -> String {
+        guard value.isFinite else { return value.isNaN ? "NaN" : (value > 0 ? "+Inf" : "-Inf") }
+        if value == value.rounded() && abs(value) < 1e15 { return String(Int64(value)) }
+        let ms = (value * 1000).rounded() / 1000
+        return String(ms)
+    }
+
+    /// The `flipaudit_last_success_timestamp_seconds` value of an earlier
+    /// metrics file, if it has one.
+    package static func lastSuccess(in text: String) -> Double? {
+        for line in text.split(separator: "\n") where line.hasPrefix("flipaudit_last_success_timestamp_seconds ") {
+            return Double(line.dropFirst("flipaudit_last_success_timestamp_seconds ".count))
+        }
+        return nil
+    }
+}

@@ -1,0 +1,84 @@
+import Audit
+import Parsing
+import Reading
+import Rules
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The last step of a run (docs/contract.md §9, "the checkpoint is the
+/// commit"): every output file is first written whole under a temporary
+/// name (`AtomicFile.stage`, `CSVWriter.stageAll`); then `apply` renames
+/// them all into place in one short step, the checkpoint last and only if
+/// every other rename went through. A terminating signal waits for that
+/// step (`hold`), so it leaves either every previous file or every new one,
+/// and can say which.
+///
+///     stage:  sessions.csv.tmp  findings.csv.tmp  flip.json.tmp  …  flip.checkpoint.tmp
+///     apply:  rename each ─────────────────────────────────────────▶ checkpoint last
+///     signal: waits for apply, removes what is still temporary, says which happened
+package final class OutputCommit: @unchecked Sendable {
+    package static let shared = OutputCommit()
+
+    /// A file written whole under a temporary name, waiting for its rename.
+    struct Rename {
+        var temporary: String
+        var path: String
+        /// How the output is named in messages (`--json`, `--csv`).
+        var option: String
+        var shownAs: String
+        var isCheckpoint: Bool
+    }
+
+    private var lock = pthread_mutex_t()
+    private var pending: [Rename] = []
+    /// Set once `apply` has renamed the files.
+    private var applied = false
+
+    init() { pthread_mutex_init(&lock, nil) }
+
+    /// Queues a staged file for `apply`.
+    func add(_ rename: Rename) {
+        pthread_mutex_lock(&lock); defer { pthread_mutex_unlock(&lock) }
+        pending.append(rename)
+    }
+
+    /// Whether anything waits to be renamed.
+    package var isEmpty: Bool {
+        pthread_mutex_lock(&lock); defer { pthread_mutex_unlock(&lock) }
+        return pending.isEmpty
+    }
+
+    /// Renames every staged file into place, the checkpoint last; the
+    /// checkpoint stays where it was (its temporary file removed) when
+    /// another rename failed. The failures, as `(option, error)`.
+    package func apply() -> [(option: String, error: OutputError)] {
+        pthread_mutex_lock(&lock); defer { pthread_mutex_unlock(&lock) }
+        var failures: [(String, OutputError)] = []
+        let ordered = pending.filter { !$0.isCheckpoint } + pending.filter(\.isCheckpoint)
+        for r in ordered {
+            if r.isCheckpoint && !failures.isEmpty {
+                unlink(r.temporary)
+            } else if rename(r.temporary, r.path) != 0 {
+                failures.append((r.option, .system(r.shownAs)))
+                unlink(r.temporary)
+            }
+            TemporaryOutputs.shared.remove(r.temporary)
+        }
+        for folder in Set(ordered.map { OutputPaths.directory(of: $0.path) }) { AtomicFile.syncFolder(folder) }
+        pending = []
+        applied = true
+        return failures
+    }
+
+    /// For a terminating signal's handler: waits for a commit under way and
+    /// keeps any from starting; whether the files were renamed. The
+    /// process is to end right after (the lock is never given back).
+    package func hold() -> Bool {
+        pthread_mutex_lock(&lock)
+        return applied
+    }
+}

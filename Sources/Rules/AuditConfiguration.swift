@@ -1,0 +1,137 @@
+import Foundation
+import Parsing
+import Reading
+
+/// Everything the command line decides about an audit, apart from where
+/// the output goes.
+package struct AuditConfiguration: Sendable {
+    /// How to read lines.
+    package enum Format: Sendable, Equatable {
+        case auto, combined, json
+        /// A pasted nginx `log_format` string.
+        case nginx(String)
+    }
+
+    /// How the error distribution is bucketed in time (UTC).
+    package enum Bucket: String, Sendable, CaseIterable {
+        case day, hour, none
+    }
+
+    package var format: Format = .auto
+    /// Configured Google client IDs (`--client-id`).
+    package var clientIDs: Set<String> = []
+    package var projectIDs: [String] = []
+    package var allowRedirects: [String] = []
+    /// Request paths that are always flip endpoints (`--endpoint`).
+    package var endpoints: [String] = []
+    /// Seconds after its last event that a session expires.
+    package var sessionTimeoutSeconds: Int = 600
+    package var bucket: Bucket = .day
+    /// How long ended states and returned codes are remembered, in seconds
+    /// of log time (`--reuse-window`).
+    package var reuseWindowSeconds: Int = 86_400
+    /// Longest line accepted, in bytes.
+    package var maxLine: Int = 64 * 1024
+    /// Read on several threads: a single input by a reader thread and the
+    /// caller's sharing the parsing (`SharedFeed`), several side by side
+    /// with a reader and a zlib thread each. Off, everything runs on the
+    /// calling thread (the reference path the tests compare with).
+    package var parallel = true
+    /// Most sessions held open at once (`--max-sessions`); when a new one
+    /// would pass it, the least recently active is closed early.
+    package var maxSessions = Self.defaultMaxSessions
+    /// Most sessions held open at once by default.
+    package static let defaultMaxSessions = 100_000
+
+    /// Flip events held in memory by the sorting pass before a sorted run
+    /// goes to a temporary file (about 20 MiB of events).
+    package var sortBudget = 50_000
+    /// How far records of one input may run back in time and still be put
+    /// in order by the streaming merge (milliseconds): past it, the input
+    /// takes the sorting pass. It decides the work, never the answer.
+    package static let reorderWindow: Int64 = 300_000
+    /// Malformed-line messages printed (and kept as examples) before the
+    /// rest are only counted.
+    package static let malformedMessageLimit = 10
+    /// Rows of each kind held in memory for ordering before they are
+    /// sorted and spilled to a temporary file.
+    package var rowBudget = 50_000
+    /// How states and codes become keys: keyed, and kept in the
+    /// checkpoint, when runs are chained (`--checkpoint`).
+    package var fingerprint = Fingerprint.process
+    /// The options that change what an audit finds, as command-line
+    /// arguments (defaults included, so a report says what it assumed).
+    package var resultOptions: [String] {
+        var out: [String]
+        switch format {
+        case .auto: out = ["--format auto"]
+        case .combined: out = ["--format combined"]
+        case .json: out = ["--format json"]
+        case .nginx(let text): out = ["--log-format '\(text)'"]
+        }
+        out += clientIDs.sorted().map { "--client-id \($0)" }
+        out += projectIDs.map { "--project-id \($0)" }
+        out += allowRedirects.map { "--allow-redirect \($0)" }
+        out += endpoints.map { "--endpoint \($0)" }
+        out.append("--session-timeout \(sessionTimeoutSeconds)")
+        out.append("--reuse-window \(Self.durationText(reuseWindowSeconds))")
+        out.append("--bucket \(bucket.rawValue)")
+        out.append("--max-line \(maxLine)")
+        out.append("--max-sessions \(maxSessions)")
+        return out
+    }
+
+    /// `7d`, `24h`, `36h`, `90m` or `45s`, as `--reuse-window` takes it:
+    /// days from two on, else hours, minutes or seconds, whichever divides.
+    static func durationText(_ seconds: Int) -> String {
+        if seconds % 86_400 == 0 && seconds >= 2 * 86_400 { return "\(seconds / 86_400)d" }
+        for (unit, size) in [("h", 3600), ("m", 60)] where seconds % size == 0 { return "\(seconds / size)\(unit)" }
+        return "\(seconds)s"
+    }
+
+    /// Skip the streaming pass (tests compare the two passes).
+    package var alwaysSort = false
+    /// Whether flip records' lines are fingerprinted for duplicates
+    /// (`DuplicateFilter`): only where a duplicate can exist — several
+    /// inputs, or a checkpoint — since hashing every flip line is a
+    /// fifth of a flip line's cost.
+    package var keysLines = true
+    /// Records dated after this (milliseconds) are malformed, `time in the
+    /// future`: one hour after the run's start, or after `--now`.
+    package var futureAfter: Int64 = Self.futureLimit(now: Self.wallClock())
+    /// Records dated before this (milliseconds) are late: counted, listed,
+    /// and left out of the audit (docs/contract.md §9). The checkpoint's
+    /// watermark less the reorder window; the dawn of time without one.
+    package var lateBefore: Int64 = .min
+    /// How far past the run's start a record may lie (one hour).
+    static let futureMargin: Int64 = 3_600_000
+
+    /// The future limit for a run started at `now` (milliseconds).
+    package static func futureLimit(now: Int64) -> Int64 { now + futureMargin }
+
+    /// `--now`: an ISO 8601 time in milliseconds, or nil.
+    package static func parseTime(_ text: String) -> Int64? {
+        var bytes = Array(text.utf8)
+        return bytes.withUnsafeMutableBytes { Timestamp.parseISO8601(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// A time as `--now` takes it (ISO 8601 UTC, milliseconds).
+    package static func timeText(_ ms: Int64) -> String { Timestamp.iso8601(ms) }
+
+    /// Now, in milliseconds since 1970.
+    package static func wallClock() -> Int64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
+    }
+
+    package init() {}
+
+    /// Refuses an nginx `log_format` line that cannot work (before any
+    /// input is read).
+    package static func check(logFormat text: String, maxLine: Int) throws(ConfigurationError) {
+        _ = try NginxLogFormatParser(logFormat: text, maxLine: maxLine)
+    }
+
+    package var allowlist: Allowlist { Allowlist(projectIDs: projectIDs, extra: allowRedirects) }
+}

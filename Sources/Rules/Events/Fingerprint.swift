@@ -1,0 +1,47 @@
+import Crypto
+import Parsing
+import Reading
+
+/// How states and codes become the 64-bit keys the audit compares and
+/// remembers. Either Swift's `Hasher` (SipHash under this process's random
+/// seed: fast, and nobody can make two values collide on purpose), or, for
+/// keys that must mean the same in the next run (`--checkpoint`), the
+/// first 8 bytes of HMAC-SHA256 under a key kept with the checkpoint.
+/// Worked out where a record is scanned, so the cost is spread over the
+/// scanning threads.
+///
+/// `@unchecked Sendable`: its one stored value, a `SymmetricKey`, is an
+/// immutable value that this swift-crypto release does not mark Sendable.
+package struct Fingerprint: @unchecked Sendable {
+    private let key: SymmetricKey?
+    /// The key's bytes, to keep in a checkpoint.
+    package let keyBytes: [UInt8]?
+
+    /// This process's `Hasher`: keys that mean nothing to another run.
+    package static let process = Fingerprint(key: nil, keyBytes: nil)
+
+    /// HMAC-SHA256 under `key` (32 bytes).
+    package static func keyed(_ key: [UInt8]) -> Fingerprint { Fingerprint(key: SymmetricKey(data: key), keyBytes: key) }
+
+    /// A new random 32-byte key.
+    package static func newKey() -> [UInt8] {
+        SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }
+    }
+
+    func of(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        guard let key else {
+            var hasher = Hasher()
+            hasher.combine(bytes: bytes)
+            return UInt64(UInt(bitPattern: hasher.finalize()))
+        }
+        return HMAC<SHA256>.authenticationCode(for: bytes, using: key).withUnsafeBytes {
+            UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self))
+        }
+    }
+
+    func of(_ text: String) -> UInt64 {
+        if let key = text.utf8.withContiguousStorageIfAvailable({ of(UnsafeRawBufferPointer($0)) }) { return key }
+        var copy = text
+        return copy.withUTF8 { of(UnsafeRawBufferPointer($0)) }
+    }
+}

@@ -1,0 +1,267 @@
+import Parsing
+import Reading
+
+/// Turns a parsed record into a `FlipEvent` when it matters to the audit.
+/// Most records are decided on bytes alone: no `?` in the target and no
+/// Location value means "not App Flip" after a `memchr` or two. Strings are
+/// made only for what is kept.
+package struct FlipEventExtractor {
+    /// What a record was, for the input accounting.
+    package enum Classification {
+        case unrelated
+        /// A flip-shaped request of another OAuth client (docs/contract.md §3).
+        case otherOAuth
+        /// An in-scope App Flip request.
+        case inScope
+        /// Not a request, but its Location is shaped like a return.
+        case returnOnly
+    }
+
+    private let clientIDs: Set<String>
+    private let endpoints: [[UInt8]]
+    private let allowlist: Allowlist
+    /// Whether any allowlisted URI is off Google's hosts (`--allow-redirect`).
+    private let hasCustomAllowlist: Bool
+    private let fingerprint: Fingerprint
+    /// Whether a flip record's line is fingerprinted (duplicates can
+    /// exist: several inputs, or a checkpoint); 0 stands for every line
+    /// otherwise.
+    private let keysLines: Bool
+    private var requestQuery = FlipQuery()
+    private var locationQuery = FlipQuery()
+    /// Recent raw `redirect_uri` values, decoded and judged.
+    private var redirectURIs = RecentValues<RedirectValue>()
+    /// Recent raw `client_id` values: decoded text, malformed, configured.
+    private var clientIDValues = RecentValues<(text: String, malformed: Bool, configured: Bool)>()
+    /// Recent return URL bases (`scheme://host/path`): the text, whether it
+    /// is allowlisted, the allowlisted URI it equals only after
+    /// normalization, whether its host is one of Google's (in any case).
+    private var returnBases = RecentValues<(text: String, allowlisted: Bool, variantOf: String?, toGoogleHost: Bool)>()
+
+    package init(configuration: AuditConfiguration) {
+        clientIDs = configuration.clientIDs
+        endpoints = configuration.endpoints.map { Array($0.utf8) }
+        allowlist = configuration.allowlist
+        hasCustomAllowlist = !configuration.allowRedirects.isEmpty
+        fingerprint = configuration.fingerprint
+        keysLines = configuration.keysLines
+    }
+
+    /// Classifies `record` and builds its event when it is a flip request or
+    /// carries a return-shaped Location.
+    package mutating func extract(_ record: LogRecord, source: SourceRef, line: UnsafeRawBufferPointer) -> (Classification, FlipEvent?) {
+        let target = record.target
+        let q = Bytes.find(.question, in: target)
+        let path = Bytes.slice(target, 0, q ?? target.count)
+        let isEndpoint = !endpoints.isEmpty && endpoints.contains { e in e.withUnsafeBytes { Bytes.equal($0, path) } }
+        var isFlipRequest = isEndpoint
+        if let q {
+            var query = Bytes.slice(target, q + 1, target.count)
+            if let hash = Bytes.find(.hash, in: query) { query = Bytes.slice(query, 0, hash) }
+            requestQuery.scan(query)
+            isFlipRequest = isFlipRequest || requestQuery.requestParamCount >= 2
+        } else {
+            requestQuery.reset()
+        }
+        var locationURL: UnsafeRawBufferPointer?
+        // A return is an absolute URL (docs/contract.md §3): a relative
+        // Location (a login redirect, logged as is in JSON) never is.
+        if case .value(let url) = record.location, URLParts.isAbsoluteURL(url) { locationURL = url }
+        guard isFlipRequest || locationURL != nil else { return (.unrelated, nil) }
+
+        var classification = Classification.unrelated
+        var request: FlipRequest?
+        if isFlipRequest {
+            var duplicates: [FlipParam] = []
+            var bad: [FlipParam] = []
+            let query = requestQuery
+            let redirect = query[.redirectURI].map { raw in
+                redirectURIs.value(for: raw) {
+                    let (text, malformed) = PercentDecoding.decode(raw)
+                    return RedirectValue(text: text, malformed: malformed, google: Self.looksGoogle(text))
+                }
+            }
+            let client = query[.clientID].map { raw in
+                clientIDValues.value(for: raw) {
+                    let (text, malformed) = PercentDecoding.decode(raw)
+                    return (text, malformed, clientIDs.contains(text))
+                }
+            }
+            if isEndpoint || (client?.configured ?? false) || (redirect?.google ?? false) {
+                // Decoded in parameter order, as the notes of repeats and
+                // bad encodings list them.
+                func note(_ p: FlipParam, malformed: Bool) {
+                    if query.counts[p.rawValue] > 1 && p.duplicateMatters { duplicates.append(p) }
+                    if malformed { bad.append(p) }
+                }
+                if let client { note(.clientID, malformed: client.malformed) }
+                let state = query.decoded(.state, duplicates: &duplicates, bad: &bad)
+                if let redirect { note(.redirectURI, malformed: redirect.malformed) }
+                if let raw = query[.scope] { note(.scope, malformed: PercentDecoding.isMalformed(raw)) }
+                // A request target can carry the return's parameters too
+                // (code injection, parameter pollution): checked alike, on
+                // bytes, so a code never becomes text here.
+                for p in [FlipParam.code, .error, .errorDescription] {
+                    if let raw = query[p] { note(p, malformed: PercentDecoding.isMalformed(raw)) }
+                }
+                classification = .inScope
+                request = FlipRequest(
+                    state: state, clientID: client?.text,
+                    clientMismatch: !clientIDs.isEmpty && client != nil && !client!.configured,
+                    redirect: redirect?.facts(allowlist: allowlist),
+                    duplicateParams: duplicates, badEncodingParams: bad, fingerprint: fingerprint)
+            } else {
+                classification = .otherOAuth
+            }
+        }
+
+        var returned: FlipReturn?
+        if let url = locationURL {
+            returned = returnShape(url, request: request)
+            if returned != nil && classification == .unrelated { classification = .returnOnly }
+        }
+        guard request != nil || returned != nil else { return (classification, nil) }
+        let event = FlipEvent(
+            time: record.time, source: source, clientIP: Self.clientAddress(record.clientIP),
+            status: record.status, request: request, returned: returned, lineKey: keysLines ? fingerprint.of(line) : 0)
+        return (classification, event)
+    }
+
+    /// The client field as kept: an address or host name (letters, digits,
+    /// `.:-_[]%`, at most 255 bytes). Anything else — a misaligned line can
+    /// put a quoted URL, code and all, where the address should be — is
+    /// kept as `?`, never copied into the outputs.
+    static func clientAddress(_ bytes: UnsafeRawBufferPointer) -> String {
+        guard bytes.count <= 255,
+            bytes.allSatisfy({ b in
+                (b >= .zero && b <= .nine) || (b | 0x20 >= UInt8(ascii: "a") && b | 0x20 <= UInt8(ascii: "z"))
+                    || b == .dot || b == .colon || b == .minus || b == .underscore || b == .percent
+                    || b == .openBracket || b == .closeBracket
+            })
+        else { return "?" }
+        return Bytes.string(bytes)
+    }
+
+    /// The host of an absolute URL's bytes (after `://`, before the path,
+    /// port and any userinfo).
+    static func host(of url: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        guard let colon = Bytes.find(.colon, in: url), colon + 3 <= url.count else { return Bytes.slice(url, 0, 0) }
+        var start = colon + 3
+        var end = Bytes.find(.slash, in: url, from: start) ?? url.count
+        var authority = Bytes.slice(url, start, end)
+        while let at = Bytes.find(.at, in: authority) {
+            start += at + 1
+            authority = Bytes.slice(url, start, end)
+        }
+        if let c = Bytes.find(.colon, in: authority), Bytes.find(.closeBracket, in: authority) == nil { end = start + c }
+        return Bytes.slice(url, start, end)
+    }
+
+    /// Whether a decoded `redirect_uri` names Google's redirect service
+    /// (docs/contract.md §3's in-scope rule: case-insensitive).
+    static func looksGoogle(_ uri: String) -> Bool {
+        var copy = uri
+        return copy.withUTF8 { raw in
+            let b = UnsafeRawBufferPointer(raw)
+            return Bytes.containsCaseInsensitive(b, "googleusercontent.com") || Bytes.containsCaseInsensitive(b, "oauth-redirect")
+        }
+    }
+
+    /// The Location as a return, when it has `code` or `error`, or goes to
+    /// an allowlisted URI (an empty return); nil otherwise.
+    /// `request` is the record's own request, if any: a return whose state
+    /// has the same bytes as the request's shares its String and hash.
+    private mutating func returnShape(_ url: UnsafeRawBufferPointer, request: FlipRequest?) -> FlipReturn? {
+        let q = Bytes.find(.question, in: url)
+        var baseEnd = q ?? url.count
+        if let hash = Bytes.find(.hash, in: Bytes.slice(url, 0, baseEnd)) { baseEnd = hash }
+        if let q {
+            var query = Bytes.slice(url, q + 1, url.count)
+            if let hash = Bytes.find(.hash, in: query) { query = Bytes.slice(query, 0, hash) }
+            locationQuery.scan(query)
+        } else {
+            locationQuery.reset()
+        }
+        let shaped = locationQuery.has(.code) || locationQuery.has(.error)
+        if !shaped {
+            // An empty return must go to an allowlisted URI; skip the String
+            // for the usual redirect to a login page.
+            guard hasCustomAllowlist || Bytes.containsCaseInsensitive(Bytes.slice(url, 0, baseEnd), "oauth-redirect") else { return nil }
+        }
+        let baseBytes = Bytes.slice(url, 0, baseEnd)
+        let allowlist = self.allowlist
+        let (base, allowlisted, variantOf, toGoogleHost) = returnBases.value(for: baseBytes) {
+            let text = Bytes.string(baseBytes)
+            let host = Self.host(of: baseBytes)
+            let exact = allowlist.contains(text)
+            // Host names are compared without letter case (RFC 3986 §3.2.2).
+            let google =
+                (host.count == GoogleHosts.production.utf8.count && Bytes.containsCaseInsensitive(host, "oauth-redirect.googleusercontent.com"))
+                || (host.count == GoogleHosts.sandbox.utf8.count
+                    && Bytes.containsCaseInsensitive(host, "oauth-redirect-sandbox.googleusercontent.com"))
+            return (text, exact, exact ? nil : allowlist.exactVariant(of: text), google)
+        }
+        // An empty return goes to an allowlisted URI, or to one that
+        // equals it after normalization (the same destination).
+        guard shaped || allowlisted || variantOf != nil else { return nil }
+        var duplicates: [FlipParam] = []
+        var bad: [FlipParam] = []
+        let query = locationQuery
+        let value = { (p: FlipParam) in query.decoded(p, duplicates: &duplicates, bad: &bad) }
+        // The code is hashed at once; only its digest is kept.
+        let codeDigest = query.codeDigest(duplicates: &duplicates, bad: &bad, fingerprint: fingerprint)
+        let state: String?
+        var stateKey: StateKey?
+        if let request, let requestState = request.state, let raw = query[.state],
+            let requestRaw = requestQuery[.state], Bytes.equal(raw, requestRaw)
+        {
+            // The usual 302 that answers the request on its own record: the
+            // same bytes decode to the same text, well- or ill-encoded alike.
+            if query.counts[FlipParam.state.rawValue] > 1 && FlipParam.state.duplicateMatters { duplicates.append(.state) }
+            if request.badEncodingParams.contains(.state) { bad.append(.state) }
+            state = requestState
+            stateKey = request.stateKey
+        } else {
+            state = value(.state)
+        }
+        let error = value(.error)
+        let description = value(.errorDescription)
+        return FlipReturn(
+            base: base, toGoogleHost: toGoogleHost, state: state, stateKey: stateKey, codeDigest: codeDigest, error: error,
+            errorDescription: description, allowlisted: allowlisted, exactVariantOf: variantOf,
+            duplicateParams: Self.inOrder(duplicates), badEncodingParams: Self.inOrder(bad), fingerprint: fingerprint)
+    }
+}
+
+extension FlipEventExtractor {
+    /// Parameters in `FlipParam` order. Nearly every return has none or
+    /// one: those skip the sort and its copy.
+    @inline(__always)
+    static func inOrder(_ params: [FlipParam]) -> [FlipParam] {
+        params.count < 2 ? params : params.sorted { $0.rawValue < $1.rawValue }
+    }
+}
+
+/// A recent raw `redirect_uri`: its decoded text, whether its encoding is
+/// malformed, whether it names Google — and, once a request in scope has
+/// carried it, the verdicts the audit needs (`RedirectFacts`), made once
+/// for all the requests that repeat it. Kept by one extractor only.
+final class RedirectValue {
+    let text: String
+    let malformed: Bool
+    let google: Bool
+    private var judged: RedirectFacts?
+
+    init(text: String, malformed: Bool, google: Bool) {
+        self.text = text
+        self.malformed = malformed
+        self.google = google
+    }
+
+    func facts(allowlist: Allowlist) -> RedirectFacts {
+        if let judged { return judged }
+        let facts = RedirectFacts(text, allowlist: allowlist)
+        judged = facts
+        return facts
+    }
+}

@@ -1,0 +1,163 @@
+import Parsing
+import Reading
+
+/// Writes a flip event as one line of text (`TextFields`) and reads it
+/// back: what the event sort spills to its temporary files.
+///
+///     time  file  line  client  status  R  state  client_id  mismatch  redirect_uri  dup  bad
+///           T  base  google  code-key  code-digest  state  error  description  allowlisted  dup  bad
+///           line-key
+///
+/// A code is written only as its keyed hash and its digest, never in clear.
+/// Lines are read back as bad input: a line that does not decode is an
+/// error, never a crash.
+package struct EventCodec {
+    private typealias F = TextFields
+    package typealias Malformed = TextFields.Malformed
+
+    private let allowlist: Allowlist
+    private let fingerprint: Fingerprint
+    /// Redirect URIs decoded so far, judged once each.
+    private var redirects: [String: RedirectFacts] = [:]
+    /// Return bases that are not allowlisted, with the allowlisted URI
+    /// each equals only after normalization (not written: judged again).
+    private var variants: [String: String?] = [:]
+
+    package init(allowlist: Allowlist, fingerprint: Fingerprint = .process) {
+        self.allowlist = allowlist
+        self.fingerprint = fingerprint
+    }
+
+    // MARK: Writing
+
+    package static func encode(_ e: FlipEvent, into out: inout [UInt8]) {
+        F.number(e.time, &out); F.tab(&out)
+        F.number(Int64(e.source.file), &out); F.tab(&out)
+        F.number(e.source.line, &out); F.tab(&out)
+        F.text(e.clientIP, &out); F.tab(&out)
+        F.number(Int64(e.status), &out); F.tab(&out)
+        if let r = e.request {
+            out.append(UInt8(ascii: "R")); F.tab(&out)
+            F.optional(r.state, &out); F.tab(&out)
+            F.optional(r.clientID, &out); F.tab(&out)
+            F.flag(r.clientMismatch, &out); F.tab(&out)
+            F.optional(r.redirectURI, &out); F.tab(&out)
+            params(r.duplicateParams, &out); F.tab(&out)
+            params(r.badEncodingParams, &out)
+        } else {
+            out.append(contentsOf: Array(repeating: UInt8.tab, count: 6))
+        }
+        F.tab(&out)
+        if let t = e.returned {
+            out.append(UInt8(ascii: "T")); F.tab(&out)
+            F.text(t.base, &out); F.tab(&out)
+            F.flag(t.toGoogleHost, &out); F.tab(&out)
+            if let code = t.codeDigest {
+                F.text(String(code.key, radix: 16), &out); F.tab(&out)
+                F.text(code.description, &out); F.tab(&out)
+            } else {
+                F.tab(&out); F.tab(&out)
+            }
+            F.optional(t.state, &out); F.tab(&out)
+            F.optional(t.error, &out); F.tab(&out)
+            F.optional(t.errorDescription, &out); F.tab(&out)
+            F.flag(t.allowlisted, &out); F.tab(&out)
+            params(t.duplicateParams, &out); F.tab(&out)
+            params(t.badEncodingParams, &out)
+        } else {
+            out.append(contentsOf: Array(repeating: UInt8.tab, count: 10))
+        }
+        F.tab(&out)
+        F.text(Checkpoint.hex(e.lineKey), &out)
+        out.append(.newline)
+    }
+
+    private static func params(_ list: [FlipParam], _ out: inout [UInt8]) {
+        for p in list { out.append(UInt8(ascii: "0") + UInt8(p.rawValue)) }
+    }
+
+    // MARK: Reading
+
+    /// The event a line (without its newline) holds.
+    package mutating func decode(_ line: ArraySlice<UInt8>) throws(Malformed) -> FlipEvent {
+        let fields = try F.split(line, count: 24)
+        let time = try F.time(fields[0], "time")
+        let source = try F.source(fields[1], fields[2])
+        let client = try F.text(fields[3])
+        let status = try F.number(fields[4], "status")
+        guard let statusCode = Int(exactly: status), (0...999).contains(statusCode) else { throw Malformed(reason: "bad status") }
+
+        var request: FlipRequest?
+        switch Array(fields[5]) {
+        case []:
+            guard fields[6...11].allSatisfy(\.isEmpty) else { throw Malformed(reason: "request fields without a request") }
+        case [UInt8(ascii: "R")]:
+            let redirect = try F.optional(fields[9]).map { uri in
+                if let known = redirects[uri] { return known }
+                let facts = RedirectFacts(uri, allowlist: allowlist)
+                redirects[uri] = facts
+                return facts
+            }
+            request = FlipRequest(
+                state: try F.optional(fields[6]), clientID: try F.optional(fields[7]),
+                clientMismatch: try F.flag(fields[8]), redirect: redirect,
+                duplicateParams: try Self.params(fields[10]), badEncodingParams: try Self.params(fields[11]),
+                fingerprint: fingerprint)
+        default: throw Malformed(reason: "bad request mark")
+        }
+
+        var returned: FlipReturn?
+        switch Array(fields[12]) {
+        case []:
+            guard fields[13...22].allSatisfy(\.isEmpty) else { throw Malformed(reason: "return fields without a return") }
+        case [UInt8(ascii: "T")]:
+            var code: CodeHash?
+            if !fields[15].isEmpty {
+                guard let key = UInt64(try F.text(fields[15]), radix: 16) else { throw Malformed(reason: "bad code key") }
+                let digest = try F.text(fields[16])
+                guard CodeHash.isDigest(digest) else { throw Malformed(reason: "bad code digest") }
+                code = CodeHash(key: key, digest: digest)
+            } else if !fields[16].isEmpty {
+                throw Malformed(reason: "code digest without key")
+            }
+            let base = try F.text(fields[13])
+            let allowlisted = try F.flag(fields[20])
+            var variant: String?
+            if !allowlisted {
+                if let known = variants[base] {
+                    variant = known
+                } else {
+                    variant = allowlist.exactVariant(of: base)
+                    if variants.count >= 4096 { variants.removeAll(keepingCapacity: true) }
+                    variants.updateValue(variant, forKey: base)
+                }
+            }
+            returned = FlipReturn(
+                base: base, toGoogleHost: try F.flag(fields[14]),
+                state: try F.optional(fields[17]), stateKey: nil, codeDigest: code,
+                error: try F.optional(fields[18]), errorDescription: try F.optional(fields[19]),
+                allowlisted: allowlisted, exactVariantOf: variant,
+                duplicateParams: try Self.params(fields[21]), badEncodingParams: try Self.params(fields[22]),
+                fingerprint: fingerprint)
+        default: throw Malformed(reason: "bad return mark")
+        }
+        guard request != nil || returned != nil else { throw Malformed(reason: "neither request nor return") }
+        guard fields[23].count == 16, let lineKey = UInt64(String(decoding: fields[23], as: UTF8.self), radix: 16) else {
+            throw Malformed(reason: "bad line key")
+        }
+        return FlipEvent(
+            time: time, source: source, clientIP: client,
+            status: statusCode, request: request, returned: returned, lineKey: lineKey)
+    }
+
+    private static func params(_ field: ArraySlice<UInt8>) throws(Malformed) -> [FlipParam] {
+        var list: [FlipParam] = []
+        for b in field {
+            guard b >= UInt8(ascii: "0"), let p = FlipParam(rawValue: Int(b - UInt8(ascii: "0"))) else {
+                throw Malformed(reason: "bad parameter list")
+            }
+            list.append(p)
+        }
+        return list
+    }
+}

@@ -1,0 +1,130 @@
+import Parsing
+import Reading
+
+/// The field syntax of the lines flipaudit writes to its temporary files
+/// and reads back: tab-separated fields, `\`, tab, newline and carriage
+/// return escaped inside them (`\\`, `\t`, `\n`, `\r`: no reader that
+/// splits lines at a CR, as Hadoop's does, can cut one); an optional text
+/// is an empty field when absent and `=` + the text when present. What is read back is bad input
+/// like any other: every reader throws `Malformed`, never traps.
+package enum TextFields {
+    /// Why a line could not be read back.
+    package struct Malformed: Error, CustomStringConvertible {
+        var reason: String
+        package var description: String { reason }
+
+        package init(reason: String) {
+            self.reason = reason
+        }
+    }
+
+    // MARK: Writing
+
+    package static func tab(_ out: inout [UInt8]) { out.append(.tab) }
+    static func flag(_ b: Bool, _ out: inout [UInt8]) { out.append(b ? UInt8(ascii: "1") : UInt8(ascii: "0")) }
+    package static func number(_ n: Int64, _ out: inout [UInt8]) { out.append(contentsOf: String(n).utf8) }
+
+    package static func text(_ s: String, _ out: inout [UInt8]) {
+        for b in s.utf8 {
+            switch b {
+            case .backslash: out.append(.backslash); out.append(.backslash)
+            case .tab: out.append(.backslash); out.append(UInt8(ascii: "t"))
+            case .newline: out.append(.backslash); out.append(UInt8(ascii: "n"))
+            case .carriageReturn: out.append(.backslash); out.append(UInt8(ascii: "r"))
+            default: out.append(b)
+            }
+        }
+    }
+
+    static func optional(_ s: String?, _ out: inout [UInt8]) {
+        guard let s else { return }
+        out.append(.equals)
+        text(s, &out)
+    }
+
+    // MARK: Reading
+
+    /// The fields of a line; `count` of them, or it is malformed.
+    package static func split(_ line: ArraySlice<UInt8>, count: Int) throws(Malformed) -> [ArraySlice<UInt8>] {
+        let fields = line.split(separator: .tab, omittingEmptySubsequences: false)
+        guard fields.count == count else { throw Malformed(reason: "\(fields.count) fields, expected \(count)") }
+        return fields
+    }
+
+    package static func number(_ field: ArraySlice<UInt8>, _ name: String) throws(Malformed) -> Int64 {
+        guard field.count <= 20, let n = Int64(String(decoding: field, as: UTF8.self)) else {
+            throw Malformed(reason: "bad \(name)")
+        }
+        return n
+    }
+
+    /// Times read back lie within this many milliseconds of 1970 (some
+    /// 36 million years): far beyond any log time, and near enough that
+    /// the audit's sums and differences of times (timeouts, windows)
+    /// cannot overflow, whatever a damaged or forged line says.
+    package static let timeBound: Int64 = 1 << 60
+
+    /// A millisecond time.
+    static func time(_ field: ArraySlice<UInt8>, _ name: String) throws(Malformed) -> Int64 {
+        let t = try number(field, name)
+        guard t.magnitude <= timeBound else { throw Malformed(reason: "\(name) out of range") }
+        return t
+    }
+
+    static func flag(_ field: ArraySlice<UInt8>) throws(Malformed) -> Bool {
+        switch Array(field) {
+        case [UInt8(ascii: "0")]: return false
+        case [UInt8(ascii: "1")]: return true
+        default: throw Malformed(reason: "bad flag")
+        }
+    }
+
+    package static func text(_ field: ArraySlice<UInt8>) throws(Malformed) -> String {
+        guard field.contains(.backslash) else {
+            guard !field.contains(.carriageReturn) else { throw Malformed(reason: "raw carriage return") }
+            guard let s = String(validating: field, as: UTF8.self) else { throw Malformed(reason: "text is not UTF-8") }
+            return s
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(field.count)
+        var i = field.startIndex
+        while i < field.endIndex {
+            let b = field[i]
+            if b == .backslash {
+                i += 1
+                guard i < field.endIndex else { throw Malformed(reason: "escape at end of field") }
+                switch field[i] {
+                case .backslash: out.append(.backslash)
+                case UInt8(ascii: "t"): out.append(.tab)
+                case UInt8(ascii: "n"): out.append(.newline)
+                case UInt8(ascii: "r"): out.append(.carriageReturn)
+                default: throw Malformed(reason: "unknown escape")
+                }
+            } else {
+                guard b != .carriageReturn else { throw Malformed(reason: "raw carriage return") }
+                out.append(b)
+            }
+            i += 1
+        }
+        guard let s = String(validating: out, as: UTF8.self) else { throw Malformed(reason: "text is not UTF-8") }
+        return s
+    }
+
+    static func optional(_ field: ArraySlice<UInt8>) throws(Malformed) -> String? {
+        guard let first = field.first else { return nil }
+        guard first == .equals else { throw Malformed(reason: "optional text without '='") }
+        return try text(field.dropFirst())
+    }
+
+    /// A value of a String-backed enum.
+    static func value<T: RawRepresentable>(_ field: ArraySlice<UInt8>, _ type: T.Type) throws(Malformed) -> T where T.RawValue == String {
+        guard let v = T(rawValue: try text(field)) else { throw Malformed(reason: "bad \(T.self)") }
+        return v
+    }
+
+    static func source(_ file: ArraySlice<UInt8>, _ line: ArraySlice<UInt8>) throws(Malformed) -> SourceRef {
+        let f = try number(file, "file"), l = try number(line, "line")
+        guard let rank = Int32(exactly: f), rank >= 0, l >= 0 else { throw Malformed(reason: "bad source") }
+        return SourceRef(file: rank, line: l)
+    }
+}

@@ -1,0 +1,455 @@
+import Foundation
+import Parsing
+import Reading
+
+/// What one run hands the next (`--checkpoint`, docs/contract.md §9): the
+/// sessions still open at the end of its input, the ended states and
+/// returned codes within the reuse window (as keyed fingerprints, never a
+/// code in clear), the watermark, the fingerprints of the records near it
+/// (duplicates), the files audited (no night twice), and the fingerprint
+/// key.
+///
+/// The file is text, a record a line, in `TextFields` syntax:
+///
+///     flipaudit checkpoint 2
+///     watermark MS
+///     key       64 hex digits
+///     serial    N                   the next session serial
+///     run       N                   runs taken in so far, this one included
+///     file      INDEX  NAME         the inputs carried sessions refer to
+///     session   …                   one per open session (`CarriedSession`)
+///     state     KEY  MS             one per remembered ended state
+///     code      KEY  MS             one per remembered returned code
+///     record    KEY  MS             one per record near the watermark
+///     audited   SIZE  SHA-256  RUN  STARTED  WATERMARK  NAME
+///     totals    RUN  STARTED  JSON  one per run of the last 60 (`RunTotals`)
+///     end       LINES  SHA-256 of every byte before this line
+///
+/// Version 1 (a `clock` line instead of `watermark`, no `run`, `record` or
+/// `audited` lines) is read too, and so is a version 2 file without
+/// `totals` lines (written before trends were kept). It is read back as bad input: any damage
+/// — a changed byte, a cut, a value out of range, another version — is an
+/// error naming the line, never a silent fresh start or a trap.
+package struct Checkpoint: Sendable, Equatable {
+    package static let version = 2
+    static let magic = "flipaudit checkpoint \(version)"
+    static let magicV1 = "flipaudit checkpoint 1"
+
+    /// The smallest, over the inputs with audited records, of each one's
+    /// newest audited record time, never earlier than the previous run's
+    /// (milliseconds): records before it less the reorder window are late.
+    package var watermark: Int64
+    /// The fingerprint key (32 bytes).
+    package var key: [UInt8]
+    /// The next session serial.
+    var serial: Int
+    /// Runs this chain has taken in, the one that wrote it included.
+    package var run: Int = 0
+    /// Names of the inputs that carried sessions refer to, by index.
+    package var files: [String]
+    var sessions: [CarriedSession]
+    var endedStates: [Remembered]
+    var returnedCodes: [Remembered]
+    /// Fingerprints of the flip records audited not earlier than the
+    /// watermark less the reorder window: the same line again is a
+    /// duplicate.
+    package var records: [Remembered] = []
+    /// The regular files audited within the reuse window.
+    package var audited: [AuditedFile] = []
+    /// The totals of the chain's last runs (at most `RunTotals.kept`),
+    /// oldest first, the run that wrote it last.
+    package var totals: [RunTotals] = []
+
+    /// A remembered fingerprint and when.
+    package struct Remembered: Sendable, Equatable {
+        var key: UInt64
+        var time: Int64
+    }
+
+    /// A file a run of this chain audited.
+    package struct AuditedFile: Sendable, Equatable {
+        package var digest: FileDigest
+        /// Its name as that run gave it.
+        package var name: String
+        /// That run's number (`Checkpoint.run`).
+        package var run: Int
+        /// When that run started (milliseconds of the wall clock).
+        package var started: Int64
+        /// The watermark after that run: kept for the reuse window from it.
+        package var watermark: Int64
+
+        package init(digest: FileDigest, name: String, run: Int, started: Int64, watermark: Int64) {
+            self.digest = digest
+            self.name = name
+            self.run = run
+            self.started = started
+            self.watermark = watermark
+        }
+    }
+
+    /// The watermark of a chain that has audited no record yet: far in the
+    /// past, yet far from overflow when windows are taken from it.
+    package static let noWatermark: Int64 = -TextFields.timeBound
+
+    /// How many sessions it carries.
+    package var openSessions: Int { sessions.count }
+
+    /// Why a checkpoint could not be read.
+    package struct Damaged: Error, CustomStringConvertible {
+        package var description: String
+    }
+
+    /// Serials, runs and counts read back stay below this: far beyond any
+    /// real chain, and far from overflow.
+    static let countBound: Int64 = 1 << 40
+
+    // MARK: Writing
+
+    /// The file's bytes.
+    package func encoded() -> [UInt8] {
+        typealias F = TextFields
+        var out: [UInt8] = []
+        var lines = 0
+        func line(_ tag: String, _ body: (inout [UInt8]) -> Void) {
+            out.append(contentsOf: tag.utf8)
+            body(&out)
+            out.append(.newline)
+            lines += 1
+        }
+        out.append(contentsOf: Self.magic.utf8)
+        out.append(.newline)
+        lines += 1
+        line("watermark") {
+            F.tab(&$0); F.number(watermark, &$0)
+        }
+        line("key") {
+            F.tab(&$0); F.text(Self.hex(key), &$0)
+        }
+        line("serial") {
+            F.tab(&$0); F.number(Int64(serial), &$0)
+        }
+        line("run") {
+            F.tab(&$0); F.number(Int64(run), &$0)
+        }
+        for (i, name) in files.enumerated() {
+            line("file") {
+                F.tab(&$0); F.number(Int64(i), &$0); F.tab(&$0); F.text(name, &$0)
+            }
+        }
+        for s in sessions { line("session") { s.encode(into: &$0) } }
+        for r in endedStates {
+            line("state") {
+                F.tab(&$0); F.text(Self.hex(r.key), &$0); F.tab(&$0); F.number(r.time, &$0)
+            }
+        }
+        for r in returnedCodes {
+            line("code") {
+                F.tab(&$0); F.text(Self.hex(r.key), &$0); F.tab(&$0); F.number(r.time, &$0)
+            }
+        }
+        for r in records {
+            line("record") {
+                F.tab(&$0); F.text(Self.hex(r.key), &$0); F.tab(&$0); F.number(r.time, &$0)
+            }
+        }
+        for a in audited {
+            line("audited") {
+                F.tab(&$0); F.number(Int64(a.digest.size), &$0)
+                F.tab(&$0); F.text(a.digest.hash, &$0)
+                F.tab(&$0); F.number(Int64(a.run), &$0)
+                F.tab(&$0); F.number(a.started, &$0)
+                F.tab(&$0); F.number(a.watermark, &$0)
+                F.tab(&$0); F.text(a.name, &$0)
+            }
+        }
+        for t in totals {
+            line("totals") {
+                F.tab(&$0); F.number(Int64(t.run), &$0)
+                F.tab(&$0); F.number(t.started, &$0)
+                F.tab(&$0); F.text(t.bodyJSON, &$0)
+            }
+        }
+        return SealedText.seal(out, lines: lines)
+    }
+
+    package static func hex(_ bytes: [UInt8]) -> String {
+        bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+    }
+    package static func hex(_ n: UInt64) -> String {
+        let s = String(n, radix: 16)
+        return String(repeating: "0", count: 16 - s.count) + s
+    }
+
+    // MARK: Reading
+
+    /// Reads a checkpoint's bytes.
+    package static func decode(_ bytes: [UInt8]) throws(Damaged) -> Checkpoint {
+        typealias F = TextFields
+        var lines = bytes.split(separator: .newline, omittingEmptySubsequences: false)
+        guard lines.last?.isEmpty == true else { throw Damaged(description: "cut off (no newline at the end)") }
+        lines.removeLast()
+        let v1 = lines.first?.elementsEqual(magicV1.utf8) == true
+        guard let first = lines.first, v1 || first.elementsEqual(magic.utf8) else {
+            let head = String(decoding: (lines.first ?? [][...]).prefix(40), as: UTF8.self)
+            if head.hasPrefix("flipaudit checkpoint ") {
+                throw Damaged(description: "line 1: version \(head.dropFirst(21)), this flipaudit reads version \(version)")
+            }
+            throw Damaged(description: "line 1: not a flipaudit checkpoint")
+        }
+        if let problem = SealedText.problem(bytes, lines: lines) { throw Damaged(description: problem) }
+        var watermark: Int64?, key: [UInt8]?, serial: Int?, run: Int?
+        var files: [String] = []
+        var sessions: [CarriedSession] = []
+        var states: [Remembered] = []
+        var codes: [Remembered] = []
+        var records: [Remembered] = []
+        var audited: [AuditedFile] = []
+        var totals: [RunTotals] = []
+        func count(_ field: ArraySlice<UInt8>, _ name: String) throws(TextFields.Malformed) -> Int {
+            let n = try F.number(field, name)
+            guard (0...countBound).contains(n) else { throw TextFields.Malformed(reason: "\(name) out of range") }
+            return Int(n)
+        }
+        func once<T>(_ value: T?, _ name: String) throws(TextFields.Malformed) {
+            guard value == nil else { throw TextFields.Malformed(reason: "a second \(name) line") }
+        }
+        for (i, line) in lines.enumerated().dropFirst().dropLast() {
+            let number = i + 1
+            do throws(TextFields.Malformed) {
+                let tab = line.firstIndex(of: .tab) ?? line.endIndex
+                let tag = String(decoding: line[..<tab], as: UTF8.self)
+                let rest = tab < line.endIndex ? line[(tab + 1)...] : [][...]
+                switch tag {
+                case "clock" where v1, "watermark" where !v1:
+                    try once(watermark, tag)
+                    watermark = try F.time(rest, tag)
+                case "run" where !v1:
+                    try once(run, tag)
+                    run = try count(rest, "run")
+                case "key":
+                    try once(key, tag)
+                    let text = try F.text(rest)
+                    guard let k = unhex(text), k.count == 32 else { throw TextFields.Malformed(reason: "bad key") }
+                    key = k
+                case "serial":
+                    try once(serial, tag)
+                    serial = try count(rest, "serial")
+                case "file":
+                    let f = try F.split(rest, count: 2)
+                    guard try F.number(f[0], "file index") == Int64(files.count) else { throw TextFields.Malformed(reason: "files out of order") }
+                    files.append(try F.text(f[1]))
+                case "session":
+                    sessions.append(try CarriedSession.decode(rest, files: files.count))
+                case "state", "code",
+                    "record" where !v1 || tag != "record":
+                    let f = try F.split(rest, count: 2)
+                    let text = try F.text(f[0])
+                    guard text.utf8.count == 16, let k = UInt64(text, radix: 16) else { throw TextFields.Malformed(reason: "bad fingerprint") }
+                    let r = Remembered(key: k, time: try F.time(f[1], "time"))
+                    switch tag {
+                    case "state": states.append(r)
+                    case "code": codes.append(r)
+                    default: records.append(r)
+                    }
+                case "audited" where !v1:
+                    let f = try F.split(rest, count: 6)
+                    let size = try F.number(f[0], "size")
+                    let hash = try F.text(f[1])
+                    guard (0...(1 << 62)).contains(size) else { throw TextFields.Malformed(reason: "size out of range") }
+                    guard hash.utf8.count == 64, hash.utf8.allSatisfy({ Hex.value($0) != nil }) else {
+                        throw TextFields.Malformed(reason: "bad file hash")
+                    }
+                    audited.append(
+                        AuditedFile(
+                            digest: FileDigest(size: UInt64(size), hash: hash), name: try F.text(f[5]), run: try count(f[2], "run"),
+                            started: try F.time(f[3], "start"), watermark: try F.time(f[4], "watermark")))
+                case "totals" where !v1:
+                    let f = try F.split(rest, count: 3)
+                    let n = try count(f[0], "run")
+                    guard n > (totals.last?.run ?? 0) else { throw TextFields.Malformed(reason: "totals out of order") }
+                    guard totals.count < RunTotals.kept else { throw TextFields.Malformed(reason: "more than \(RunTotals.kept) totals") }
+                    totals.append(try RunTotals.decode(run: n, started: try F.time(f[1], "start"), body: try F.text(f[2])))
+                default:
+                    throw TextFields.Malformed(reason: "unknown record \(Quote.text(tag))")
+                }
+            } catch {
+                throw Damaged(description: "line \(number): \(error)")
+            }
+        }
+        guard let watermark, let key, let serial, v1 || run != nil else {
+            throw Damaged(description: "\(v1 ? "clock" : "watermark"), key, serial or run missing")
+        }
+        guard sessions.allSatisfy({ $0.serial < serial }) else { throw Damaged(description: "a session's serial is not below the next serial") }
+        guard audited.allSatisfy({ $0.run <= run ?? 0 }) else { throw Damaged(description: "an audited file's run is past the checkpoint's run") }
+        guard (totals.last?.run ?? 0) <= (run ?? 0) else { throw Damaged(description: "a run's totals are past the checkpoint's run") }
+        return Checkpoint(
+            watermark: watermark, key: key, serial: serial, run: run ?? 0, files: files, sessions: sessions,
+            endedStates: states, returnedCodes: codes, records: records, audited: audited, totals: totals)
+    }
+
+    /// `body` (the lines before the end line) under a valid end line: lets
+    /// the fuzzer reach the field checks behind the seal.
+    package static func sealing(_ body: [UInt8]) -> [UInt8] {
+        var content = body
+        if content.last != .newline { content.append(.newline) }
+        return SealedText.seal(content, lines: content.lazy.filter { $0 == .newline }.count)
+    }
+
+    package static func unhex(_ text: String) -> [UInt8]? {
+        let digits = Array(text.utf8)
+        guard digits.count % 2 == 0 else { return nil }
+        var out: [UInt8] = []
+        var i = 0
+        while i < digits.count {
+            guard let hi = Hex.value(digits[i]), let lo = Hex.value(digits[i + 1]) else { return nil }
+            out.append(hi << 4 | lo)
+            i += 2
+        }
+        return out
+    }
+
+    // MARK: Files
+
+    /// Reads FILE: nil when it does not exist; an error when it cannot be
+    /// read or is damaged.
+    package static func load(_ path: String) throws(Damaged) -> Checkpoint? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw Damaged(description: "cannot be read: \(String(cString: strerror(errno)))")
+        }
+        return try decode(Array(data))
+    }
+}
+
+/// An open session as a checkpoint keeps it: everything `Session` holds,
+/// with its sources' files as indexes into `Checkpoint.files`.
+struct CarriedSession: Sendable, Equatable {
+    var state: String
+    var serial: Int
+    var firstSeen: Int64
+    var lastSeen: Int64
+    var firstSource: SourceRef
+    var lastLineInFirstFile: Int64
+    var clientID: String?
+    var redirectURI: String?
+    var clientMismatch: Bool
+    var clientIP: String
+    var requestCount: Int
+    var returnCount: Int
+    var firstReturn: (time: Int64, source: SourceRef, hasCode: Bool, error: String?, errorDescription: String?)?
+    var failure: (status: Int, time: Int64, source: SourceRef)?
+    var findings: [FindingKind]
+    var codeKeys: [UInt64]
+    var expiresAt: Int64
+    /// Whether its request's file had logged a Location by its last record.
+    var observable: Bool
+
+    static let fieldCount = 27
+
+    static func == (a: Self, b: Self) -> Bool {
+        var x: [UInt8] = [], y: [UInt8] = []
+        a.encode(into: &x)
+        b.encode(into: &y)
+        return x == y
+    }
+
+    func encode(into out: inout [UInt8]) {
+        typealias F = TextFields
+        func field(_ body: () -> Void) { F.tab(&out); body() }
+        field { F.text(state, &out) }
+        field { F.number(Int64(serial), &out) }
+        field { F.number(firstSeen, &out) }
+        field { F.number(lastSeen, &out) }
+        field { F.number(Int64(firstSource.file), &out) }
+        field { F.number(firstSource.line, &out) }
+        field { F.number(lastLineInFirstFile, &out) }
+        field { F.optional(clientID, &out) }
+        field { F.optional(redirectURI, &out) }
+        field { F.flag(clientMismatch, &out) }
+        field { F.text(clientIP, &out) }
+        field { F.number(Int64(requestCount), &out) }
+        field { F.number(Int64(returnCount), &out) }
+        if let r = firstReturn {
+            field { F.number(r.time, &out) }
+            field { F.number(Int64(r.source.file), &out) }
+            field { F.number(r.source.line, &out) }
+            field { F.flag(r.hasCode, &out) }
+            field { F.optional(r.error, &out) }
+            field { F.optional(r.errorDescription, &out) }
+        } else {
+            for _ in 0..<6 { F.tab(&out) }
+        }
+        if let f = failure {
+            field { F.number(Int64(f.status), &out) }
+            field { F.number(f.time, &out) }
+            field { F.number(Int64(f.source.file), &out) }
+            field { F.number(f.source.line, &out) }
+        } else {
+            for _ in 0..<4 { F.tab(&out) }
+        }
+        field { F.text(findings.map(\.rawValue).joined(separator: ";"), &out) }
+        field { F.text(codeKeys.map(Checkpoint.hex).joined(separator: ","), &out) }
+        field { F.number(expiresAt, &out) }
+        field { F.flag(observable, &out) }
+    }
+
+    /// Reads the fields after the `session` tag; source files must be below
+    /// `files`.
+    static func decode(_ rest: ArraySlice<UInt8>, files: Int) throws(TextFields.Malformed) -> CarriedSession {
+        typealias F = TextFields
+        let f = try F.split(rest, count: fieldCount)
+        func number(_ i: Int, _ name: String) throws(TextFields.Malformed) -> Int64 { try F.number(f[i], name) }
+        func time(_ i: Int, _ name: String) throws(TextFields.Malformed) -> Int64 { try F.time(f[i], name) }
+        func source(_ i: Int) throws(TextFields.Malformed) -> SourceRef {
+            let s = try F.source(f[i], f[i + 1])
+            guard s.file < files else { throw TextFields.Malformed(reason: "source names no listed file") }
+            return s
+        }
+        func count(_ i: Int, _ name: String) throws(TextFields.Malformed) -> Int {
+            let n = try number(i, name)
+            guard n >= 0, n < Int64(Int32.max) else { throw TextFields.Malformed(reason: "bad \(name)") }
+            return Int(n)
+        }
+        var firstReturn: (Int64, SourceRef, Bool, String?, String?)?
+        if !f[13].isEmpty {
+            firstReturn = (try time(13, "return time"), try source(14), try F.flag(f[16]), try F.optional(f[17]), try F.optional(f[18]))
+        } else if !f[14...18].allSatisfy(\.isEmpty) {
+            throw TextFields.Malformed(reason: "return fields without a return")
+        }
+        var failure: (Int, Int64, SourceRef)?
+        if !f[19].isEmpty {
+            let status = try count(19, "status")
+            guard (400...999).contains(status) else { throw TextFields.Malformed(reason: "bad failure status") }
+            failure = (status, try time(20, "failure time"), try source(21))
+        } else if !f[20...22].allSatisfy(\.isEmpty) {
+            throw TextFields.Malformed(reason: "failure fields without a failure")
+        }
+        var kinds: [FindingKind] = []
+        let kindText = try F.text(f[23])
+        if !kindText.isEmpty {
+            for name in kindText.split(separator: ";") {
+                guard let k = FindingKind(rawValue: String(name)) else { throw TextFields.Malformed(reason: "bad finding kind") }
+                kinds.append(k)
+            }
+        }
+        var codeKeys: [UInt64] = []
+        let keyText = try F.text(f[24])
+        if !keyText.isEmpty {
+            for k in keyText.split(separator: ",") {
+                guard k.utf8.count == 16, let n = UInt64(k, radix: 16) else { throw TextFields.Malformed(reason: "bad code key") }
+                codeKeys.append(n)
+            }
+        }
+        let s = CarriedSession(
+            state: try F.text(f[0]), serial: try count(1, "serial"), firstSeen: try time(2, "first seen"),
+            lastSeen: try time(3, "last seen"), firstSource: try source(4), lastLineInFirstFile: try number(6, "last line"),
+            clientID: try F.optional(f[7]), redirectURI: try F.optional(f[8]), clientMismatch: try F.flag(f[9]),
+            clientIP: try F.text(f[10]), requestCount: try count(11, "request count"), returnCount: try count(12, "return count"),
+            firstReturn: firstReturn, failure: failure, findings: kinds, codeKeys: codeKeys,
+            expiresAt: try time(25, "expiry"), observable: try F.flag(f[26]))
+        guard s.firstSeen <= s.lastSeen, s.requestCount >= 1, (s.returnCount == 0) == (s.firstReturn == nil) else {
+            throw TextFields.Malformed(reason: "inconsistent session")
+        }
+        return s
+    }
+}

@@ -1,0 +1,85 @@
+import DequeModule
+import Parsing
+import Reading
+
+/// Decides which flip records are duplicates (docs/contract.md §8): a
+/// record whose line bytes equal those of a record of another input (a
+/// file kept twice, two shippers' copies), or of a record the previous run
+/// audited near its end (the end of a night fed again). A duplicate is
+/// counted and not audited; the first copy in the audit order is.
+/// Identical lines within one input are all audited: a double tap logged
+/// in one second is real traffic.
+///
+/// Equal bytes mean an equal time, and events come in time order, so only
+/// the keys of the current time are needed to compare inputs; the keys of
+/// the records the checkpoint hands on (`recent`) are kept for the reuse
+/// window, as the remembered states are.
+///
+/// Not `Sendable`: one audit thread owns it.
+package struct DuplicateFilter {
+    /// Keys of the records audited at `time`, with the input of the first.
+    private var atTime: [UInt64: Int32] = [:]
+    private var time = Int64.min
+    /// Keys of the records the previous run audited in its last reorder
+    /// window and after it.
+    private let carried: Set<UInt64>
+    /// Audited records, oldest first, for the next checkpoint: those not
+    /// older than its watermark less the reorder window go into it.
+    private var recent: Deque<Checkpoint.Remembered>
+    /// How long `recent` keeps a record (the reuse window); nil when no
+    /// checkpoint is written, and `recent` stays empty.
+    private let retention: Int64?
+    /// Records left out as duplicates.
+    package var count = 0
+    /// Off, every record is admitted: lines were not fingerprinted (one
+    /// input and no checkpoint, where no record can be a duplicate).
+    private let on: Bool
+
+    package init(carried: [Checkpoint.Remembered] = [], retention: Int64?, on: Bool = true) {
+        self.on = on
+        self.carried = Set(carried.map(\.key))
+        recent = Deque(carried.sorted { ($0.time, $0.key) < ($1.time, $1.key) })
+        self.retention = retention
+    }
+
+    /// Whether `event` is audited; a duplicate is counted instead. Events
+    /// come in (time, file, line) order.
+    package mutating func admits(_ event: FlipEvent) -> Bool {
+        guard on else { return true }
+        if event.time != time {
+            time = event.time
+            atTime.removeAll(keepingCapacity: true)
+            if let retention { while let first = recent.first, first.time < time - retention { recent.removeFirst() } }
+        }
+        if carried.contains(event.lineKey) {
+            count += 1
+            return false
+        }
+        if let first = atTime[event.lineKey] {
+            guard first == event.source.file else {
+                count += 1
+                return false
+            }
+        } else {
+            atTime[event.lineKey] = event.source.file
+        }
+        if retention != nil { recent.append(Checkpoint.Remembered(key: event.lineKey, time: event.time)) }
+        return true
+    }
+
+    /// The records a checkpoint with watermark `watermark` keeps: those
+    /// not older than it by more than the reorder window, each key once.
+    package func handedOn(watermark: Int64) -> [Checkpoint.Remembered] {
+        let from = watermark - AuditConfiguration.reorderWindow
+        var seen = Set<UInt64>()
+        return recent.filter { $0.time >= from && seen.insert($0.key).inserted }
+    }
+
+    /// Forgets the current time's keys, for a reducer that audits one
+    /// state's events at a time (the distributed session stage).
+    package mutating func forget() {
+        atTime.removeAll(keepingCapacity: true)
+        time = .min
+        recent.removeAll()
+    }
+}

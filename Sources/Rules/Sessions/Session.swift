@@ -1,0 +1,89 @@
+import Parsing
+import Reading
+
+/// One App Flip session while it is open: everything seen with its `state`.
+package final class Session {
+    /// The exact `state` value; empty for a request that had none.
+    package var state: String { key.text }
+    /// The state with its hash, as the tracker's tables know it.
+    let key: StateKey
+    /// Distinguishes sessions that share a state (after `state-reuse`).
+    package let serial: Int
+    package let firstSeen: Int64
+    package var lastSeen: Int64
+    package let firstSource: SourceRef
+    /// Line of the session's last record in the file of its first request
+    /// (what `unobservable` is judged by).
+    var lastLineInFirstFile: Int64
+    let clientID: String?
+    /// The first request's `redirect_uri` and the verdicts on it.
+    let redirect: RedirectFacts?
+    var redirectURI: String? { redirect?.uri }
+    /// `redirectURI` as it may be shown: codes redacted; empty when absent.
+    var redirectShown: String { redirect?.shown ?? "" }
+    var target: RedirectTarget { redirect?.target ?? .unknown }
+    var redirectAllowlisted: Bool { redirect?.allowlisted ?? false }
+    /// `client_id` present and not a configured Google client ID.
+    let clientMismatch: Bool
+    let clientIP: String
+    package var requestCount = 1
+    package var returnCount = 0
+    /// The first return: outcome, error and timing come from it.
+    package var firstReturn: (time: Int64, source: SourceRef, hasCode: Bool, error: String?, errorDescription: String?)?
+    /// The first 4xx/5xx answer to a request of this session.
+    var failure: (status: Int, time: Int64, source: SourceRef)?
+    package var findings = FindingKindSet()
+    /// Keys of the codes this session was the first to receive: nearly
+    /// always one, kept inline.
+    var codeKey: UInt64?
+    var moreCodeKeys: [UInt64] = []
+
+    func received(_ key: UInt64) -> Bool { codeKey == key || moreCodeKeys.contains(key) }
+    func receive(_ key: UInt64) { if codeKey == nil { codeKey = key } else { moreCodeKeys.append(key) } }
+    var isClosed = false
+    /// For a session carried in from a checkpoint: whether its request's
+    /// file had logged a Location by its last record in that file.
+    var observable: Bool?
+    /// When the session times out, on the tracker's clock (which a record
+    /// out of time order does not turn back).
+    var expiresAt: Int64 = 0
+
+    init(state: StateKey, serial: Int, event: FlipEvent, request: FlipRequest) {
+        key = state
+        self.serial = serial
+        firstSeen = event.time
+        lastSeen = event.time
+        firstSource = event.source
+        lastLineInFirstFile = event.source.line
+        clientID = request.clientID
+        redirect = request.redirect
+        clientMismatch = request.clientMismatch
+        clientIP = event.clientIP
+    }
+
+    /// A session carried in from a checkpoint; its sources' files ranked
+    /// from `fileOffset`. The redirect URI is judged under this run's
+    /// allowlist.
+    init(carried c: CarriedSession, fileOffset: Int32, fingerprint: Fingerprint, redirect: RedirectFacts?) {
+        func map(_ s: SourceRef) -> SourceRef { SourceRef(file: s.file + fileOffset, line: s.line) }
+        key = StateKey(c.state, fingerprint: fingerprint)
+        serial = c.serial
+        firstSeen = c.firstSeen
+        lastSeen = c.lastSeen
+        firstSource = map(c.firstSource)
+        lastLineInFirstFile = c.lastLineInFirstFile
+        clientID = c.clientID
+        self.redirect = redirect
+        clientMismatch = c.clientMismatch
+        clientIP = c.clientIP
+        requestCount = c.requestCount
+        returnCount = c.returnCount
+        firstReturn = c.firstReturn.map { ($0.time, map($0.source), $0.hasCode, $0.error, $0.errorDescription) }
+        failure = c.failure.map { ($0.status, $0.time, map($0.source)) }
+        for kind in c.findings { findings.insert(kind) }
+        codeKey = c.codeKeys.first
+        moreCodeKeys = Array(c.codeKeys.dropFirst())
+        expiresAt = c.expiresAt
+        observable = c.observable
+    }
+}

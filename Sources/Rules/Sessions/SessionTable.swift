@@ -1,0 +1,91 @@
+import DequeModule
+import Parsing
+
+/// The open sessions and when each one times out: by state, those without
+/// a state, the expiry queue and the order they opened in. It decides
+/// nothing about the protocol — `SessionTracker` does, and tells it which
+/// sessions open, move on and close.
+/// Not `Sendable`: the audit thread only.
+final class SessionTable {
+    /// Open sessions by state (sessions without a state are never joined).
+    private var byState: [StateKey: Session] = [:]
+    /// Open sessions with an empty state, kept only until they expire.
+    private var stateless: [Int: Session] = [:]
+    /// (expiry, session) in non-decreasing expiry order: events come in time
+    /// order, so appending on every touch keeps it sorted. Stale entries
+    /// (the session was touched again, or closed) are skipped.
+    private var expiries = Deque<(expiry: Int64, session: Session)>()
+    /// Open sessions in the order they opened (closed ones are dropped
+    /// from the front): the oldest open `firstSeen` bounds every row still
+    /// to come.
+    private var openOrder = Deque<Session>()
+
+    /// Sessions open now.
+    var count: Int { byState.count + stateless.count }
+
+    /// The open session of `state`, if any.
+    subscript(state: StateKey) -> Session? { byState[state] }
+
+    /// Adds a session that has just opened (its expiry is set by `touched`).
+    func open(_ session: Session) {
+        if session.state.isEmpty { stateless[session.serial] = session } else { byState[session.key] = session }
+        openOrder.append(session)
+    }
+
+    /// Takes in sessions carried from a checkpoint, with their expiries.
+    func restore(_ sessions: [Session]) {
+        for s in sessions.sorted(by: { ($0.firstSeen, $0.serial) < ($1.firstSeen, $1.serial) }) { open(s) }
+        for s in sessions.sorted(by: { ($0.expiresAt, $0.serial) < ($1.expiresAt, $1.serial) }) {
+            expiries.append((s.expiresAt, s))
+        }
+    }
+
+    /// Notes the session's new `expiresAt`.
+    func touched(_ session: Session) {
+        expiries.append((session.expiresAt, session))
+    }
+
+    /// Takes a session that is closing out of the table.
+    func remove(_ session: Session) {
+        if session.state.isEmpty {
+            stateless[session.serial] = nil
+        } else if byState[session.key] === session {
+            byState[session.key] = nil
+        }
+    }
+
+    /// The next open session whose timeout ran out before `time`.
+    func nextExpired(before time: Int64) -> Session? {
+        while let first = expiries.first, first.expiry < time {
+            expiries.removeFirst()
+            let s = first.session
+            if s.expiresAt == first.expiry && !s.isClosed { return s }
+        }
+        return nil
+    }
+
+    /// The open session that has been idle longest (the next to expire).
+    func leastRecentlyActive() -> Session? {
+        while let first = expiries.popFirst() {
+            let s = first.session
+            if s.expiresAt == first.expiry && !s.isClosed { return s }
+        }
+        return nil
+    }
+
+    /// The first request time of the oldest open session.
+    var oldestFirstSeen: Int64? {
+        while let first = openOrder.first, first.isClosed { openOrder.removeFirst() }
+        return openOrder.first?.firstSeen
+    }
+
+    /// Every open session, in the order they opened.
+    var stillOpen: [Session] { openOrder.filter { !$0.isClosed } }
+
+    func removeAll() {
+        byState.removeAll()
+        stateless.removeAll()
+        expiries.removeAll()
+        openOrder.removeAll()
+    }
+}

@@ -1,0 +1,532 @@
+import Parsing
+import Reading
+
+/// Receives what the session tracker decides, as it decides it.
+package protocol AuditSink: AnyObject {
+    func finding(_ finding: Finding)
+    func sessionClosed(_ session: SessionRecord)
+}
+
+/// Rebuilds App Flip sessions from flip events in time order and raises the
+/// findings of docs/contract.md §4. This is where every finding is decided; `Session`
+/// only holds state.
+package final class SessionTracker {
+    /// The App Flip error values.
+    static let standardErrors: Set<String> = ["cancelled", "unrecoverable", "invalid_request", "access_denied"]
+
+    private let timeoutMs: Int64
+    private let maxSessions: Int
+    /// Per input file (by rank), the first line that logged a Location
+    /// field, once the reading has got that far.
+    private var firstLocationLine: [Int64?]
+    private unowned let sink: AuditSink
+    /// Latest event time processed: the tracker's clock.
+    private var clock = Int64.min
+
+    /// The open sessions and their expiries.
+    private let table = SessionTable()
+    /// States whose session returned or expired, for `--reuse-window` of
+    /// log time: a new request with one of them is `state-reuse`.
+    private var endedStates: ReuseMemory
+    /// Returned codes (by `CodeHash.key`), remembered as long as ended
+    /// states; which session received a code is known by the session
+    /// (`Session.received`).
+    private var returnedCodes: ReuseMemory
+    private var nextSerial = 0
+    /// Sessions closed early because `maxSessions` were open.
+    package private(set) var evictedSessions = 0
+    /// Project IDs accepted only because none is pinned.
+    package private(set) var unpinnedProjectIDs = Set<String>()
+    /// Files with sessions that could not be judged (no Location logged).
+    package private(set) var unobservableFiles = Set<Int32>()
+
+    /// Where codes returned to sessions go when `code-reuse` is decided
+    /// elsewhere (the distributed code stage); nil decides it here.
+    private let codeReturns: ((CodeReturn) -> Void)?
+
+    /// Told every decision as it is taken (`flipaudit explain`,
+    /// docs/contract.md §11); nil in an audit, where it costs one check.
+    private let trace: ((TraceStep) -> Void)?
+
+    /// `files` inputs are read; `carried`, the previous run's checkpoint,
+    /// adds its open sessions, memories and clock, its sessions' files
+    /// ranked after the inputs. With `codeReturns`, every code returned to
+    /// a session is handed to it instead of being judged for `code-reuse`.
+    package convenience init(
+        configuration: AuditConfiguration, files: Int, sink: AuditSink, carried: Checkpoint? = nil,
+        codeReturns: ((CodeReturn) -> Void)? = nil
+    ) {
+        self.init(configuration: configuration, files: files, sink: sink, carried: carried, codeReturns: codeReturns, trace: nil)
+    }
+
+    /// The tracker, telling `trace` every decision (`flipaudit explain`).
+    package init(
+        configuration: AuditConfiguration, files: Int, sink: AuditSink, carried: Checkpoint?,
+        codeReturns: ((CodeReturn) -> Void)?, trace: ((TraceStep) -> Void)?
+    ) {
+        self.codeReturns = codeReturns
+        self.trace = trace
+        timeoutMs = Int64(configuration.sessionTimeoutSeconds) * 1000
+        maxSessions = max(1, configuration.maxSessions)
+        let retention = Int64(configuration.reuseWindowSeconds) * 1000
+        endedStates = ReuseMemory(retention: retention)
+        returnedCodes = ReuseMemory(retention: retention)
+        firstLocationLine = Array(repeating: nil, count: files + (carried?.files.count ?? 0))
+        self.sink = sink
+        if let carried { restore(carried, after: files, configuration: configuration) }
+    }
+
+    /// Takes in what a checkpoint carries. The clock starts at the
+    /// watermark less the reorder window, where the earliest record this
+    /// run audits can lie, so a record that arrives that late still joins
+    /// the sessions carried for it. Carried sessions count against
+    /// `--max-sessions` as any others.
+    private func restore(_ checkpoint: Checkpoint, after files: Int, configuration: AuditConfiguration) {
+        clock = checkpoint.watermark - AuditConfiguration.reorderWindow
+        nextSerial = checkpoint.serial
+        for r in checkpoint.endedStates where clock - r.time <= endedStates.retention { endedStates.remember(r.key, at: r.time) }
+        for r in checkpoint.returnedCodes where clock - r.time <= returnedCodes.retention { returnedCodes.remember(r.key, at: r.time) }
+        let allowlist = configuration.allowlist
+        // Judged once per redirect URI, not once per session: a checkpoint
+        // of many sessions holds few URIs.
+        var redirects: [String: RedirectFacts] = [:]
+        let sessions = checkpoint.sessions.map { c in
+            let redirect = c.redirectURI.map { uri in
+                if let known = redirects[uri] { return known }
+                let facts = RedirectFacts(uri, allowlist: allowlist)
+                redirects[uri] = facts
+                return facts
+            }
+            return Session(carried: c, fileOffset: Int32(files), fingerprint: configuration.fingerprint, redirect: redirect)
+        }
+        table.restore(sessions)
+        if let trace { for s in sessions { trace(.carriedIn(s)) } }
+        while table.count > maxSessions { evictOldest() }
+    }
+
+    /// Notes that input `file` logged a Location field first at `line`:
+    /// its sessions whose records reach that line can be judged.
+    package func markLogsLocation(file: Int32, line: Int64) {
+        let i = Int(file)
+        guard firstLocationLine.indices.contains(i) else { return }
+        if firstLocationLine[i].map({ line < $0 }) ?? true { firstLocationLine[i] = line }
+    }
+
+    /// No row still to come — session or finding — is keyed before this
+    /// time: every later finding is raised at a later event or at the
+    /// first request of a session still open.
+    package var settledBefore: Int64 {
+        min(clock, table.oldestFirstSeen ?? .max)
+    }
+
+    /// Feeds one event; events should come ordered by (time, file, line).
+    /// One that runs back in time is audited all the same; the clock that
+    /// expires sessions does not run back with it.
+    package func process(_ event: FlipEvent) {
+        if event.time > clock { clock = event.time }
+        expire(before: clock)
+        trace?(.record(event))
+        var session: Session?
+        if let request = event.request {
+            session = handleRequest(request, event: event)
+        }
+        if let ret = event.returned {
+            handleReturn(ret, event: event, requestSession: session)
+        } else if let session, event.status >= 400, session.failure == nil {
+            session.failure = (event.status, event.time, event.source)
+            trace?(.failed(session, status: event.status))
+        }
+    }
+
+    /// Closes every session at the end of the input; `endTime` is the latest
+    /// record time seen in all the input.
+    package func finish(endTime: Int64) {
+        expire(before: endTime)
+        for s in table.stillOpen { close(s, endTime: max(endTime, clock), why: .endOfInput) }
+        clear()
+    }
+
+    /// Forgets the clock and the remembered states and codes, after
+    /// `finish`: the distributed session stage audits one state's events at
+    /// a time, each from its own clock, exactly as one process sees them.
+    package func forget() {
+        clock = .min
+        endedStates = ReuseMemory(retention: endedStates.retention)
+        returnedCodes = ReuseMemory(retention: returnedCodes.retention)
+    }
+
+    /// Ends the input for a run that hands on to the next: closes the
+    /// sessions that expired before the watermark less the reorder window,
+    /// and carries the others, with the memories, instead of closing them
+    /// as `pending` (docs/contract.md §9): a record of the next run can
+    /// still join them. `names` names every file rank the sessions'
+    /// sources use. The checkpoint's key, records and files are left for
+    /// the caller.
+    package func carry(watermark: Int64, names: [String]) -> Checkpoint {
+        expire(before: watermark - AuditConfiguration.reorderWindow)
+        let now = max(clock, watermark)
+        var files: [String] = []
+        var index: [Int32: Int32] = [:]
+        func map(_ source: SourceRef) -> SourceRef {
+            if let i = index[source.file] { return SourceRef(file: i, line: source.line) }
+            let i = Int32(files.count)
+            index[source.file] = i
+            files.append(names.indices.contains(Int(source.file)) ? names[Int(source.file)] : "?")
+            return SourceRef(file: i, line: source.line)
+        }
+        var sessions: [CarriedSession] = []
+        for s in table.stillOpen {
+            trace?(.carriedOut(s))
+            sessions.append(
+                CarriedSession(
+                    state: s.state, serial: s.serial, firstSeen: s.firstSeen, lastSeen: s.lastSeen,
+                    firstSource: map(s.firstSource), lastLineInFirstFile: s.lastLineInFirstFile,
+                    clientID: s.clientID, redirectURI: s.redirectURI, clientMismatch: s.clientMismatch, clientIP: s.clientIP,
+                    requestCount: s.requestCount, returnCount: s.returnCount,
+                    firstReturn: s.firstReturn.map { ($0.time, map($0.source), $0.hasCode, $0.error, $0.errorDescription) },
+                    failure: s.failure.map { ($0.status, $0.time, map($0.source)) },
+                    findings: s.findings.kinds, codeKeys: (s.codeKey.map { [$0] } ?? []) + s.moreCodeKeys,
+                    expiresAt: s.expiresAt, observable: logsLocation(s)))
+        }
+        let checkpoint = Checkpoint(
+            watermark: watermark, key: [], serial: nextSerial, files: files, sessions: sessions,
+            endedStates: endedStates.live(now: now).map { .init(key: $0.key, time: $0.time) }.sorted { ($0.time, $0.key) < ($1.time, $1.key) },
+            returnedCodes: returnedCodes.live(now: now).map { .init(key: $0.key, time: $0.time) }.sorted { ($0.time, $0.key) < ($1.time, $1.key) })
+        clear()
+        return checkpoint
+    }
+
+    private func clear() {
+        table.removeAll()
+    }
+
+    // MARK: Requests
+
+    private func handleRequest(_ request: FlipRequest, event: FlipEvent) -> Session {
+        let state = request.state ?? ""
+        var reused = false
+        let stateKey = request.stateKey
+        if !state.isEmpty, let existing = table[stateKey] {
+            if existing.returnCount == 0 {
+                existing.requestCount += 1
+                touch(existing, event.time, source: event.source)
+                trace?(.joined(existing))
+                requestFindings(request, session: existing, event: event)
+                return existing
+            }
+            close(existing, endTime: nil, why: .stateUsedAgain)
+            reused = true
+        } else if !state.isEmpty && endedStates.contains(stateKey.hash, now: clock) {
+            reused = true
+        }
+        if table.count >= maxSessions { evictOldest() }
+        let session = Session(state: stateKey, serial: nextSerial, event: event, request: request)
+        nextSerial += 1
+        table.open(session)
+        touch(session, event.time, source: event.source)
+        trace?(.opened(session, reused: reused))
+        if reused {
+            raise(.stateReuse, session: session, event: event, detail: "state \(Quote.text(state)) was already used by a session that returned or expired")
+        }
+        requestFindings(request, session: session, event: event)
+        return session
+    }
+
+    private func requestFindings(_ request: FlipRequest, session: Session, event: FlipEvent) {
+        if request.clientID == nil || request.state == nil || request.redirect == nil {
+            let missing = [(FlipParam.clientID, request.clientID), (.state, request.state), (.redirectURI, request.redirectURI)]
+                .filter { $0.1 == nil }.map { $0.0.name }
+            raise(.missingParam, session: session, event: event, detail: "request lacks \(missing.joined(separator: ", "))")
+        }
+        if let facts = request.redirect {
+            if let id = facts.unpinnedProjectID { unpinnedProjectIDs.insert(id) }
+            if !facts.allowlisted {
+                let trick = facts.lookAlike.map { "look-alike (\($0)): " } ?? ""
+                raise(.redirectNotAllowlisted, session: session, event: event, detail: "\(trick)redirect_uri \(Quote.url(facts.uri)) is not allowlisted")
+            }
+        }
+        if request.clientMismatch, let id = request.clientID {
+            raise(.clientIDMismatch, session: session, event: event, detail: "client_id \(Quote.text(id)) is not a configured Google client ID")
+        }
+        if !request.duplicateParams.isEmpty {
+            raise(.duplicateParam, session: session, event: event, detail: "request repeats \(request.duplicateParams.map(\.name).joined(separator: ", "))")
+        }
+        if !request.badEncodingParams.isEmpty {
+            raise(
+                .badEncoding, session: session, event: event,
+                detail: "request has malformed encoding in \(request.badEncodingParams.map(\.name).joined(separator: ", "))")
+        }
+    }
+
+    // MARK: Returns
+
+    private func handleReturn(_ ret: FlipReturn, event: FlipEvent, requestSession: Session?) {
+        var recordFindings = FindingKindSet()
+        let session: Session?
+        if let requestSession {
+            session = requestSession
+            if let returnedState = ret.state, returnedState != requestSession.state {
+                raise(
+                    .stateMismatch, session: requestSession, event: event,
+                    detail: "request state \(Quote.text(requestSession.state)) came back as \(Quote.text(returnedState))")
+            }
+        } else if let key = ret.stateKey, let s = table[key] {
+            session = s
+        } else {
+            guard ret.toGoogleHost else { return }  // not a return
+            session = nil
+            if let state = ret.state {
+                emit(
+                    .unknownState, session: nil, recordSet: &recordFindings, event: event, state: state, ret: ret,
+                    detail: "return with state \(Quote.text(state)) matches no open session")
+            }
+        }
+        if let session {
+            session.returnCount += 1
+            touch(session, event.time, source: event.source)
+            trace?(.returned(session))
+            if session.returnCount == 1 {
+                session.firstReturn = (event.time, event.source, ret.hasCode, ret.error, ret.errorDescription)
+                if !session.state.isEmpty { endedStates.remember(session.key.hash, at: clock) }
+            } else {
+                raise(.duplicateReturn, session: session, event: event, detail: "return number \(session.returnCount) for this session")
+            }
+        }
+        func check(_ kind: FindingKind, _ detail: @autoclosure () -> String) {
+            if let session {
+                raise(kind, session: session, event: event, detail: detail())
+            } else {
+                emit(kind, session: nil, recordSet: &recordFindings, event: event, state: ret.state ?? "", ret: ret, detail: detail())
+            }
+        }
+        var to: String { Quote.url(ret.base) }
+        // A URI that equals an allowlisted one only after normalization is
+        // the same destination, sent there by a server that does not match
+        // exactly (docs/contract.md §3 "Exact match").
+        let unlisted = !ret.allowlisted && ret.exactVariantOf == nil
+        if ret.hasCode && unlisted { check(.codeToUnlistedRedirect, "code \(ret.codeDigest!) sent to \(to)") }
+        if ret.hasError && !ret.hasCode && unlisted { check(.errorToUnlistedRedirect, "error \(Quote.text(ret.error!)) sent to \(to)") }
+        if let match = ret.exactVariantOf, ret.hasCode || ret.hasError {
+            let what = ret.codeDigest.map { "code \($0)" } ?? "error \(Quote.text(ret.error!))"
+            check(.redirectNotExact, "\(what) sent to \(to), which equals \(Quote.url(match)) only after normalization")
+        }
+        if ret.hasCode && ret.hasError { check(.codeAndError, "return carries code \(ret.codeDigest!) and error \(Quote.text(ret.error!))") }
+        if !ret.hasCode && !ret.hasError { check(.emptyReturn, "return to \(to) has neither code nor error") }
+        if ret.hasCode && ret.state == nil { check(.codeWithoutState, "code \(ret.codeDigest!) returned to \(to) without state") }
+        if ret.hasError && ret.state == nil { check(.errorWithoutState, "error \(Quote.text(ret.error!)) returned without state") }
+        if let error = ret.error, !Self.standardErrors.contains(error) {
+            check(.nonstandardError, "error \(Quote.text(error)) is not an App Flip error value")
+        }
+        if !ret.duplicateParams.isEmpty {
+            check(.duplicateParam, "return repeats \(ret.duplicateParams.map(\.name).joined(separator: ", "))")
+        }
+        if !ret.badEncodingParams.isEmpty {
+            check(.badEncoding, "return has malformed encoding in \(ret.badEncodingParams.map(\.name).joined(separator: ", "))")
+        }
+        guard let session else { return }
+        // Compared in normal form: a variant of the requested URI is the
+        // same destination (docs/contract.md §3 "Exact match").
+        if let uri = session.redirectURI, uri != ret.base, let requested = URLParts(uri), URLParts(ret.base) != nil,
+            Allowlist.normalized(requested.base) != Allowlist.normalized(ret.base)
+        {
+            raise(
+                .redirectChanged, session: session, event: event,
+                detail: "request asked for \(Quote.url(requested.base)), return went to \(to)")
+        }
+        if session.clientMismatch {
+            if let digest = ret.codeDigest {
+                raise(
+                    .codeDespiteClientMismatch, session: session, event: event,
+                    detail: "code \(digest) issued for client_id \(Quote.text(session.clientID ?? ""))")
+            }
+            if let error = ret.error, error != "invalid_request" {
+                raise(
+                    .wrongErrorForClientMismatch, session: session, event: event,
+                    detail: "client_id mismatch answered with \(Quote.text(error)), expected invalid_request")
+            }
+        }
+        if let digest = ret.codeDigest, let codeReturns {
+            codeReturns(
+                CodeReturn(
+                    key: digest.key, digest: digest.description, time: event.time, source: event.source,
+                    session: session.firstSource, state: session.state, clientID: session.clientID ?? "",
+                    redirectURI: session.redirectShown))
+        } else if let digest = ret.codeDigest {
+            let key = digest.key
+            let first = returnedCodes.time(of: key, orRememberAt: clock)
+            if !session.received(key) {
+                if let first {
+                    raise(.codeReuse, session: session, event: event, detail: Self.codeReuseDetail(digest.description, first: first))
+                } else {
+                    session.receive(key)
+                }
+            }
+        }
+    }
+
+    /// The detail of a `code-reuse` finding: the code's digest and when it
+    /// was first returned.
+    package static func codeReuseDetail(_ digest: String, first: Int64) -> String {
+        "code \(digest) was already returned to another session at \(Timestamp.iso8601(first))"
+    }
+
+    // MARK: Expiry and closing
+
+    private func touch(_ session: Session, _ time: Int64, source: SourceRef) {
+        session.lastSeen = max(session.lastSeen, time)
+        if source.file == session.firstSource.file && source.line > session.lastLineInFirstFile {
+            session.lastLineInFirstFile = source.line
+        }
+        // On the clock, so the expiry queue stays in order even when a
+        // record runs back in time.
+        session.expiresAt = max(session.lastSeen, clock) + timeoutMs
+        table.touched(session)
+    }
+
+    /// Closes the sessions whose timeout ran out before `time`.
+    private func expire(before time: Int64) {
+        while let s = table.nextExpired(before: time) { close(s, endTime: nil, why: .expired) }
+    }
+
+    /// Closes the least recently active open session to make room
+    /// (`--max-sessions`). Its state is not remembered as ended: it did not
+    /// end, so a later request with it is not `state-reuse`.
+    private func evictOldest() {
+        guard let s = table.leastRecentlyActive() else { return }
+        evictedSessions += 1
+        close(s, endTime: nil, why: .evicted)
+    }
+
+    /// Whether the file of the session's first request had logged a
+    /// Location field by the session's last record in it (docs/contract.md
+    /// §3): a server whose log format gains the field mid-file is judged
+    /// from then on.
+    private func logsLocation(_ s: Session) -> Bool {
+        if let carried = s.observable { return carried }
+        let i = Int(s.firstSource.file)
+        guard firstLocationLine.indices.contains(i), let first = firstLocationLine[i] else { return false }
+        return first <= s.lastLineInFirstFile
+    }
+
+    /// Decides the outcome, raises the closing findings and hands the row
+    /// on. `endTime` is set when the input ended with the session open.
+    private func close(_ s: Session, endTime: Int64?, why: TraceStep.Closing) {
+        guard !s.isClosed else { return }
+        let evicted = why == .evicted
+        trace?(.closing(s, why: why, at: why == .expired ? s.expiresAt : max(clock, endTime ?? clock)))
+        s.isClosed = true
+        table.remove(s)
+        // Remembered from the session's last activity, not from the event
+        // that happened to close it.
+        if !s.state.isEmpty && !evicted { endedStates.remember(s.key.hash, at: s.lastSeen) }
+        let outcome: Outcome
+        var error = ""
+        var description = ""
+        var latency: Int64?
+        var across = false
+        if let r = s.firstReturn {
+            outcome = r.error != nil ? .error : (r.hasCode ? .code : .empty)
+            error = r.error ?? ""
+            description = r.errorDescription ?? ""
+            latency = r.time - s.firstSeen
+            across = r.source != s.firstSource
+        } else if let f = s.failure {
+            // Refused without a redirect: correct when there is nowhere
+            // safe to send the error — a `redirect_uri` that is not
+            // allowlisted (a variant that matches only after
+            // normalization included) or none at all (docs/contract.md §3).
+            if !s.redirectAllowlisted {
+                outcome = .rejected
+            } else {
+                outcome = .failed
+                raise(
+                    .missingErrorReturn, session: s, time: f.time, source: f.source,
+                    detail: "answered \(f.status) without returning an error to \(Quote.text(s.redirectShown))")
+            }
+        } else if !logsLocation(s) {
+            outcome = .unobservable
+            unobservableFiles.insert(s.firstSource.file)
+        } else if evicted {
+            outcome = .closedEarly
+        } else if let endTime, s.expiresAt >= endTime {
+            outcome = .pending
+        } else {
+            outcome = .noReturn
+            raise(
+                .noReturn, session: s, time: s.firstSeen, source: s.firstSource,
+                detail: "no return within \(timeoutMs / 1000) s of the last request")
+        }
+        let record = SessionRecord(
+            state: s.state, firstSeen: s.firstSeen, lastSeen: s.lastSeen, target: s.target,
+            clientID: s.clientID ?? "", redirectURI: s.redirectShown,
+            outcome: outcome, error: error, errorDescription: description,
+            latencyMs: latency, latencyAcrossRecords: across, findings: s.findings.kinds,
+            clientIP: s.clientIP, source: s.firstSource)
+        trace?(.closed(s, record))
+        sink.sessionClosed(record)
+    }
+
+    // MARK: Raising
+
+    private func raise(_ kind: FindingKind, session: Session, event: FlipEvent, detail: @autoclosure () -> String) {
+        raise(kind, session: session, time: event.time, source: event.source, detail: detail())
+    }
+
+    /// Raises `kind` on `session`, at most once per session.
+    private func raise(_ kind: FindingKind, session: Session, time: Int64, source: SourceRef, detail: @autoclosure () -> String) {
+        guard session.findings.insert(kind) else { return }
+        let finding = Finding(
+            kind: kind, time: time, state: session.state, clientID: session.clientID ?? "",
+            redirectURI: session.redirectShown, detail: detail(), source: source)
+        trace?(.finding(finding, session))
+        sink.finding(finding)
+    }
+
+    /// Raises `kind` for a return outside any session, once per record.
+    private func emit(
+        _ kind: FindingKind, session: Session?, recordSet: inout FindingKindSet, event: FlipEvent, state: String,
+        ret: FlipReturn, detail: String
+    ) {
+        guard recordSet.insert(kind) else { return }
+        let finding = Finding(
+            kind: kind, time: event.time, state: state, clientID: "", redirectURI: ret.base,
+            detail: detail, source: event.source)
+        trace?(.finding(finding, nil))
+        sink.finding(finding)
+    }
+}
+
+/// One decision of `SessionTracker`, as `flipaudit explain` retells it
+/// (docs/contract.md §11). The tracker hands it on as it decides, so the
+/// story is the audit's own, never a second reading of the rules.
+package enum TraceStep {
+    /// Why a session was closed.
+    package enum Closing: String {
+        /// Its timeout ran out.
+        case expired
+        /// A new request came with its state after it had returned.
+        case stateUsedAgain = "state used again"
+        /// `--max-sessions` were open (closed early).
+        case evicted = "closed early (--max-sessions)"
+        /// The input ended with it open (no checkpoint).
+        case endOfInput = "end of input"
+    }
+    /// A record reaches the rules (after duplicates and late records are
+    /// left out); the steps until the next record are taken on it, but for
+    /// those between `closing` and `closed`.
+    case record(FlipEvent)
+    case opened(Session, reused: Bool)
+    /// A further request with the state of an open session that has not
+    /// returned.
+    case joined(Session)
+    /// A return counted for the session (`returnCount` says which).
+    case returned(Session)
+    /// A 4xx/5xx answer to one of the session's requests, the first.
+    case failed(Session, status: Int)
+    /// A finding raised, on a session or (nil) on a record outside any.
+    case finding(Finding, Session?)
+    case closing(Session, why: Closing, at: Int64)
+    case closed(Session, SessionRecord)
+    case carriedIn(Session)
+    case carriedOut(Session)
+}

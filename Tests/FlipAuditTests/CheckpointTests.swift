@@ -1,0 +1,265 @@
+import Foundation
+import Testing
+
+@testable import Audit
+@testable import Command
+@testable import Parsing
+@testable import Reading
+@testable import Reports
+@testable import Rules
+
+/// A combined line at a full timestamp (`20/Nov/2026:23:56:00`).
+private func at(_ time: String, _ target: String, _ status: Int, _ location: String = "-") -> String {
+    "203.0.113.9 - - [\(time) +0000] \"GET \(target) HTTP/1.1\" \(status) 0 \"-\" \"GoogleApp/1.0\" \"\(location)\""
+}
+
+/// Three nights (UTC days 20, 21, 22 Nov) with sessions across both cuts,
+/// a state and a code reused across nights, and a session open across a
+/// whole night that times out (with a 100,000 s timeout).
+private let nights: [[String]] = [
+    [
+        at("20/Nov/2026:22:10:00", authorize(state: "long"), 200),
+        at("20/Nov/2026:22:30:00", authorize(state: "R"), 302, "\(opa)?code=k-r&state=R"),
+        at("20/Nov/2026:22:40:00", authorize(state: "k1"), 302, "\(opa)?code=K&state=k1"),
+        at("20/Nov/2026:23:00:00", authorize(state: "fail1"), 400),
+        at("20/Nov/2026:23:56:00", authorize(state: "A"), 200),
+    ],
+    [
+        at("21/Nov/2026:00:02:00", "/consent", 302, "\(opa)?code=k-a&state=A"),
+        at("21/Nov/2026:01:00:00", authorize(state: "R"), 302, "\(opa)?code=k-r2&state=R"),
+        at("21/Nov/2026:01:10:00", authorize(state: "k2"), 302, "\(opa)?code=K&state=k2"),
+        at("21/Nov/2026:12:00:00", "/consent", 302, "\(opa)?code=k-x&state=nobody"),
+        at("21/Nov/2026:23:58:00", authorize(state: "B"), 200),
+    ],
+    [
+        at("22/Nov/2026:00:01:00", "/consent", 302, "\(opa)?error=access_denied&state=B"),
+        at("22/Nov/2026:09:00:00", authorize(state: "late"), 200),
+        at("22/Nov/2026:10:00:00", authorize(state: "k3"), 302, "\(opa)?code=k-a&state=k3"),
+    ],
+]
+
+/// The rows of a run as the CSV writer wrote them, without headers.
+private func rows(_ a: Audit) -> [String] {
+    a.csv[0...1].flatMap { $0.split(separator: "\n").dropFirst().map(String.init) }
+}
+
+private func run(_ paths: [String], carried: Checkpoint?, configure: (inout AuditConfiguration) -> Void = { _ in })
+    throws -> (Audit, Checkpoint)
+{
+    var config = AuditConfiguration()
+    config.sessionTimeoutSeconds = 100_000
+    config.fingerprint = .keyed(carried?.key ?? Fingerprint.newKey())
+    configure(&config)
+    let collector = RowCollector()
+    let dir = temporaryDirectory()
+    let writer = try CSVWriter(directory: dir)
+    let result = try Analyzer(configuration: config).run(paths, rows: [collector, writer], carry: true, carried: carried)
+    try writer.commit(statistics: result.statistics)
+    let csv = try ["sessions.csv", "findings.csv", "error_distribution.csv"].map { try String(contentsOfFile: dir + "/" + $0, encoding: .utf8) }
+    // What the next run reads is what the file holds.
+    let checkpoint = try Checkpoint.decode(result.checkpoint!.encoded())
+    #expect(checkpoint == result.checkpoint!)
+    return (Audit(result: result, sessions: collector.sessions, findings: collector.findings, csv: csv), checkpoint)
+}
+
+@Suite("--checkpoint: chained nights")
+struct CheckpointTests {
+    @Test("rows written by runs chained over three nights equal one run over all three, source included")
+    func chained() throws {
+        let dir = temporaryDirectory()
+        let paths = nights.enumerated().map { writeLog($1, named: "night\($0 + 1).log", in: dir) }
+        let (whole, _) = try run(paths, carried: nil)
+        var chained: [String] = []
+        var carried: Checkpoint?
+        var carriedIn: [Int] = []
+        for path in paths {
+            let (night, next) = try run([path], carried: carried)
+            chained += rows(night)
+            carriedIn.append(night.result.carriedIn)
+            carried = next
+        }
+        #expect(chained.sorted() == rows(whole).sorted())
+        // With a 100,000 s timeout a session stays open that long after its
+        // last event, returned or not.
+        #expect(carriedIn == [0, 5, 7])
+        // What the chain found across the cuts.
+        let kinds = Set(whole.findings.map(\.kind))
+        #expect(kinds.isSuperset(of: [.stateReuse, .codeReuse, .noReturn, .unknownState, .missingErrorReturn]))
+        let outcomes = Dictionary(whole.sessions.map { ($0.state, $0.outcome) }, uniquingKeysWith: { a, _ in a })
+        #expect(outcomes["A"] == .code)
+        #expect(outcomes["long"] == .noReturn)
+        #expect(!whole.findings.contains { $0.kind == .unknownState && ($0.state == "A" || $0.state == "B") })
+        // Still open at the end: carried, never written as pending; B has
+        // its return from across the second cut.
+        #expect(outcomes["late"] == nil && outcomes["B"] == nil)
+        #expect(carried?.sessions.map(\.state) == ["B", "late", "k3"])
+        #expect(carried?.sessions.first?.firstReturn?.error == "access_denied")
+        #expect(!whole.sessions.contains { $0.outcome == .pending })
+    }
+
+    @Test("each night alone, without a checkpoint, reports the cut sessions wrongly (what chaining mends)")
+    func unchained() throws {
+        let dir = temporaryDirectory()
+        let first = audit(["night1.log": nights[0]])
+        let second = audit(["night2.log": nights[1]])
+        _ = dir
+        #expect(first.sessions.first { $0.state == "A" }?.outcome == .pending)
+        #expect(second.findings.contains { $0.kind == .unknownState && $0.state == "A" })
+    }
+
+    @Test("the checkpoint holds no code in clear, and names its key and clock")
+    func noCodes() throws {
+        let dir = temporaryDirectory()
+        let (_, checkpoint) = try run([writeLog(nights[0], named: "n1.log", in: dir)], carried: nil)
+        let text = String(decoding: checkpoint.encoded(), as: UTF8.self)
+        for code in ["k-r", "K&", "\tK\t", "=K"] { #expect(!text.contains(code)) }
+        #expect(checkpoint.returnedCodes.count == 2)
+        #expect(checkpoint.endedStates.count == 2)
+        #expect(checkpoint.key.count == 32)
+    }
+
+    @Test("damaged checkpoints are errors naming the line, never a crash or a fresh start")
+    func damaged() throws {
+        let dir = temporaryDirectory()
+        let (_, checkpoint) = try run([writeLog(nights[0] + nights[1], named: "n.log", in: dir)], carried: nil)
+        let good = checkpoint.encoded()
+        #expect(try Checkpoint.decode(good) == checkpoint)
+        #expect(throws: Checkpoint.Damaged.self) { try Checkpoint.decode(Array(good.dropLast(1))) }
+        #expect(throws: Checkpoint.Damaged.self) { try Checkpoint.decode(Array(good.prefix(good.count / 2))) }
+        #expect(throws: Checkpoint.Damaged.self) { try Checkpoint.decode([]) }
+        var other = good
+        other[21] = UInt8(ascii: "3")  // "flipaudit checkpoint 3"
+        do { _ = try Checkpoint.decode(other); Issue.record("another version was read") } catch {
+            #expect(error.description.contains("version 3"))
+        }
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<3000 {
+            var bytes = good
+            let i = Int.random(in: 0..<bytes.count, using: &generator)
+            let b = UInt8.random(in: 0...255, using: &generator)
+            guard bytes[i] != b else { continue }
+            bytes[i] = b
+            #expect(throws: Checkpoint.Damaged.self) { try Checkpoint.decode(bytes) }
+        }
+    }
+
+    @Test("lines that pass the checksum are still checked field by field")
+    func fields() throws {
+        func sealed(_ body: String) -> [UInt8] {
+            SealedText.seal(Array(("flipaudit checkpoint 1\n" + body).utf8), lines: body.split(separator: "\n").count + 1)
+        }
+        let key = String(repeating: "ab", count: 32)
+        #expect(throws: Never.self) { try Checkpoint.decode(sealed("clock\t5\nkey\t\(key)\nserial\t0\n")) }
+        for bad in [
+            "clock\tx\nkey\t\(key)\nserial\t0\n", "clock\t5\nkey\tzz\nserial\t0\n", "clock\t5\nkey\t\(key)\n",
+            "clock\t5\nkey\t\(key)\nserial\t0\nstate\t12\t5\n", "clock\t5\nkey\t\(key)\nserial\t0\nsession\tx\n",
+            "clock\t5\nkey\t\(key)\nserial\t0\nfile\t1\ta.log\n", "clock\t5\nkey\t\(key)\nserial\t0\nbogus\t1\n",
+        ] {
+            #expect(throws: Checkpoint.Damaged.self) { try Checkpoint.decode(sealed(bad)) }
+        }
+    }
+}
+
+@Suite("--checkpoint through the command line")
+struct CheckpointCommandTests {
+    private func bytes(_ path: String) -> [UInt8]? { FileManager.default.contents(atPath: path).map { Array($0) } }
+
+    @Test("missing: a fresh start, said; the same night twice: exit 2, both times named, checkpoint unchanged")
+    func replay() throws {
+        let dir = temporaryDirectory()
+        let n1 = writeLog(nights[0], named: "night1.log", in: dir)
+        let n2 = writeLog(nights[1], named: "night2.log", in: dir)
+        let cp = dir + "/flip.checkpoint"
+        let first = try runCLI([n1, "--checkpoint", cp, "--quiet"])
+        #expect(first.status == 0)
+        #expect(first.stderr.contains("does not exist: starting fresh"))
+        let second = try runCLI([n2, "--checkpoint", cp, "--csv", dir + "/out2", "--quiet"])
+        #expect(second.status == 0)
+        let after2 = bytes(cp)
+        let again = try runCLI([n2, "--checkpoint", cp, "--csv", dir + "/again", "--quiet"])
+        #expect(again.status == 2)
+        #expect(again.stderr.contains("night2.log was audited already, as \(n2) by run 2 of this checkpoint"))
+        #expect(bytes(cp) == after2)
+        #expect(!FileManager.default.fileExists(atPath: dir + "/again/sessions.csv"))
+        // Owner-only: it holds the fingerprint key.
+        let mode = try FileManager.default.attributesOfItem(atPath: cp)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+    }
+
+    @Test("corrupt, cut off, other-version or unreadable checkpoints are exit 2, never a fresh start")
+    func damaged() throws {
+        let dir = temporaryDirectory()
+        let n1 = writeLog(nights[0], named: "night1.log", in: dir)
+        let n2 = writeLog(nights[1], named: "night2.log", in: dir)
+        let cp = dir + "/flip.checkpoint"
+        #expect(try runCLI([n1, "--checkpoint", cp, "--quiet"]).status == 0)
+        let good = bytes(cp)!
+        for (name, damaged) in [
+            (
+                "corrupt",
+                {
+                    var b = good; b[b.count / 2] ^= 0x01; return b
+                }()
+            ),
+            ("cut", Array(good.prefix(good.count - 10))),
+            ("version", Array("flipaudit checkpoint 9\n".utf8) + good.drop(while: { $0 != .newline }).dropFirst()),
+        ] {
+            FileManager.default.createFile(atPath: cp, contents: Data(damaged))
+            let run = try runCLI([n2, "--checkpoint", cp, "--quiet"])
+            #expect(run.status == 2, "\(name)")
+            #expect(run.stderr.contains("--checkpoint") && run.stderr.contains("nothing written"), "\(name): \(run.stderr)")
+            #expect(bytes(cp) == damaged, "\(name)")
+        }
+        chmod(cp, 0o000)
+        defer { chmod(cp, 0o600) }
+        if getuid() != 0 {
+            #expect(try runCLI([n2, "--checkpoint", cp, "--quiet"]).status == 2)
+        }
+    }
+
+    @Test("after an input that could not be read completely the old checkpoint stays (exit 3)")
+    func inputError() throws {
+        let dir = temporaryDirectory()
+        let n1 = writeLog(nights[0], named: "night1.log", in: dir)
+        let cp = dir + "/flip.checkpoint"
+        #expect(try runCLI([n1, "--checkpoint", cp, "--quiet"]).status == 0)
+        let before = bytes(cp)
+        let n2 = writeLog(nights[1], named: "night2.log", in: dir)
+        let run = try runCLI([n2, dir + "/missing.log.gz", "--checkpoint", cp, "--quiet"])
+        #expect(run.status == 3)
+        #expect(run.stderr.contains("left as it was"))
+        #expect(bytes(cp) == before)
+    }
+
+    @Test("a SIGKILL at any moment leaves the previous checkpoint whole")
+    func killed() throws {
+        let dir = temporaryDirectory()
+        let cp = dir + "/flip.checkpoint"
+        #expect(try runCLI([writeLog(nights[0], named: "night1.log", in: dir), "--checkpoint", cp, "--quiet"]).status == 0)
+        let before = bytes(cp)!
+        // A night long enough to be killed in the middle.
+        var lines = nights[1]
+        let filler = at("21/Nov/2026:12:00:00", "/static/app.js?v=1", 200)
+        lines.insert(contentsOf: Array(repeating: filler, count: 300_000), at: 3)
+        let big = writeLog(lines, named: "night2.log", in: dir)
+        let binary = Bundle.module.bundleURL.deletingLastPathComponent().appendingPathComponent("flipaudit")
+        for delay in [0.05, 0.2, 0.5, 1.0] {
+            let p = Process()
+            p.executableURL = binary
+            p.arguments = [big, "--checkpoint", cp, "--quiet"]
+            p.standardError = FileHandle.nullDevice
+            p.standardOutput = FileHandle.nullDevice
+            try p.run()
+            Thread.sleep(forTimeInterval: delay)
+            kill(p.processIdentifier, SIGKILL)
+            p.waitUntilExit()
+            let now = bytes(cp)!
+            // Whole: the old one, or (if the run got that far) a new one that reads.
+            #expect(now == before || (try? Checkpoint.decode(now)) != nil, "after \(delay) s")
+        }
+        // (A run may have finished before its kill: start from the old one.)
+        FileManager.default.createFile(atPath: cp, contents: Data(before))
+        #expect(try runCLI([big, "--checkpoint", cp, "--quiet"]).status == 0)
+        #expect((try? Checkpoint.decode(bytes(cp)!))?.watermark ?? 0 > (try Checkpoint.decode(before)).watermark)
+    }
+}

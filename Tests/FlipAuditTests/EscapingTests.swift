@@ -1,0 +1,118 @@
+import Testing
+
+@testable import Audit
+@testable import Command
+@testable import Parsing
+@testable import Reading
+@testable import Reports
+@testable import Rules
+
+@Suite("Escaping for CSV cells and terminals")
+struct EscapingTests {
+    @Test(
+        "formula prefixes and RFC 4180 quoting",
+        arguments: [
+            ("plain", "plain"),
+            ("=1+2", "'=1+2"),
+            ("+cmd", "'+cmd"),
+            ("-x", "'-x"),
+            ("@SUM(A1)", "'@SUM(A1)"),
+            ("\tx", "'\tx"),
+            ("a,b", "\"a,b\""),
+            ("say \"hi\"", "\"say \"\"hi\"\"\""),
+            ("=a,b", "\"'=a,b\""),
+            ("line\nbreak", "\"line\nbreak\""),
+            ("\r\n", "\"'\r\n\""),
+            ("", ""),
+            ("état", "état"),
+        ])
+    func cells(value: String, expected: String) {
+        #expect(CSV.cell(value) == expected)
+    }
+
+    /// From a FuzzQuery run: a combining mark after `"` or `=` makes one
+    /// Character of the two; the cell must still be judged by its bytes.
+    @Test(
+        "a combining mark after a quote or a formula sign changes nothing",
+        arguments: [
+            ("=\u{035C}cmd", "'=\u{035C}cmd"),
+            ("\"\u{035C}a,b", "\"\"\"\u{035C}a,b\""),
+            ("\u{035C}al\u{FFFD}'\"'!`A0", "\"\u{035C}al\u{FFFD}'\"\"'!`A0\""),
+        ])
+    func combiningMarks(value: String, expected: String) {
+        #expect(Array(CSV.cell(value).utf8) == Array(expected.utf8))
+    }
+
+    /// Every length up to 80 (under, at and past the thirty-two- and
+    /// sixteen-byte steps of the scan and its overlapping last step), each
+    /// character that forces quoting at every position.
+    @Test("a cell is quoted wherever its comma, quote, CR or LF stands")
+    func quotingAtEveryPosition() {
+        for length in 1...80 {
+            #expect(CSV.cell(String(repeating: "a", count: length)) == String(repeating: "a", count: length))
+            for position in 0..<length {
+                for special in [",", "\"", "\n", "\r"] where !(position == 0 && special == "\r") {
+                    var chars = Array(repeating: "a", count: length)
+                    chars[position] = special
+                    let value = chars.joined()
+                    let body = special == "\"" ? value.replacingOccurrences(of: "\"", with: "\"\"") : value
+                    #expect(CSV.cell(value) == "\"" + body + "\"", "length \(length), \(special.debugDescription) at \(position)")
+                }
+            }
+        }
+    }
+
+    @Test("a row joins cells with commas and ends with \\n")
+    func row() {
+        #expect(CSV.row(["a", "b,c", "-1"]) == "a,\"b,c\",'-1\n")
+    }
+
+    @Test("source cells: a file name that needs quoting or a formula prefix gets it, the line number follows")
+    func sourceCells() throws {
+        #expect(CSVReport.sourcePrefix(displayName: "-x.log") == Array("'-x.log:".utf8))
+        #expect(CSVReport.sourcePrefix(displayName: "a,b.log") == Array("\"a,b.log:".utf8))
+        let path = writeLog(
+            [combined(1, authorize(), 302, location: opa + "?code=c1&state=s1")],
+            named: "web,\"1\".log", in: temporaryDirectory())
+        let rows = try Audit.run([path]).csv[0].split(separator: "\n")
+        #expect(rows.count == 2)
+        #expect(rows[1].hasSuffix("," + CSV.cell(path + ":1")))
+    }
+
+    @Test("control, escape, bidi and zero-width characters are shown, not interpreted")
+    func terminal() {
+        #expect(TerminalText.escape("ok") == "ok")
+        #expect(TerminalText.escape("a\u{1B}[31mb") == "a\\x1b[31mb")
+        #expect(TerminalText.escape("x\u{202E}y\u{200B}z") == "x\\u{202E}y\\u{200B}z")
+        #expect(TerminalText.escape("bell\u{07}\u{9B}") == "bell\\x07\\x9b")
+        #expect(TerminalText.escape("état ✓") == "état ✓")
+    }
+
+    @Test("codes in URLs are replaced by their digest")
+    func redaction() {
+        let url = "https://x.example/cb?state=s&code=secret123&x=1#f"
+        let redacted = CodeDigest.redact(url)
+        #expect(!redacted.contains("secret123"))
+        #expect(redacted.hasPrefix("https://x.example/cb?state=s&code=sha256:"))
+        #expect(redacted.hasSuffix("&x=1#f"))
+        #expect(CodeDigest.of(Array("secret123".utf8)).count == "sha256:".count + 12)
+        #expect(CodeDigest.redact("https://x.example/cb?state=s") == "https://x.example/cb?state=s")
+    }
+
+    /// The digest is worked out only when shown, and is SHA-256's all the
+    /// same (`printf secret123 | sha256sum`); codes compare by their key.
+    @Test("a code shows as the first 12 hex digits of its SHA-256 and compares by value")
+    func codeHash() {
+        func hash(_ text: String) -> CodeHash { Array(text.utf8).withUnsafeBytes { CodeHash($0) } }
+        #expect(hash("secret123").description == "sha256:fcf730b6d952")
+        #expect(hash("4/0AeaYSHx-code").description == "sha256:c8f3a8387135")
+        #expect(CodeDigest.of(Array("secret123".utf8)) == "sha256:fcf730b6d952")
+        #expect(hash("4/0AeaYSHx-code") == hash("4/0AeaYSHx-code"))
+        #expect(hash("4/0AeaYSHx-code").key == hash("4/0AeaYSHx-code").key)
+        #expect(hash("4/0AeaYSHx-code") != hash("4/0AeaYSHx-codf"))
+        #expect(hash("4/0AeaYSHx-code").key != hash("4/0AeaYSHx-codf").key)
+        var dumped = ""
+        dump(hash("secret123"), to: &dumped)
+        #expect(dumped.contains("sha256:fcf730b6d952") && !dumped.contains("secret123"))
+    }
+}

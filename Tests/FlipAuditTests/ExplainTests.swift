@@ -1,0 +1,232 @@
+import Foundation
+import Testing
+
+@testable import Audit
+@testable import Command
+@testable import Parsing
+@testable import Reading
+@testable import Reports
+@testable import Rules
+
+/// The findings of every story, with the session each belongs to.
+private func storyFindings(_ e: Explanation) -> [Finding] {
+    e.sessions.flatMap(\.findings) + e.outside.flatMap { $0.decisions.compactMap { if case .finding(let f) = $0 { f } else { nil } } }
+}
+
+private func same(_ a: Finding, _ b: Finding) -> Bool {
+    a.kind == b.kind && a.source == b.source && a.state == b.state && a.detail == b.detail && a.time == b.time
+}
+
+@Suite("flipaudit explain: one session's story (docs/contract.md §11)")
+struct ExplainTests {
+    /// docs/contract.md §11: the story is the audit's own. For the first
+    /// finding of every kind on the samples, explaining its state (or its
+    /// `FILE:LINE` when it has none) shows every finding and session row
+    /// the full run wrote for that state: same kinds, same sources, same
+    /// outcomes.
+    @Test("every finding kind on the samples: the story holds the full run's findings and session rows")
+    func everyKind() throws {
+        let full = try Audit.run([sampleLogs], AuditConfiguration())
+        var firsts: [FindingKind: Finding] = [:]
+        for f in full.findings where firsts[f.kind] == nil { firsts[f.kind] = f }
+        // The samples hold every kind but the client-ID ones (no --client-id).
+        #expect(firsts.count >= 19)
+        let analyzer = Analyzer(configuration: AuditConfiguration())
+        for (kind, f) in firsts.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            let target = f.state.isEmpty ? full.result.describe(f.source) : f.state
+            let e = try analyzer.explain(target, arguments: [sampleLogs])
+            #expect(e.found, "\(kind)")
+            let told = storyFindings(e)
+            #expect(told.contains { same($0, f) }, "\(kind): the finding itself")
+            if f.state.isEmpty {
+                #expect(e.target == .source(file: full.result.describe(f.source).split(separator: ":").dropLast().joined(), line: f.source.line))
+                continue
+            }
+            // Every finding and session row of the full run with this state.
+            for g in full.findings where g.state == f.state {
+                #expect(told.contains { same($0, g) }, "\(kind): \(g.kind) at \(full.result.describe(g.source))")
+            }
+            let rows = full.sessions.filter { $0.state == f.state }
+            #expect(rows.count == e.sessions.count, "\(kind): one story per session")
+            for row in rows {
+                let story = e.sessions.first { $0.source == row.source }
+                #expect(story?.outcome == row.outcome, "\(kind): outcome of the session at \(full.result.describe(row.source))")
+                #expect(story.map { Set($0.findings.map(\.kind)) } == Set(row.findings), "\(kind): the row's findings")
+            }
+            // Every record of a story was audited in order: times never run back.
+            for s in e.sessions {
+                let times = s.entries.map(\.time)
+                #expect(times == times.sorted(), "\(kind): audit order")
+            }
+        }
+    }
+
+    @Test("a code digest shows both sessions of a code-reuse, each told where the other got it")
+    func codeDigest() throws {
+        let full = try Audit.run([sampleLogs], AuditConfiguration())
+        let reuse = try #require(full.findings.first { $0.kind == .codeReuse })
+        let digest = try #require(reuse.detail.split(separator: " ").map(String.init).first { $0.hasPrefix("sha256:") })
+        let e = try Analyzer(configuration: AuditConfiguration()).explain(digest, arguments: [sampleLogs])
+        #expect(e.target == .digest(digest))
+        #expect(e.sessions.count == 2)
+        let first = e.sessions[0], second = e.sessions[1]
+        #expect(second.findings.contains { same($0, reuse) })
+        #expect(
+            first.entries.contains {
+                $0.decisions.contains { if case .codeSeenAgain(digest, second.state, reuse.source) = $0 { true } else { false } }
+            })
+        #expect(
+            second.entries.contains {
+                $0.decisions.contains { if case .codeFirstReturned(digest, first.state, _) = $0 { true } else { false } }
+            })
+        // The first session received it without a finding of its own for it.
+        #expect(!first.findings.contains { $0.kind == .codeReuse })
+    }
+
+    @Test("a return outside any session is found by FILE:LINE and by its state; unknown text matches nothing")
+    func outside() throws {
+        let full = try Audit.run([sampleLogs], AuditConfiguration())
+        let unknown = try #require(full.findings.first { $0.kind == .unknownState })
+        let analyzer = Analyzer(configuration: AuditConfiguration())
+        let byLine = try analyzer.explain(full.result.describe(unknown.source), arguments: [sampleLogs])
+        #expect(byLine.sessions.isEmpty && byLine.outside.count == 1)
+        #expect(byLine.outside.first?.source == unknown.source)
+        let byState = try analyzer.explain(unknown.state, arguments: [sampleLogs])
+        #expect(storyFindings(byState).contains { same($0, unknown) })
+        let none = try analyzer.explain("no-such-state-anywhere", arguments: [sampleLogs])
+        #expect(!none.found)
+        // A line that is no flip record matches nothing.
+        #expect(try !analyzer.explain(full.result.describe(SourceRef(file: 0, line: 1_000_000)), arguments: [sampleLogs]).found)
+    }
+
+    @Test("decisions: a repeated request joins, a second return is counted, an expiry closes, a 503 fails")
+    func decisions() throws {
+        let dir = temporaryDirectory()
+        let log = writeLog(
+            [
+                combined(0, authorize(state: "A"), 200),
+                combined(5, authorize(state: "A"), 200),
+                combined(9, "/oauth/consent", 302, location: "\(opa)?code=SECRETCODE1&state=A"),
+                combined(12, "/oauth/consent", 302, location: "\(opa)?code=SECRETCODE2&state=A"),
+                combined(20, authorize(state: "B"), 503),
+            ], named: "access.log", in: dir)
+        let analyzer = Analyzer(configuration: AuditConfiguration())
+        let a = try analyzer.explain("A", arguments: [log])
+        #expect(a.sessions.count == 1)
+        let decisions = a.sessions[0].entries.flatMap(\.decisions).map { ExplainReport.decisionName($0) }
+        #expect(decisions.prefix(4) == ["opened", "joined", "returned", "returned"])
+        #expect(decisions.contains("finding") && decisions.last == "closed")
+        #expect(a.sessions[0].findings.map(\.kind) == [.duplicateReturn])
+        let text = ExplainReport.text(a)
+        #expect(!text.contains("SECRETCODE"))
+        #expect(text.contains("sha256:"))
+        let json = try ExplainReport.json(a)
+        #expect(!json.contains("SECRETCODE"))
+        let b = try analyzer.explain("B", arguments: [log])
+        #expect(b.sessions[0].outcome == .failed)
+        #expect(b.sessions[0].entries.flatMap(\.decisions).map { ExplainReport.decisionName($0) }.prefix(2) == ["opened", "failed"])
+    }
+
+    @Test("closed early under --max-sessions, closed by a new request after its return, and carried out: each said")
+    func closings() throws {
+        let dir = temporaryDirectory()
+        let log = writeLog(
+            [
+                combined(0, authorize(state: "E"), 200),
+                combined(1, authorize(state: "F"), 302, location: "\(opa)?code=C1&state=F"),
+                combined(2, authorize(state: "F"), 302, location: "\(opa)?code=C2&state=F"),
+            ], named: "access.log", in: dir)
+        var config = AuditConfiguration()
+        config.maxSessions = 1
+        let evicted = try Analyzer(configuration: config).explain("E", arguments: [log])
+        #expect(evicted.sessions.map(\.outcome) == [.closedEarly])
+        let closed = evicted.sessions[0].entries.flatMap(\.decisions).compactMap { if case .closed(_, let why) = $0 { why } else { nil } }
+        #expect(closed == [TraceStep.Closing.evicted.rawValue])
+        let f = try Analyzer(configuration: AuditConfiguration()).explain("F", arguments: [log])
+        #expect(f.sessions.count == 2)
+        #expect(f.sessions[0].entries.flatMap(\.decisions).contains { if case .closed(.code, "state used again") = $0 { true } else { false } })
+        #expect(f.sessions[1].findings.map(\.kind) == [.stateReuse])
+        // With a checkpoint, a session still open at the end is carried out, not closed.
+        var keyed = AuditConfiguration()
+        keyed.fingerprint = .keyed(Fingerprint.newKey())
+        let carried = try Analyzer(configuration: keyed).explain("E", arguments: [log], carried: nil)
+        #expect(carried.sessions[0].outcome == .pending)
+        let start = try #require(try Analyzer(configuration: keyed).run([writeLog([combined(0, "/", 200)], named: "a.log", in: dir)], carry: true).checkpoint)
+        let open = try Analyzer(configuration: keyed).explain("E", arguments: [log], carried: start)
+        #expect(open.sessions[0].outcome == nil)
+        #expect(ExplainReport.decisionName(open.sessions[0].entries.last!.decisions.last!) == "carried-out")
+        #expect(ExplainReport.text(open).contains("outcome open (carried out)"))
+    }
+
+    @Test("text from logs is escaped in the story; the JSON is the same story as data")
+    func escaped() throws {
+        let dir = temporaryDirectory()
+        let evil = "x\u{1B}[31mred"
+        let log = writeLog([combined(0, authorize(state: evil), 302, location: "\(opa)?error=bad%1B%5B2J&state=\(enc(evil))")], named: "a.log", in: dir)
+        let e = try Analyzer(configuration: AuditConfiguration()).explain(evil, arguments: [log])
+        #expect(e.found)
+        let text = ExplainReport.text(e)
+        #expect(!text.unicodeScalars.contains("\u{1B}"))
+        let json = try ExplainReport.json(e)
+        let doc = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        let sessions = try #require(doc["sessions"] as? [[String: Any]])
+        #expect(sessions.count == 1)
+        #expect(sessions[0]["state"] as? String == evil)
+        let kinds = (sessions[0]["findings"] as? [[String: Any]])?.compactMap { $0["kind"] as? String }
+        #expect(kinds == e.sessions[0].findings.map(\.kind.rawValue))
+    }
+
+    @Test("with the checkpoint, a session carried in is told from its carrying in to the outcome the chained run wrote")
+    func carried() throws {
+        var config = AuditConfiguration()
+        config.fingerprint = .keyed(Fingerprint.newKey())
+        let first = try Analyzer(configuration: config).run([sampleLogs], carry: true)
+        var checkpoint = try #require(first.checkpoint)
+        checkpoint.key = config.fingerprint.keyBytes ?? []
+        let carried = try #require(checkpoint.sessions.first { !$0.state.isEmpty })
+        let rows = RowCollector()
+        _ = try Analyzer(configuration: config).run([sampleLogs + "-next"], rows: [rows], carry: true, carried: checkpoint)
+        let row = rows.sessions.first { $0.state == carried.state }
+        let e = try Analyzer(configuration: config).explain(carried.state, arguments: [sampleLogs + "-next"], carried: checkpoint)
+        let story = try #require(e.sessions.first)
+        #expect(ExplainReport.decisionName(story.entries[0].decisions[0]) == "carried-in")
+        #expect(story.outcome == row?.outcome)
+    }
+}
+
+@Suite("flipaudit explain through the command line")
+struct ExplainCommandTests {
+    @Test("exit status as grep's: 0 found, 1 nothing (said), 2 usage, 3 an input not read completely")
+    func status() throws {
+        let found = try runCLI(["explain", "WyaCFvmDHWtz26-p2vSb3Q", sampleLogs])
+        #expect(found.status == 0)
+        #expect(found.stdout.contains("missing-error-return"))
+        let none = try runCLI(["explain", "no-such-state", sampleLogs])
+        #expect(none.status == 1)
+        #expect(none.stdout.isEmpty && none.stderr.contains("matches no session and no record"))
+        #expect(try runCLI(["explain", "x"]).status == 2)
+        #expect(try runCLI(["explain", "x", sampleLogs, "--session-timeout", "0"]).status == 2)
+        #expect(try runCLI(["explain", "x", sampleLogs, "--checkpoint", temporaryDirectory() + "/missing"]).status == 2)
+        let broken = try runCLI(["explain", "s1", fixture("truncated.log.gz")])
+        #expect(broken.status == 3)
+        let json = try runCLI(["explain", "--json", "WyaCFvmDHWtz26-p2vSb3Q", sampleLogs])
+        #expect(json.status == 0)
+        let doc = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        #expect((doc?["sessions"] as? [Any])?.count == 1)
+        #expect(try runCLI(["explain", "--help"]).status == 0)
+    }
+
+    @Test("with --checkpoint it takes no lock and writes nothing")
+    func readOnly() throws {
+        let dir = temporaryDirectory()
+        let checkpoint = dir + "/cp"
+        #expect(try runCLI([sampleLogs, "--checkpoint", checkpoint, "--quiet"]).status == 0)
+        let before = try Data(contentsOf: URL(fileURLWithPath: checkpoint))
+        let lockBefore = FileManager.default.fileExists(atPath: checkpoint + ".lock")
+        let run = try runCLI(["explain", "no-such-state", sampleLogs + "-next", "--checkpoint", checkpoint])
+        #expect(run.status == 1)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: checkpoint)) == before)
+        #expect(FileManager.default.fileExists(atPath: checkpoint + ".lock") == lockBefore)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).sorted() == (lockBefore ? ["cp", "cp.lock"] : ["cp"]))
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+import Testing
+
+@testable import Audit
+@testable import Command
+@testable import Parsing
+@testable import Reading
+@testable import Reports
+@testable import Rules
+
+/// docs/contract.md §6: the summary shows findings first, then inputs,
+/// outcomes and the error types, whose per-period part is one line per
+/// period (the latest `periodLimit`) with its most frequent values.
+@Suite("Summary order")
+struct SummaryOrderTests {
+    @Test("findings first; error types per period in one line each, with the period's total and top values")
+    func order() throws {
+        var configuration = AuditConfiguration()
+        configuration.bucket = .hour
+        let result = try Audit.run(samplePaths(), configuration).result
+        var report = TerminalReport(color: false)
+        // The samples span more hours than that: the latest 2 are shown.
+        report.periodLimit = 2
+        let text = report.render(result)
+        let headings = text.split(separator: "\n").filter { $0.first.map { $0.isUppercase } ?? false }.map { String($0.prefix { $0 != " " }) }
+        #expect(headings == ["FINDINGS", "INPUT", "SESSIONS", "ERROR", "LATENCY", "NOTES"])
+
+        // Totals per hour, from the error_distribution rows' `*` totals.
+        var totals: [String: Int] = [:]
+        for row in result.statistics.errorDistributionRows where row.error == "*" { totals[row.period, default: 0] += row.count }
+        let periods = totals.keys.sorted()
+        #expect(periods.count > report.periodLimit)
+        let lines = text.split(separator: "\n").map(String.init)
+        let start = try #require(lines.firstIndex { $0.contains("by period (UTC)") })
+        let shown = lines[(start + 1)...].prefix { $0.hasPrefix("    2") }
+        #expect(shown.count == report.periodLimit)
+        for (line, period) in zip(shown, periods.suffix(report.periodLimit)) {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            #expect(fields[0] == Substring(period) && period.hasSuffix(":00:00Z"))
+            #expect(Int(fields[1]) == totals[period])
+        }
+        #expect(lines[start + 1 + shown.count] == "    … \(periods.count - report.periodLimit) earlier periods")
+        // The per-group detail rows are in error_distribution.csv, not here.
+        #expect(!text.contains("by period, app and environment"))
+    }
+}
