@@ -166,12 +166,11 @@ package final class Analyzer {
         if let carried { configuration.lateBefore = carried.watermark - AuditConfiguration.reorderWindow }
         // One input and no checkpoint: no record can be a duplicate.
         configuration.keysLines = carry || inputs.count > 1
-        let scanners = ScannerPool(configuration: configuration)
         for note in resolution.notes { warn(note) }
         for (name, error) in problems { warn("\(name): \(error)") }
         shown = []
         let handOn = Carry(on: carry, from: carried, digests: digests, started: started)
-        let ranked = Ranked(inputs: inputs, startTimes: startTimes, scanners: scanners, configuration: configuration)
+        let ranked = Ranked(inputs: inputs, startTimes: startTimes, configuration: configuration)
         if !configuration.alwaysSort && inputs.allSatisfy(Self.canReread) {
             switch pass(ranked, problems: problems, rows: rows, sorted: false, carry: handOn, explainer: explainer) {
             case .done(let result): return result
@@ -198,7 +197,7 @@ package final class Analyzer {
         _ files: [InputFile], configuration: AuditConfiguration, scanners: ScannerPool
     ) -> (inputs: [InputFile], startTimes: [Int64?]) {
         let look = { @Sendable (file: InputFile) in
-            InputPipeline.firstRecordTime(file, configuration: configuration, scanners: scanners)
+            FirstRecord.time(of: file, configuration: configuration, scanners: scanners)
         }
         let times = configuration.parallel ? WorkerThread.map(files, look) : files.map(look)
         // The catalog lists files by name: a stable sort keeps that order
@@ -211,7 +210,6 @@ package final class Analyzer {
     private struct Ranked {
         var inputs: [InputFile]
         var startTimes: [Int64?]
-        var scanners: ScannerPool
         var configuration: AuditConfiguration
     }
 
@@ -257,22 +255,20 @@ package final class Analyzer {
         let configuration = ranked.configuration
         let progress = self.progress
         let totalBytes = progress == nil ? nil : Self.totalSize(inputs)
-        let scanners = ranked.scanners
-        let readAhead = ReadAhead()
-        defer { readAhead.cancel() }
-        func feed(_ index: Int, alone: Bool) -> EventFeed {
-            let file = inputs[index]
-            let report = progress.map { p in
-                { @Sendable (bytes: UInt64) in
+        let feed = Self.feed(
+            inputs, configuration: configuration, alone: sorted || inputs.count == 1,
+            progress: progress.map { p in
+                { @Sendable (index: Int, bytes: UInt64) in
                     p(
                         Progress(
-                            file: file.displayName, fileNumber: index + 1, fileCount: inputs.count, compressedBytes: bytes,
-                            finished: false, totalBytes: totalBytes))
+                            file: inputs[index].displayName, fileNumber: index + 1, fileCount: inputs.count,
+                            compressedBytes: bytes, finished: false, totalBytes: totalBytes))
                 }
-            }
-            return Self.feed(
-                file, index: index, configuration: configuration, scanners: scanners, readAhead: readAhead, alone: alone,
-                progress: report)
+            })
+        // Its threads end with the pass, whichever way it ends.
+        defer { feed.stop() }
+        func source(_ index: Int) -> InputFeed {
+            InputFeed(feed, index: index, file: inputs[index], format: configuration.format)
         }
 
         let collector = ResultCollector(bucket: configuration.bucket)
@@ -315,7 +311,9 @@ package final class Analyzer {
                 budget: configuration.sortBudget, allowlist: configuration.allowlist,
                 fingerprint: configuration.fingerprint, warn: warn)
             for index in inputs.indices {
-                let source = feed(index, alone: true)
+                let source = source(index)
+                // The next input is read ahead while this one is sorted.
+                if index + 1 < inputs.count { feed.open(index + 1) }
                 reading: while true {
                     switch source.next() {
                     case .batch(let batch):
@@ -334,7 +332,7 @@ package final class Analyzer {
             }
         } else {
             let merge = TimeOrderedMerge(
-                feeds: inputs.indices.map { feed($0, alone: inputs.count == 1) }, startTimes: ranked.startTimes,
+                feeds: inputs.indices.map(source), startTimes: ranked.startTimes,
                 onBatch: onBatch, onEnd: onEnd)
             while let event = merge.next() {
                 guard duplicates.admits(event) else { continue }
@@ -403,23 +401,22 @@ package final class Analyzer {
 }
 
 extension Analyzer {
-    /// How input `index` is read. A single input is read by two threads
-    /// sharing the work, with up to 64 pieces of 256 KiB between zlib and
-    /// the audit; inputs read side by side each get a reader thread and a
-    /// zlib thread; without `parallel`, all on the calling thread.
+    /// The feed that reads `inputs`: a pool of worker threads, one fewer
+    /// than the cores (the audit thread works too), or none without
+    /// `parallel`. Read `alone` (one input, or one after another), an
+    /// input gets up to 64 pieces of 256 KiB between cutting and the
+    /// audit; read side by side, 16 each.
     static func feed(
-        _ file: InputFile, index: Int, configuration: AuditConfiguration, scanners: ScannerPool, readAhead: ReadAhead,
-        alone: Bool, progress: (@Sendable (UInt64) -> Void)?
-    ) -> EventFeed {
-        guard configuration.parallel else {
-            return DirectFeed(file: file, index: index, configuration: configuration, scanners: scanners, progress: progress)
-        }
-        let pieceBytes = max(LogFileReader.bufferSize, 2 * PieceCutter.minimumBuffer(maxLine: configuration.maxLine))
-        return alone
-            ? SharedFeed(file: file, index: index, configuration: configuration, depth: 64, bufferSize: pieceBytes, progress: progress)
-            : ThreadedFeed(
-                file: file, index: index, configuration: configuration, scanners: scanners, readAhead: readAhead,
-                prefetchDepth: 4, progress: progress)
+        _ inputs: [InputFile], configuration: AuditConfiguration, alone: Bool, firstRank: Int = 0,
+        progress: (@Sendable (Int, UInt64) -> Void)?
+    ) -> Feed<PieceScanner> {
+        let workers = configuration.parallel ? max(1, ProcessInfo.processInfo.activeProcessorCount - (alone ? 1 : 0)) : 0
+        let shape = Feed<PieceScanner>.Shape(
+            workers: workers, depth: alone ? 64 : 16, buffers: alone ? 8 : 4,
+            pieceBytes: max(LogFileReader.bufferSize, 2 * PieceCutter.minimumBuffer(maxLine: configuration.maxLine)))
+        return Feed(
+            inputs: inputs, maxLine: configuration.maxLine, shape: shape,
+            makeScanner: { PieceScanner(configuration: configuration, firstRank: firstRank) }, progress: progress)
     }
 
     /// The sizes of the inputs added up, or nil when one is not a regular

@@ -131,7 +131,7 @@ struct ManyInputsTests {
         let count = 40
         let state = HandOff(0)
         for _ in 0..<count {
-            WorkerThread.scan.start {
+            WorkerThread.read.start {
                 state.change { $0 += 1 }
                 _ = state.wait(for: { $0 >= count ? true : nil }, until: { $0 >= count })
             }
@@ -139,7 +139,7 @@ struct ManyInputsTests {
         #expect(state.wait(for: { $0 >= count ? $0 : nil }, until: { $0 >= count }) == count)
         // And again, on the threads the first round left idle.
         let again = HandOff(0)
-        for _ in 0..<count { WorkerThread.scan.start { again.change { $0 += 1 } } }
+        for _ in 0..<count { WorkerThread.read.start { again.change { $0 += 1 } } }
         #expect(again.wait(for: { $0 >= count ? $0 : nil }, until: { $0 >= count }) == count)
     }
 }

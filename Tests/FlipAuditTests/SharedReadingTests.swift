@@ -71,7 +71,7 @@ func framingLog(maxLine: Int, repeats: Int) -> [UInt8] {
     return out
 }
 
-@Suite("Reading one input on two threads")
+@Suite("Reading one input with any number of threads")
 struct SharedReadingTests {
     static let maxLine = 600
 
@@ -82,24 +82,70 @@ struct SharedReadingTests {
         return c
     }
 
-    /// The reference reading of `file`, on the calling thread.
-    func direct(_ file: InputFile, _ configuration: AuditConfiguration) -> DirectFeed {
-        DirectFeed(file: file, index: 0, configuration: configuration, scanners: ScannerPool(configuration: configuration), progress: nil)
+    /// The reference reading of `file`, written here without the feed:
+    /// the reader's chunks split into lines as they come, on the calling
+    /// thread, every event built with its line.
+    func direct(_ file: InputFile, _ configuration: AuditConfiguration) -> [String] {
+        var assembler = ScanAssembler(file: file, format: configuration.format)
+        var batches: [EventBatch] = []
+        let reader: LogFileReader
+        do {
+            reader = try LogFileReader(path: file.path)
+        } catch {
+            return drain(Ended(assembler.finish(end: nil, failure: error, emit: { batches.append($0) }), batches))
+        }
+        var splitter = LineSplitter(maxLine: configuration.maxLine)
+        var scanner = try! LineScanner(fileIndex: 0, configuration: configuration)
+        scanner.linesBefore = 0
+        var failure: InputError?
+        do {
+            while let chunk = try reader.nextChunk() {
+                splitter.feed(chunk, to: &scanner)
+                assembler.add(scanner.take(), emit: { batches.append($0) })
+            }
+            splitter.finish(to: &scanner)
+        } catch {
+            failure = error
+            if let cut = splitter.discardPartialLine() { scanner.cutOff(bytes: cut) }
+        }
+        assembler.add(scanner.take(), emit: { batches.append($0) })
+        let end = assembler.finish(end: InputEnd(reader), failure: failure, emit: { batches.append($0) })
+        return drain(Ended(end, batches))
+    }
+
+    /// Batches already read, then their input's end, as a feed.
+    final class Ended: EventFeed {
+        private var items: [FeedItem]
+        init(_ end: FileScan, _ batches: [EventBatch]) { items = batches.map { .batch($0) } + [.end(end)] }
+        func next() -> FeedItem { items.removeFirst() }
+        func prepare() {}
+    }
+
+    /// `file` read by a feed with `workers` threads besides the caller.
+    func feed(
+        _ file: InputFile, _ configuration: AuditConfiguration, workers: Int = 2, depth: Int,
+        bufferSize: Int = LogFileReader.bufferSize
+    ) -> [String] {
+        let feed = Feed(
+            inputs: [file], maxLine: configuration.maxLine,
+            shape: .init(workers: workers, depth: depth, buffers: 8, pieceBytes: bufferSize),
+            makeScanner: { PieceScanner(configuration: configuration) })
+        defer { feed.stop() }
+        return drain(InputFeed(feed, index: 0, file: file, format: configuration.format))
     }
 
     /// Compares the two readings; returns the single-threaded one.
     @discardableResult
     func compare(_ path: String, _ configuration: AuditConfiguration, bufferSizes: [Int], depths: [Int] = [2, 3, 8]) -> [String] {
         let file = InputFile(displayName: (path as NSString).lastPathComponent, path: path)
-        let reference = drain(direct(file, configuration))
+        let reference = direct(file, configuration)
         #expect(reference.count >= 2)
         for size in bufferSizes {
             for depth in depths {
-                let shared = drain(
-                    SharedFeed(
-                        file: file, index: 0, configuration: configuration, depth: depth,
-                        bufferSize: size, progress: nil))
-                #expect(shared == reference, "buffer \(size), depth \(depth): \(file.displayName)")
+                for workers in [0, 1, 2] {
+                    let read = feed(file, configuration, workers: workers, depth: depth, bufferSize: size)
+                    #expect(read == reference, "buffer \(size), depth \(depth), \(workers) workers: \(file.displayName)")
+                }
             }
         }
         return reference
@@ -145,7 +191,7 @@ struct SharedReadingTests {
         let path = writeBytes(bytes, named: "mixed.log", in: dir)
         compare(path, configuration(), bufferSizes: [Self.maxLine + 2, 600], depths: [2, 8])
         let file = InputFile(displayName: "mixed.log", path: path)
-        let last = drain(SharedFeed(file: file, index: 0, configuration: configuration(), depth: 8, bufferSize: 600, progress: nil))
+        let last = feed(file, configuration(), depth: 8, bufferSize: 600)
         #expect(last.contains { $0.contains("format: \"mixed\"") })
         #expect(last.contains { $0.contains("records: 600,") && $0.contains("malformedLines: 1,") })
     }
@@ -153,8 +199,8 @@ struct SharedReadingTests {
     @Test("a missing input ends at once with its error, as on one thread")
     func missing() {
         let file = InputFile(displayName: "gone.log", path: "/nonexistent/flipaudit/gone.log")
-        let shared = drain(SharedFeed(file: file, index: 0, configuration: configuration(), depth: 4, progress: nil))
-        #expect(shared == drain(direct(file, configuration())))
+        let shared = feed(file, configuration(), depth: 4)
+        #expect(shared == direct(file, configuration()))
         #expect(shared.last == "gone.log: no such file or directory")
     }
 }

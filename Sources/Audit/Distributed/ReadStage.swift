@@ -52,9 +52,9 @@ package enum ReadStage {
     static func read(
         _ file: InputFile, rank: Int, job: String, configuration: AuditConfiguration, output: StageOutput
     ) throws(OutputError) -> FileFacts {
-        let feed = Analyzer.feed(
-            InputFile(displayName: file.displayName, path: file.path), index: rank, configuration: configuration,
-            scanners: ScannerPool(configuration: configuration), readAhead: ReadAhead(), alone: true, progress: nil)
+        let inputs = Analyzer.feed([file], configuration: configuration, alone: true, firstRank: rank, progress: nil)
+        defer { inputs.stop() }
+        let feed = InputFeed(inputs, index: 0, file: file, format: configuration.format)
         var outOfOrder = OutOfOrderCount()
         var firstLocation: Int64?
         var events = LineTally()

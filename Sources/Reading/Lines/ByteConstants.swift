@@ -1,29 +1,29 @@
 /// Named bytes, so that parsers read as what they look for.
 extension UInt8 {
-    package static let newline = UInt8(ascii: "\n")
-    package static let carriageReturn = UInt8(ascii: "\r")
-    package static let tab = UInt8(ascii: "\t")
-    package static let space = UInt8(ascii: " ")
-    package static let quote = UInt8(ascii: "\"")
-    package static let backslash = UInt8(ascii: "\\")
-    package static let openBracket = UInt8(ascii: "[")
-    package static let closeBracket = UInt8(ascii: "]")
-    package static let openBrace = UInt8(ascii: "{")
-    package static let closeBrace = UInt8(ascii: "}")
-    package static let colon = UInt8(ascii: ":")
-    package static let comma = UInt8(ascii: ",")
-    package static let question = UInt8(ascii: "?")
-    package static let ampersand = UInt8(ascii: "&")
-    package static let equals = UInt8(ascii: "=")
-    package static let percent = UInt8(ascii: "%")
-    package static let plus = UInt8(ascii: "+")
-    package static let minus = UInt8(ascii: "-")
-    package static let slash = UInt8(ascii: "/")
-    package static let hash = UInt8(ascii: "#")
-    package static let at = UInt8(ascii: "@")
-    package static let dot = UInt8(ascii: ".")
-    package static let zero = UInt8(ascii: "0")
-    package static let nine = UInt8(ascii: "9")
-    package static let dollar = UInt8(ascii: "$")
-    package static let underscore = UInt8(ascii: "_")
+    @inlinable public static var newline: UInt8 { UInt8(ascii: "\n") }
+    @inlinable public static var carriageReturn: UInt8 { UInt8(ascii: "\r") }
+    @inlinable public static var tab: UInt8 { UInt8(ascii: "\t") }
+    @inlinable public static var space: UInt8 { UInt8(ascii: " ") }
+    @inlinable public static var quote: UInt8 { UInt8(ascii: "\"") }
+    @inlinable public static var backslash: UInt8 { UInt8(ascii: "\\") }
+    @inlinable public static var openBracket: UInt8 { UInt8(ascii: "[") }
+    @inlinable public static var closeBracket: UInt8 { UInt8(ascii: "]") }
+    @inlinable public static var openBrace: UInt8 { UInt8(ascii: "{") }
+    @inlinable public static var closeBrace: UInt8 { UInt8(ascii: "}") }
+    @inlinable public static var colon: UInt8 { UInt8(ascii: ":") }
+    @inlinable public static var comma: UInt8 { UInt8(ascii: ",") }
+    @inlinable public static var question: UInt8 { UInt8(ascii: "?") }
+    @inlinable public static var ampersand: UInt8 { UInt8(ascii: "&") }
+    @inlinable public static var equals: UInt8 { UInt8(ascii: "=") }
+    @inlinable public static var percent: UInt8 { UInt8(ascii: "%") }
+    @inlinable public static var plus: UInt8 { UInt8(ascii: "+") }
+    @inlinable public static var minus: UInt8 { UInt8(ascii: "-") }
+    @inlinable public static var slash: UInt8 { UInt8(ascii: "/") }
+    @inlinable public static var hash: UInt8 { UInt8(ascii: "#") }
+    @inlinable public static var at: UInt8 { UInt8(ascii: "@") }
+    @inlinable public static var dot: UInt8 { UInt8(ascii: ".") }
+    @inlinable public static var zero: UInt8 { UInt8(ascii: "0") }
+    @inlinable public static var nine: UInt8 { UInt8(ascii: "9") }
+    @inlinable public static var dollar: UInt8 { UInt8(ascii: "$") }
+    @inlinable public static var underscore: UInt8 { UInt8(ascii: "_") }
 }

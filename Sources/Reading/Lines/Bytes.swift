@@ -7,13 +7,13 @@
 /// Small byte-range helpers shared by the parsers. Ranges are
 /// `UnsafeRawBufferPointer` views into a line that lives only as long as the
 /// parse; nothing here allocates.
-package enum Bytes {
+public enum Bytes {
     /// Index of the first `byte` at or after `from`. The next sixteen bytes
     /// are compared at once (one load, one compare, a trailing-zero count:
     /// no loop whose exit the branch predictor must guess, no call), which
     /// finds most field ends of a log line; farther on, `memchr`.
-    @inline(__always)
-    package static func find(_ byte: UInt8, in buffer: UnsafeRawBufferPointer, from: Int = 0) -> Int? {
+    @inlinable @inline(__always)
+    public static func find(_ byte: UInt8, in buffer: UnsafeRawBufferPointer, from: Int = 0) -> Int? {
         guard from < buffer.count, let base = buffer.baseAddress else { return nil }
         if from + 16 <= buffer.count {
             let block = base.loadUnaligned(fromByteOffset: from, as: SIMD16<UInt8>.self)
@@ -24,8 +24,8 @@ package enum Bytes {
     }
 
     /// Index of the first `byte` at or after `from`, by `memchr`.
-    @inline(__always)
-    private static func memchrIndex(_ byte: UInt8, in buffer: UnsafeRawBufferPointer, from: Int) -> Int? {
+    @inlinable @inline(__always)
+    static func memchrIndex(_ byte: UInt8, in buffer: UnsafeRawBufferPointer, from: Int) -> Int? {
         guard from < buffer.count, let base = buffer.baseAddress else { return nil }
         guard let hit = memchr(base + from, Int32(byte), buffer.count - from) else { return nil }
         return UnsafeRawPointer(hit) - base
@@ -34,7 +34,7 @@ package enum Bytes {
     /// The first set lane of `mask`, if any: lanes are all-ones or all-zero
     /// bytes, so a word's trailing zero bits over eight count the lanes
     /// before it.
-    @inline(__always)
+    @inlinable @inline(__always)
     static func firstLane(_ mask: SIMDMask<SIMD16<Int8>>) -> Int? {
         let words = unsafeBitCast(mask, to: SIMD2<UInt64>.self)
         if words[0] != 0 { return words[0].trailingZeroBitCount &>> 3 }
@@ -45,15 +45,15 @@ package enum Bytes {
     /// Whether any lane of `mask` is set. Written as two words because
     /// `any(_:)` on a combined mask compiles to a call, and SIMD compares
     /// take vector operands only: a scalar operand compiles lane by lane.
-    @inline(__always)
+    @inlinable @inline(__always)
     static func anyLane(_ mask: SIMDMask<SIMD16<Int8>>) -> Bool {
         let words = unsafeBitCast(mask, to: SIMD2<UInt64>.self)
         return words[0] | words[1] != 0
     }
 
     /// Whether `buffer` holds any of four bytes.
-    @inline(__always)
-    package static func containsAny(_ a: UInt8, _ b: UInt8, _ c: UInt8, _ d: UInt8, in buffer: UnsafeRawBufferPointer) -> Bool {
+    @inlinable @inline(__always)
+    public static func containsAny(_ a: UInt8, _ b: UInt8, _ c: UInt8, _ d: UInt8, in buffer: UnsafeRawBufferPointer) -> Bool {
         guard buffer.count >= 16 else {
             return buffer.contains { $0 == a || $0 == b || $0 == c || $0 == d }
         }
@@ -66,7 +66,7 @@ package enum Bytes {
     /// bytes): thirty-two bytes per step (two blocks' marks OR'd, one
     /// branch), then sixteen, the last step overlapping the one before;
     /// stops at the first step with a mark.
-    @inline(__always)
+    @inlinable @inline(__always)
     static func anyBlock(of buffer: UnsafeRawBufferPointer, _ hits: (SIMD16<UInt8>) -> SIMDMask<SIMD16<Int8>>) -> Bool {
         let base = buffer.baseAddress!
         let count = buffer.count
@@ -85,29 +85,29 @@ package enum Bytes {
     }
 
     /// The sub-range `lower..<upper`, as a view.
-    @inline(__always)
-    package static func slice(_ buffer: UnsafeRawBufferPointer, _ lower: Int, _ upper: Int) -> UnsafeRawBufferPointer {
+    @inlinable @inline(__always)
+    public static func slice(_ buffer: UnsafeRawBufferPointer, _ lower: Int, _ upper: Int) -> UnsafeRawBufferPointer {
         UnsafeRawBufferPointer(rebasing: buffer[lower..<upper])
     }
 
     /// Whether `buffer` holds exactly the ASCII text `literal`.
-    @inline(__always)
-    package static func equals(_ buffer: UnsafeRawBufferPointer, _ literal: StaticString) -> Bool {
+    @inlinable @inline(__always)
+    public static func equals(_ buffer: UnsafeRawBufferPointer, _ literal: StaticString) -> Bool {
         guard buffer.count == literal.utf8CodeUnitCount else { return false }
         if buffer.count == 0 { return true }
         return memcmp(buffer.baseAddress!, literal.utf8Start, buffer.count) == 0
     }
 
     /// Whether `buffer` starts with the ASCII text `literal`.
-    @inline(__always)
+    @inlinable @inline(__always)
     static func hasPrefix(_ buffer: UnsafeRawBufferPointer, _ literal: StaticString) -> Bool {
         guard buffer.count >= literal.utf8CodeUnitCount else { return false }
         return memcmp(buffer.baseAddress!, literal.utf8Start, literal.utf8CodeUnitCount) == 0
     }
 
     /// Whether two views hold the same bytes.
-    @inline(__always)
-    package static func equal(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+    @inlinable @inline(__always)
+    public static func equal(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
         guard a.count == b.count else { return false }
         if a.count == 0 { return true }
         return memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0
@@ -130,14 +130,14 @@ package enum Bytes {
         return false
     }
 
-    @inline(__always)
-    package static func asciiLower(_ b: UInt8) -> UInt8 {
+    @inlinable @inline(__always)
+    public static func asciiLower(_ b: UInt8) -> UInt8 {
         (b >= 65 && b <= 90) ? b | 0x20 : b
     }
 
     /// A non-negative decimal integer, or nil when `buffer` is not all digits.
-    @inline(__always)
-    package static func parseInt(_ buffer: UnsafeRawBufferPointer) -> Int? {
+    @inlinable @inline(__always)
+    public static func parseInt(_ buffer: UnsafeRawBufferPointer) -> Int? {
         guard !buffer.isEmpty, buffer.count <= 18 else { return nil }
         var value = 0
         for b in buffer {
@@ -152,17 +152,17 @@ package enum Bytes {
     /// (so quoted fields may need unescaping). One SIMD pass (`firstMark`)
     /// looks for any of the three; a line that has one (rare) is looked at
     /// again from there to tell which.
-    package struct LineCheck {
-        package var highOrNUL = false
-        package var backslash = false
+    public struct LineCheck {
+        public var highOrNUL = false
+        public var backslash = false
 
         /// A line that holds none of those bytes (`firstMark` says so for a
         /// whole run of lines): nothing to look at.
-        package static let plain = LineCheck()
+        @inlinable public static var plain: LineCheck { LineCheck() }
 
-        private init() {}
+        @usableFromInline init() {}
 
-        package init(_ buffer: UnsafeRawBufferPointer) {
+        public init(_ buffer: UnsafeRawBufferPointer) {
             guard let first = Self.firstMark(in: buffer, from: 0), let base = buffer.baseAddress else { return }
             for i in first..<buffer.count {
                 let b = base.load(fromByteOffset: i, as: UInt8.self)
@@ -175,7 +175,7 @@ package enum Bytes {
         /// or a backslash — a line ending before it needs no `LineCheck` of
         /// its own. Sixty-four bytes per step while nothing is found, then
         /// sixteen; the last step overlaps the one before.
-        static func firstMark(in buffer: UnsafeRawBufferPointer, from: Int) -> Int? {
+        @usableFromInline static func firstMark(in buffer: UnsafeRawBufferPointer, from: Int) -> Int? {
             let count = buffer.count
             guard from < count, let base = buffer.baseAddress else { return nil }
             guard count - from >= 16 else {
@@ -208,8 +208,8 @@ package enum Bytes {
         }
 
         /// The lanes of `v` that are NUL, ≥ 0x80 or a backslash.
-        @inline(__always)
-        private static func marks(_ v: SIMD16<UInt8>) -> SIMDMask<SIMD16<Int8>> {
+        @inlinable @inline(__always)
+        static func marks(_ v: SIMD16<UInt8>) -> SIMDMask<SIMD16<Int8>> {
             (v .== SIMD16<UInt8>(repeating: 0)) .| (v .== SIMD16<UInt8>(repeating: .backslash))
                 .| (SIMD16<Int8>(truncatingIfNeeded: v) .< SIMD16<Int8>(repeating: 0))
         }
@@ -232,8 +232,8 @@ package enum Bytes {
 
     /// A `String` of the bytes, with invalid UTF-8 replaced by U+FFFD. Only
     /// for what is kept.
-    @inline(__always)
-    package static func string(_ buffer: UnsafeRawBufferPointer) -> String {
+    @inlinable @inline(__always)
+    public static func string(_ buffer: UnsafeRawBufferPointer) -> String {
         String(decoding: buffer, as: UTF8.self)
     }
 }

@@ -10,20 +10,20 @@
 ///
 /// Everything here is byte-based and inlined into the framing loops: no
 /// String, no closure or protocol call per line.
-struct LineFraming: ~Copyable {
+@usableFromInline final class LineFraming {
     /// Longest line accepted, in bytes (without the line end).
-    let maxLine: Int
+    @usableFromInline let maxLine: Int
 
     /// A carried line that fits, or nothing while it is over-long.
     private let held: UnsafeMutableRawBufferPointer
-    private var heldCount = 0
+    @usableFromInline var heldCount = 0
     /// Inside an over-long carried line: its length so far.
-    private var overlongLength: Int?
+    @usableFromInline var overlongLength: Int?
     /// The last byte carried, while the carried line is over-long.
     private var lastByte: UInt8 = 0
 
     /// How a carried line ended.
-    enum Carried {
+    @usableFromInline enum Carried {
         /// No line was carried.
         case none
         /// The line as carried (a `\r` of its line end still on it); valid
@@ -33,7 +33,7 @@ struct LineFraming: ~Copyable {
         case overlong(length: Int)
     }
 
-    init(maxLine: Int) {
+    @usableFromInline init(maxLine: Int) {
         self.maxLine = maxLine
         // A pooled read buffer when it is large enough: every input frames
         // its lines, and a folder of small files would fault in a fresh
@@ -48,13 +48,13 @@ struct LineFraming: ~Copyable {
     static func carryLimit(maxLine: Int) -> Int { max(maxLine + 1, 1) }
 
     /// A line is being carried (held or measured).
-    var isCarrying: Bool { heldCount > 0 || overlongLength != nil }
+    @inlinable var isCarrying: Bool { heldCount > 0 || overlongLength != nil }
 
     /// The line being carried is over-long.
     var isOverlong: Bool { overlongLength != nil }
 
     /// The carried line goes on with `bytes`.
-    mutating func carry(_ bytes: UnsafeRawBufferPointer) {
+    @usableFromInline func carry(_ bytes: UnsafeRawBufferPointer) {
         if let last = bytes.last { lastByte = last }
         if let long = overlongLength {
             overlongLength = long + bytes.count
@@ -69,7 +69,7 @@ struct LineFraming: ~Copyable {
 
     /// The carried line has ended (a line end follows it, or the input's
     /// end): what it was. Nothing is carried afterwards.
-    mutating func endCarried() -> Carried {
+    @usableFromInline func endCarried() -> Carried {
         defer {
             heldCount = 0
             overlongLength = nil
@@ -82,7 +82,7 @@ struct LineFraming: ~Copyable {
     /// Copies a held carried line to `destination` (the start of the next
     /// buffer) and carries it no more; its length. Nothing is copied while
     /// the carried line is over-long: it stays measured.
-    mutating func moveHeld(to destination: UnsafeMutableRawPointer) -> Int {
+    func moveHeld(to destination: UnsafeMutableRawPointer) -> Int {
         let count = heldCount
         if count > 0 { destination.copyMemory(from: held.baseAddress!, byteCount: count) }
         heldCount = 0
@@ -91,7 +91,7 @@ struct LineFraming: ~Copyable {
 
     /// Drops the carried line (the input was cut off in it): its length as
     /// carried, or nil when there was none.
-    mutating func dropCarried() -> Int? {
+    @usableFromInline func dropCarried() -> Int? {
         defer {
             heldCount = 0
             overlongLength = nil
@@ -103,7 +103,7 @@ struct LineFraming: ~Copyable {
     /// A line without its line end's `\r`, if it has one (`line` comes
     /// without its `\n`).
     @inline(__always)
-    static func content(_ line: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+    @inlinable static func content(_ line: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
         let count = line.count
         if count > 0 && line[count - 1] == .carriageReturn { return UnsafeRawBufferPointer(start: line.baseAddress, count: count - 1) }
         return line

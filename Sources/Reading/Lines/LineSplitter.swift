@@ -5,7 +5,7 @@
 #endif
 
 /// Receives the lines a `LineSplitter` finds.
-package protocol LineSink {
+public protocol LineSink {
     /// A complete line without its `\n` (and without a `\r` before it). The
     /// bytes are valid only during the call. `plain` says that the line has
     /// no NUL byte, no byte ≥ 0x80 and no backslash (found by one pass
@@ -20,20 +20,22 @@ package protocol LineSink {
 /// not plain — see `LineSink.line`). A line that spans two chunks is
 /// carried by its `LineFraming`: held up to `maxLine` bytes, counted and
 /// skipped as it streams past when longer.
-package struct LineSplitter: ~Copyable {
+public struct LineSplitter: ~Copyable {
     /// Longest line accepted, in bytes (without the line end).
-    package var maxLine: Int { framing.maxLine }
+    public var maxLine: Int { framing.maxLine }
     /// Lines seen so far (the number of the last line handed out).
-    package private(set) var lineCount = 0
+    public var lineCount: Int { lines }
+    /// Lines handed out so far.
+    @usableFromInline var lines = 0
 
-    private var framing: LineFraming
+    @usableFromInline var framing: LineFraming
 
-    package init(maxLine: Int) {
+    public init(maxLine: Int) {
         framing = LineFraming(maxLine: maxLine)
     }
 
     /// Splits `chunk`, handing every complete line to `sink`.
-    package mutating func feed<Sink: LineSink>(_ chunk: UnsafeRawBufferPointer, to sink: inout Sink) {
+    @inlinable public mutating func feed<Sink: LineSink>(_ chunk: UnsafeRawBufferPointer, to sink: inout Sink) {
         guard let base = chunk.baseAddress else { return }
         var start = 0
         let end = chunk.count
@@ -58,17 +60,17 @@ package struct LineSplitter: ~Copyable {
     }
 
     /// Hands out a last line that has no newline after it.
-    package mutating func finish<Sink: LineSink>(to sink: inout Sink) {
+    @inlinable public mutating func finish<Sink: LineSink>(to sink: inout Sink) {
         emitCarried(to: &sink)
     }
 
     /// Drops a partial last line (when the input was cut off) and tells how
     /// many bytes it had, or `nil` when there was none.
-    package mutating func discardPartialLine() -> Int? {
+    public mutating func discardPartialLine() -> Int? {
         framing.dropCarried()
     }
 
-    private mutating func emitCarried<Sink: LineSink>(to sink: inout Sink) {
+    @inlinable mutating func emitCarried<Sink: LineSink>(to sink: inout Sink) {
         switch framing.endCarried() {
         case .none:
             break
@@ -76,18 +78,18 @@ package struct LineSplitter: ~Copyable {
             // Its start came from an earlier chunk: nothing is known of it.
             emit(line, plain: false, to: &sink)
         case .overlong(let length):
-            lineCount += 1
-            sink.overlongLine(number: lineCount, length: length)
+            lines += 1
+            sink.overlongLine(number: lines, length: length)
         }
     }
 
-    private mutating func emit<Sink: LineSink>(_ line: UnsafeRawBufferPointer, plain: Bool, to sink: inout Sink) {
-        lineCount += 1
+    @inlinable mutating func emit<Sink: LineSink>(_ line: UnsafeRawBufferPointer, plain: Bool, to sink: inout Sink) {
+        lines += 1
         let content = LineFraming.content(line)
         if content.count > framing.maxLine {
-            sink.overlongLine(number: lineCount, length: content.count)
+            sink.overlongLine(number: lines, length: content.count)
             return
         }
-        sink.line(content, number: lineCount, plain: plain)
+        sink.line(content, number: lines, plain: plain)
     }
 }

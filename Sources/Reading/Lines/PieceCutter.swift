@@ -27,22 +27,32 @@ package final class PieceCutter: @unchecked Sendable {
         package var cutOff: Int?
         /// Why the input stopped early, if it did.
         package var failure: InputError?
-        package var input: InputEnd
+        /// What the reader says of the input; nil when it could not be
+        /// opened.
+        package var input: InputEnd?
     }
 
-    private let reader: LogFileReader
+    private let path: String?
+    /// Opened on the first cut, so that an input not reached yet holds no
+    /// descriptor.
+    private var reader: LogFileReader?
     private var framing: LineFraming
 
+    /// Cuts the file at `path` (standard input for nil).
+    package init(path: String?, maxLine: Int) {
+        self.path = path
+        framing = LineFraming(maxLine: maxLine)
+    }
+
+    /// Cuts what `reader` reads.
     package init(reader: LogFileReader, maxLine: Int) {
+        path = nil
         self.reader = reader
         framing = LineFraming(maxLine: maxLine)
     }
 
-    /// Decoded bytes read so far.
-    var decodedBytes: UInt64 { reader.decodedBytes }
-
     /// Bytes of the input read as stored (compressed for gzip), for progress.
-    package var compressedBytes: UInt64 { reader.compressedBytes }
+    package var compressedBytes: UInt64 { reader?.compressedBytes ?? 0 }
 
     /// The smallest buffer `cut(into:)` accepts: a carried line plus at
     /// least one fresh byte.
@@ -52,6 +62,14 @@ package final class PieceCutter: @unchecked Sendable {
     /// the next piece from it. Call until a piece with an `end` comes back.
     package func cut(into buffer: UnsafeMutableRawBufferPointer) -> Piece {
         precondition(buffer.count >= Self.minimumBuffer(maxLine: framing.maxLine))
+        if reader == nil {
+            do {
+                reader = try LogFileReader(path: path)
+            } catch {
+                return Piece(range: 0..<0, end: PieceEnd(failure: error, input: nil))
+            }
+        }
+        let reader = reader!
         let base = buffer.baseAddress!
         var n = framing.moveHeld(to: base)
         var failure: InputError?

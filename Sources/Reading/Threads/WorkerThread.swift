@@ -11,20 +11,14 @@ import Foundation
 /// and unmaps a stack each time, and the allocator's per-thread caches
 /// start cold.
 package enum WorkerThread {
-    /// `SharedFeed`'s thread: inflates and cuts one input, scans pieces.
+    /// A `Feed`'s worker: inflates and cuts inputs, scans pieces.
     case read
-    /// `ChunkPrefetcher`'s thread: inflates chunks only.
-    case inflate
-    /// `ThreadedFeed`'s thread: splits and scans one input of several.
-    case scan
     /// `WorkerThread.map`'s helper: looks at inputs' first records.
     case look
 
     var name: String {
         switch self {
         case .read: "flipaudit-read"
-        case .inflate: "flipaudit-inflate"
-        case .scan: "flipaudit-scan"
         case .look: "flipaudit-look"
         }
     }

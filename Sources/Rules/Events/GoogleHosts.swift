@@ -1,4 +1,3 @@
-
 /// Google's two redirect hosts.
 package enum GoogleHosts {
     package static let production = "oauth-redirect.googleusercontent.com"

@@ -1,4 +1,3 @@
-
 /// Quoting of log-derived text inside finding details.
 package enum Quote {
     /// `"value"`, shortened to 80 characters.

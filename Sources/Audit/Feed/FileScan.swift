@@ -1,0 +1,16 @@
+import Parsing
+import Reading
+import Rules
+
+/// What one input produced once it is read to its end.
+struct FileScan: Sendable {
+    var accounting: InputAccounting
+    var firstLocationLine: Int64?
+    var latestTime: Int64?
+    var summary: FileSummary
+    /// `NAME: message` when the input could not be read completely.
+    var error: String?
+    /// Messages for standard error, in line order (the first malformed
+    /// lines, then the read error).
+    var warnings: [String]
+}
