@@ -29,6 +29,9 @@ final class GzipInflater {
         case corrupt(String)
     }
 
+    /// The engine built: "isa-l" (the default) or "zlib" (`--traits zlib`).
+    static let engine = String(cString: fa_inflate_engine())
+
     private let inflater: OpaquePointer
 
     /// Sets up the decoder for a gzip member.
