@@ -9,6 +9,13 @@ let package = Package(
         .executable(name: "flipaudit", targets: ["flipaudit"]),
         .library(name: "FlipAuditTestSupport", targets: ["FlipAuditTestSupport"]),
     ],
+    // The gzip decoder: ISA-L (`isal`, the default) or zlib (`--traits zlib`,
+    // which leaves the default out); exactly one.
+    traits: [
+        .trait(name: "isal", description: "Inflate with ISA-L's igzip (libisal-dev)."),
+        .trait(name: "zlib", description: "Inflate with zlib (zlib1g-dev), the reference engine."),
+        .default(enabledTraits: ["isal"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.0.0"),
@@ -17,25 +24,29 @@ let package = Package(
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
-        /// zlib, through a module map that links `z` and a shim for its macros.
-        .systemLibrary(
-            name: "CZlib",
-            pkgConfig: "zlib",
-            providers: [.apt(["zlib1g-dev"])]
-        ),
-        /// libdeflate, for its CRC-32 only: zlib inflates, libdeflate checks
-        /// each member's CRC about four times faster than zlib's own.
-        .systemLibrary(
-            name: "CDeflate",
-            providers: [.apt(["libdeflate-dev"])]
+        /// The gzip decoder behind one small C interface (flipaudit_inflate.h):
+        /// ISA-L's igzip by default, zlib with `--traits zlib` (the
+        /// reference: CI runs the gzip tests with it too). The Swift side
+        /// (GzipInflater) is the same for both. zlib is linked either way:
+        /// the ISA-L engine hands it a damaged member to tell the damage in
+        /// zlib's words.
+        .target(
+            name: "CInflate",
+            cSettings: [
+                .define("FLIPAUDIT_ISAL", .when(traits: ["isal"])),
+                .define("FLIPAUDIT_ZLIB", .when(traits: ["zlib"])),
+            ],
+            linkerSettings: [
+                .linkedLibrary("isal", .when(traits: ["isal"])),
+                .linkedLibrary("z"),
+            ]
         ),
         /// bytes → lines: inputs found, opened and inflated, cut into lines;
         /// the threads that read, and the one way they meet (`HandOff`).
         .target(
             name: "Reading",
             dependencies: [
-                "CZlib",
-                "CDeflate",
+                "CInflate",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ]

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Instructions per line, counted by callgrind (this machine has no hardware
 # counters, and instruction counts do not depend on the machine's noise):
-# flipaudit and the C baseline on the first LINES lines of the benchmark
+# flipaudit and the C baselines (zscan: zlib, isalscan: ISA-L) on the first LINES lines of the benchmark
 # log, on its lines that are not App Flip traffic and on those that are.
 # Startup (an empty input) is taken off. Both threads' instructions count.
 #   bash Benchmarks/instructions.sh              # 100,000 lines
@@ -16,6 +16,7 @@ src="$DATA/one-1000m.log.gz"
 [ -s "$src" ] || { echo "generating $src"; python3 Tools/loggen.py large "$src" --size-mb 1000 --seed 42; }
 [ -n "${NO_BUILD:-}" ] || swift build -c release --static-swift-stdlib -Xswiftc -enforce-exclusivity=unchecked -q
 cc -O2 -o "$DATA/zscan" Benchmarks/baseline/zscan.c -lz
+cc -O2 -o "$DATA/isalscan" Benchmarks/baseline/isalscan.c -lisal
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # valgrind cannot read the release binary's debug sections; a copy without them runs.
@@ -32,17 +33,19 @@ count() {  # instructions of one run: the command and its arguments
 }
 base_flip=$(count "$work/flipaudit" "$work/empty.log.gz" --quiet --csv "$work/out")
 base_c=$(count "$DATA/zscan" "$work/empty.log.gz")
-printf "%-28s %8s %14s %14s %8s\n" "sample" "lines" "flipaudit/line" "C baseline/line" "ratio"
+base_i=$(count "$DATA/isalscan" "$work/empty.log.gz")
+printf "%-28s %8s %14s %12s %8s %12s %8s\n" "sample" "lines" "flipaudit/line" "zscan/line" "ratio" "isalscan/line" "ratio"
 for f in all other flip; do
   n=$(wc -l < "$work/$f.log")
   a=$(count "$work/flipaudit" "$work/$f.log.gz" --quiet --csv "$work/out")
   c=$(count "$DATA/zscan" "$work/$f.log.gz")
-  python3 - "$f" "$n" "$a" "$base_flip" "$c" "$base_c" <<'PY'
+  i=$(count "$DATA/isalscan" "$work/$f.log.gz")
+  python3 - "$f" "$n" "$a" "$base_flip" "$c" "$base_c" "$i" "$base_i" <<'PY'
 import sys
-name, n, a, a0, c, c0 = sys.argv[1], *map(int, sys.argv[2:])
+name, n, a, a0, c, c0, i, i0 = sys.argv[1], *map(int, sys.argv[2:])
 label = {"all": "all lines", "other": "not App Flip", "flip": "App Flip"}[name]
-fa, fc = (a - a0) / n, (c - c0) / n
-print(f"{label:<28} {n:8d} {fa:14.0f} {fc:14.0f} {fa / fc:8.2f}")
+fa, fc, fi = (a - a0) / n, (c - c0) / n, (i - i0) / n
+print(f"{label:<28} {n:8d} {fa:14.0f} {fc:12.0f} {fa / fc:8.2f} {fi:12.0f} {fa / fi:8.2f}")
 PY
 done
-echo "startup: flipaudit $base_flip, C baseline $base_c instructions"
+echo "startup: flipaudit $base_flip, zscan $base_c, isalscan $base_i instructions"

@@ -3,7 +3,7 @@
 #   bash Benchmarks/run.sh            # 2 GB file and two 1 GB files (first run generates them: minutes)
 #   SIZE_MB=200 RUNS=3 bash Benchmarks/run.sh   # a quicker look
 # Generates the logs with Tools/loggen.py (seeded, not committed), builds the
-# C baseline and flipaudit in release mode, then times them alternately.
+# C baselines (zlib and ISA-L) and flipaudit in release mode, then times them alternately.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SIZE_MB=${SIZE_MB:-2000}
@@ -15,7 +15,7 @@ need=()
 command -v hyperfine >/dev/null 2>&1 || need+=(hyperfine)
 [ -x /usr/bin/time ] || need+=(time)
 dpkg -s zlib1g-dev >/dev/null 2>&1 || need+=(zlib1g-dev)
-dpkg -s libdeflate-dev >/dev/null 2>&1 || need+=(libdeflate-dev)
+dpkg -s libisal-dev >/dev/null 2>&1 || need+=(libisal-dev)
 dpkg -s libjemalloc-dev >/dev/null 2>&1 || need+=(libjemalloc-dev)
 if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}"
@@ -30,6 +30,7 @@ b="$DATA/two-b-${half}m.log.gz"
 [ -s "$b" ] || { echo "generating $b"; python3 Tools/loggen.py large "$b" --size-mb "$half" --seed 8; }
 
 cc -O2 -o "$DATA/zscan" Benchmarks/baseline/zscan.c -lz
+cc -O2 -o "$DATA/isalscan" Benchmarks/baseline/isalscan.c -lisal
 swift build -c release --static-swift-stdlib -Xswiftc -enforce-exclusivity=unchecked -q
-python3 Benchmarks/bench.py --runs "$RUNS" --baseline "$DATA/zscan" --flipaudit .build/release/flipaudit \
+python3 Benchmarks/bench.py --runs "$RUNS" --baseline "$DATA/zscan" --isal-baseline "$DATA/isalscan" --flipaudit .build/release/flipaudit \
   --one "$one" --two "$a" "$b" --out "$DATA"

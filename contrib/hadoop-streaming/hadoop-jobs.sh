@@ -10,7 +10,7 @@
 #
 #   BIN          the flipaudit binary (a release build, linked with
 #                --static-swift-stdlib: the worker nodes need only libz,
-#                libdeflate and libjemalloc); shipped to the tasks with
+#                libisal2 and libjemalloc); shipped to the tasks with
 #                -files, unless FLIPAUDIT_ON_NODES names the path where it
 #                is installed on every node
 #   HDFS_WORK    a directory in HDFS that does not exist yet: the jobs'

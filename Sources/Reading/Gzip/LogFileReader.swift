@@ -182,6 +182,19 @@ package final class LogFileReader {
             if inStart == inEnd {
                 try refill()
                 if inStart == inEnd {
+                    if memberOpen {
+                        // The decoder may still hold output of the input it
+                        // took (igzip keeps some when the output space ran
+                        // short): it is handed out before the truncation, so
+                        // what a truncated input gives does not depend on
+                        // the sizes it was read in.
+                        let rest = inflater.inflate(from: UnsafeRawBufferPointer(start: nil, count: 0), into: output)
+                        if rest.produced > 0 {
+                            if rest.status == .memberEnd { memberOpen = false }
+                            decodedBytes += UInt64(rest.produced)
+                            return rest.produced
+                        }
+                    }
                     finished = true
                     if memberOpen { throw .truncated(offset: compressedBytes) }
                     return 0

@@ -3,7 +3,7 @@
 /// scanner (made by the feed's factory), kept for every piece it scans,
 /// whichever input the piece is of; so a scanner is used by one thread at
 /// a time and needs no lock.
-package protocol PieceScanning: AnyObject {
+package protocol PieceScanning: AnyObject, SendableMetatype {
     associatedtype Scan: Sendable
 
     /// Scans `piece` of input `input`, whose bytes are `bytes`.
