@@ -17,8 +17,8 @@ package enum MergeStage {
         plan: JobPlan, configuration: AuditConfiguration, inputs: [LineSource], rows: [RowSink],
         warn: @escaping (String) -> Void
     ) throws -> AuditResult {
-        let collector = ResultCollector(bucket: configuration.bucket)
-        let marks = CodeReuseMarks(sinks: [collector] + rows)
+        var results = ResultStep(inputs: plan.files.count, configuration: configuration, warn: warn)
+        let marks = CodeReuseMarks(sinks: [results.collector] + rows)
         marks.start(inputs: plan.files)
         let order = RowOrder(sinks: [marks], budget: configuration.rowBudget, warn: warn)
         var facts = [FileFacts?](repeating: nil, count: plan.files.count)
@@ -112,23 +112,22 @@ package enum MergeStage {
         for finding in marks.findings { order.finding(finding) }
         order.releaseAll()
 
-        var totals = ReadTotals(inputs: plan.files.count)
         for p in plan.problems {
             warn("\(p.name): \(p.message)")
-            totals.unreadable("\(p.name): \(p.message)")
+            results.unreadable("\(p.name): \(p.message)")
         }
         for case let f? in facts {
-            totals.add(
-                Int(f.rank), accounting: f.accounting, summary: f.summary, warnings: f.warnings, error: f.error, warn: warn)
+            results.add(
+                Int(f.rank),
+                FileScan(
+                    accounting: f.accounting, firstLocationLine: f.firstLocationLine, latestTime: f.latestTime, summary: f.summary,
+                    error: f.error, warnings: f.warnings),
+                warn: warn)
         }
-        if let more = totals.moreMalformed { warn(more) }
-        var (accounting, files, inputErrors) = totals.finished(names: plan.files.map(\.displayName))
-        accounting.duplicateRecords = duplicates
-        return AuditResult(
-            configuration: configuration, inputs: plan.files, accounting: accounting, files: files,
-            inputErrors: inputErrors, findingExamples: collector.examples, statistics: collector.statistics,
-            evictedSessions: 0, unpinnedProjectIDs: unpinned.sorted(),
-            unobservableFiles: unobservable.sorted().map { plan.files[Int($0)].displayName })
+        if let more = results.moreMalformed { warn(more) }
+        return results.result(
+            configuration: configuration, inputs: plan.files, duplicates: duplicates, evictedSessions: 0,
+            unpinnedProjectIDs: Array(unpinned), unobservableFiles: Array(unobservable))
     }
 }
 

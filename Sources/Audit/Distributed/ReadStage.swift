@@ -55,27 +55,16 @@ package enum ReadStage {
         let inputs = Analyzer.feed([file], configuration: configuration, alone: true, firstRank: rank, progress: nil)
         defer { inputs.stop() }
         let feed = InputFeed(inputs, index: 0, file: file, format: configuration.format)
-        var outOfOrder = OutOfOrderCount()
-        var firstLocation: Int64?
         var events = LineTally()
-        while true {
-            switch feed.next() {
-            case .batch(let batch):
-                if let line = batch.firstLocationLine { firstLocation = min(firstLocation ?? line, line) }
-                for event in batch.events {
-                    outOfOrder.see(event.time)
-                    events.add(appendedTo: &output.buffer) { EventLine.encode(event, into: &$0) }
-                }
-                try output.flushIfFull()
-            case .end(let scan):
-                if let line = scan.firstLocationLine { firstLocation = min(firstLocation ?? line, line) }
-                var accounting = scan.accounting
-                accounting.outOfOrderRecords = outOfOrder.count
-                return FileFacts(
-                    rank: Int32(rank), accounting: accounting, summary: scan.summary,
-                    firstLocationLine: firstLocation, latestTime: scan.latestTime, warnings: scan.warnings, error: scan.error,
-                    job: job, events: events)
+        let (scan, step) = try ReadStep.read(feed) { batch throws(OutputError) in
+            for event in batch.events {
+                events.add(appendedTo: &output.buffer) { EventLine.encode(event, into: &$0) }
             }
+            try output.flushIfFull()
         }
+        return FileFacts(
+            rank: Int32(rank), accounting: scan.accounting, summary: scan.summary,
+            firstLocationLine: step.firstLocationLine, latestTime: scan.latestTime, warnings: scan.warnings, error: scan.error,
+            job: job, events: events)
     }
 }

@@ -34,28 +34,23 @@ package enum SessionStage {
         // Identical lines share a key (their state, or their line's
         // fingerprint), so one key's events decide duplicates as one
         // process does.
-        var duplicates = DuplicateFilter(retention: nil, on: plan.files.count > 1)
+        var rules = RuleStep(tracker: tracker, duplicates: DuplicateFilter(retention: nil, on: plan.files.count > 1))
         var any = false
         while let (line, newKey) = try lines.next() {
             let event: FlipEvent
             do { event = try EventLine.decode(line, codec: &codec).event } catch { throw StageError(input, error) }
             guard plan.files.indices.contains(Int(event.source.file)) else { throw StageError(input, "no input of this plan has rank \(event.source.file)") }
             eventsRead[Int(event.source.file), default: LineTally()].add(line)
-            if newKey && any {
-                tracker.finish(endTime: end)
-                tracker.forget()
-                duplicates.forget()
-            }
+            if newKey && any { rules.endKey(at: end) }
             any = true
-            guard duplicates.admits(event) else { continue }
-            tracker.process(event)
+            rules.take(event)
             try output.flushIfFull()
         }
         if any { tracker.finish(endTime: end) }
         rows.written.add(appendedTo: &output.buffer) {
             TrackerFacts(
                 unpinnedProjectIDs: tracker.unpinnedProjectIDs.sorted(), unobservableFiles: tracker.unobservableFiles.sorted(),
-                duplicateRecords: duplicates.count
+                duplicateRecords: rules.duplicates.count
             )
             .encode(into: &$0)
         }

@@ -247,8 +247,8 @@ package final class Analyzer {
         sorted: Bool, carry: Carry, explainer: Explainer?
     ) -> PassEnd {
         let inputs = ranked.inputs
-        var totals = ReadTotals(inputs: inputs.count)
-        for (name, error) in problems { totals.unreadable("\(name): \(error)") }
+        var results = ResultStep(inputs: inputs.count, configuration: ranked.configuration, warn: warn)
+        for (name, error) in problems { results.unreadable("\(name): \(error)") }
         let carriedFiles = carry.from?.files ?? []
         let sourceFiles = inputs + carriedFiles.map { InputFile(displayName: $0, path: nil) }
         for sink in rows { sink.start(inputs: sourceFiles) }
@@ -271,36 +271,34 @@ package final class Analyzer {
             InputFeed(feed, index: index, file: inputs[index], format: configuration.format)
         }
 
-        let collector = ResultCollector(bucket: configuration.bucket)
-        let order = RowOrder(sinks: [collector] + rows, budget: configuration.rowBudget, warn: warn)
+        let order = RowOrder(sinks: [results.collector] + rows, budget: configuration.rowBudget, warn: warn)
         explainer?.start(names: sourceFiles.map(\.displayName), retention: Int64(configuration.reuseWindowSeconds) * 1000)
         let tracker = SessionTracker(
             configuration: configuration, files: inputs.count, sink: order, carried: carry.from, codeReturns: nil,
             trace: explainer.map { e in { e.step($0) } })
-        var duplicates = DuplicateFilter(
-            carried: carry.from?.records ?? [], retention: carry.on ? Int64(configuration.reuseWindowSeconds) * 1000 : nil,
-            on: configuration.keysLines)
+        var rules = RuleStep(
+            tracker: tracker,
+            duplicates: DuplicateFilter(
+                carried: carry.from?.records ?? [], retention: carry.on ? Int64(configuration.reuseWindowSeconds) * 1000 : nil,
+                on: configuration.keysLines))
         var latest: Int64?
         /// Per input, its newest audited record time: the watermark is the
         /// smallest of them.
         var newest = [Int64?](repeating: nil, count: inputs.count)
         let warn = self.warn
         let window = AuditConfiguration.reorderWindow
-        var outOfOrder = [OutOfOrderCount](repeating: OutOfOrderCount(), count: inputs.count)
+        var reads = [ReadStep](repeating: ReadStep(), count: inputs.count)
         func onBatch(_ index: Int, _ batch: EventBatch) {
+            reads[index].see(batch)
             if let line = batch.firstLocationLine { tracker.markLogsLocation(file: Int32(index), line: line) }
-            for event in batch.events { outOfOrder[index].see(event.time) }
         }
         func onEnd(_ index: Int, _ scan: FileScan) {
             progress?(
                 Progress(
                     file: inputs[index].displayName, fileNumber: index + 1, fileCount: inputs.count,
                     compressedBytes: scan.accounting.compressedBytes, finished: true, totalBytes: totalBytes))
-            var counts = scan.accounting
-            counts.outOfOrderRecords = outOfOrder[index].count
-            totals.add(
-                index, accounting: counts, summary: scan.summary, warnings: scan.warnings, error: scan.error,
-                warn: self.shown.insert(index).inserted ? warn : nil)
+            let scan = reads[index].finish(scan)
+            results.add(index, scan, warn: self.shown.insert(index).inserted ? warn : nil)
             if let line = scan.firstLocationLine { tracker.markLogsLocation(file: Int32(index), line: line) }
             if let t = scan.latestTime { latest = max(latest ?? t, t) }
             newest[index] = scan.latestTime
@@ -311,23 +309,17 @@ package final class Analyzer {
                 budget: configuration.sortBudget, allowlist: configuration.allowlist,
                 fingerprint: configuration.fingerprint, warn: warn)
             for index in inputs.indices {
-                let source = source(index)
                 // The next input is read ahead while this one is sorted.
                 if index + 1 < inputs.count { feed.open(index + 1) }
-                reading: while true {
-                    switch source.next() {
-                    case .batch(let batch):
-                        onBatch(index, batch)
-                        for event in batch.events { sort.add(event) }
-                    case .end(let scan):
-                        onEnd(index, scan)
-                        break reading
-                    }
+                let (scan, step) = ReadStep.read(source(index)) { batch in
+                    if let line = batch.firstLocationLine { tracker.markLogsLocation(file: Int32(index), line: line) }
+                    for event in batch.events { sort.add(event) }
                 }
+                reads[index] = step
+                onEnd(index, scan)
             }
             while let event = sort.next() {
-                guard duplicates.admits(event) else { continue }
-                tracker.process(event)
+                rules.take(event)
                 order.release(before: tracker.settledBefore)
             }
         } else {
@@ -335,8 +327,7 @@ package final class Analyzer {
                 feeds: inputs.indices.map(source), startTimes: ranked.startTimes,
                 onBatch: onBatch, onEnd: onEnd)
             while let event = merge.next() {
-                guard duplicates.admits(event) else { continue }
-                tracker.process(event)
+                rules.take(event)
                 order.release(before: tracker.settledBefore)
             }
             if let back = merge.outOfOrder {
@@ -354,7 +345,7 @@ package final class Analyzer {
             var next = tracker.carry(watermark: watermark, names: sourceFiles.map(\.displayName))
             next.key = configuration.fingerprint.keyBytes ?? []
             next.run = (carry.from?.run ?? 0) + 1
-            next.records = duplicates.handedOn(watermark: watermark)
+            next.records = rules.duplicates.handedOn(watermark: watermark)
             let keep = watermark - Int64(configuration.reuseWindowSeconds) * 1000
             next.audited = (carry.from?.audited ?? []).filter { $0.watermark >= keep }
             for file in inputs {
@@ -368,23 +359,19 @@ package final class Analyzer {
         }
         order.releaseAll()
 
-        if let more = totals.moreMalformed, !shown.contains(-1) {
+        if let more = results.moreMalformed, !shown.contains(-1) {
             shown.insert(-1)
             warn(more)
         }
-        var (accounting, files, inputErrors) = totals.finished(names: inputs.map(\.displayName))
-        accounting.duplicateRecords = duplicates.count
         if tracker.evictedSessions > 0 {
             warn(
                 "\(tracker.evictedSessions) session(s) closed early: more than \(configuration.maxSessions) were open at once (--max-sessions); results are not exact"
             )
         }
-        var result = AuditResult(
-            configuration: configuration, inputs: inputs, accounting: accounting, files: files,
-            inputErrors: inputErrors, findingExamples: collector.examples, statistics: collector.statistics,
-            evictedSessions: tracker.evictedSessions,
-            unpinnedProjectIDs: tracker.unpinnedProjectIDs.sorted(),
-            unobservableFiles: tracker.unobservableFiles.sorted().map { inputs[Int($0)].displayName })
+        var result = results.result(
+            configuration: configuration, inputs: inputs, duplicates: rules.duplicates.count,
+            evictedSessions: tracker.evictedSessions, unpinnedProjectIDs: Array(tracker.unpinnedProjectIDs),
+            unobservableFiles: Array(tracker.unobservableFiles))
         result.carriedFiles = carriedFiles
         result.carriedIn = carry.from?.openSessions ?? 0
         result.previousWatermark = carry.from?.watermark

@@ -1,0 +1,47 @@
+import Reading
+import Rules
+
+/// The read stage of one input, as both drivers run it: the input's
+/// batches in line order (from an `EventFeed`), and beside the events what
+/// the rules and the report need of it — records that came out of time
+/// order, the first line that logged a Location field, and the scan's
+/// summary. One process feeds its events to the merge (`Analyzer`) or the
+/// sort; a distributed read writes them as lines (`ReadStage`).
+struct ReadStep {
+    private var outOfOrder = OutOfOrderCount()
+    /// The first line of the input that logged a Location field, as far as
+    /// it has been read.
+    private(set) var firstLocationLine: Int64?
+
+    /// Takes in the next batch.
+    mutating func see(_ batch: EventBatch) {
+        if let line = batch.firstLocationLine { firstLocationLine = min(firstLocationLine ?? line, line) }
+        for event in batch.events { outOfOrder.see(event.time) }
+    }
+
+    /// The input's end: its scan, with the records out of time order
+    /// counted.
+    mutating func finish(_ scan: FileScan) -> FileScan {
+        if let line = scan.firstLocationLine { firstLocationLine = min(firstLocationLine ?? line, line) }
+        var scan = scan
+        scan.accounting.outOfOrderRecords = outOfOrder.count
+        return scan
+    }
+
+    /// Reads `feed` to its end, handing each batch to `batch` once seen;
+    /// the input's end, and the step with what it saw.
+    static func read<Failure: Error>(
+        _ feed: EventFeed, batch: (EventBatch) throws(Failure) -> Void
+    ) throws(Failure) -> (scan: FileScan, step: ReadStep) {
+        var step = ReadStep()
+        while true {
+            switch feed.next() {
+            case .batch(let b):
+                step.see(b)
+                try batch(b)
+            case .end(let scan):
+                return (step.finish(scan), step)
+            }
+        }
+    }
+}
