@@ -1,7 +1,7 @@
 import Reading
 
 /// The query parameters flipaudit reads, by their (decoded) names.
-package enum FlipParam: Int, CaseIterable, Sendable {
+public enum FlipParam: Int, CaseIterable, Sendable {
     case clientID, state, redirectURI, scope, code, error, errorDescription
 
     /// The name as it appears in a URL.
@@ -45,28 +45,28 @@ package enum FlipParam: Int, CaseIterable, Sendable {
 
 /// The flip parameters of one query string: where each first occurs, how
 /// often, all as byte views into the line. Other parameters are skipped.
-package struct FlipQuery {
+public struct FlipQuery {
     /// The raw (still encoded) value of each parameter's first occurrence,
     /// by `FlipParam` raw value (one slot per case; a test pins the count).
-    package var values: [7 of UnsafeRawBufferPointer?] = .init(repeating: nil)
+    @usableFromInline package var values: [7 of UnsafeRawBufferPointer?] = .init(repeating: nil)
     /// How many times each parameter occurs.
-    package var counts: [7 of UInt8] = .init(repeating: 0)
+    @usableFromInline package var counts: [7 of UInt8] = .init(repeating: 0)
     /// Whether any slot is set (most queries have no flip parameter).
-    private var dirty = false
+    @usableFromInline var dirty = false
 
     package init() {}
 
     /// Clears the slots for the next query.
-    package mutating func reset() {
+    @inlinable public mutating func reset() {
         guard dirty else { return }
         values = .init(repeating: nil)
         counts = .init(repeating: 0)
         dirty = false
     }
 
-    package subscript(_ p: FlipParam) -> UnsafeRawBufferPointer? { values[p.rawValue] }
+    @inlinable public subscript(_ p: FlipParam) -> UnsafeRawBufferPointer? { values[p.rawValue] }
 
-    package func has(_ p: FlipParam) -> Bool { counts[p.rawValue] > 0 }
+    @inlinable public func has(_ p: FlipParam) -> Bool { counts[p.rawValue] > 0 }
 
     /// Splits `query` on `&` and records the flip parameters. A name written
     /// with percent escapes (`st%61te`) is decoded before it is matched.

@@ -114,7 +114,7 @@ public enum Bytes {
     }
 
     /// Case-insensitive search for an ASCII needle (lowercase) in `buffer`.
-    package static func containsCaseInsensitive(_ buffer: UnsafeRawBufferPointer, _ needle: StaticString) -> Bool {
+    @inlinable public static func containsCaseInsensitive(_ buffer: UnsafeRawBufferPointer, _ needle: StaticString) -> Bool {
         let n = needle.utf8CodeUnitCount
         guard n > 0, buffer.count >= n else { return n == 0 }
         let first = needle.utf8Start[0]
