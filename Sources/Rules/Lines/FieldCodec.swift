@@ -85,14 +85,26 @@ extension FieldCodec where T == Int64 {
 extension FieldCodec where T == Int {
     /// A decimal number in `range`, refused with `reason` outside it.
     package static func count(in range: ClosedRange<Int64>, _ reason: String = "NAME out of range") -> Self {
-        FieldCodec<Int64>.number.checked(reason, range.contains).mapped(reason, to: { Int($0) }, from: { Int64($0) })
+        Self(
+            write: { n, out in TextFields.number(Int64(n), &out) },
+            read: { field, name throws(Malformed) in
+                let n = try TextFields.number(field, name)
+                guard range.contains(n) else { throw Malformed(reason: reason.replacing("NAME", with: name)) }
+                return Int(n)
+            })
     }
 }
 
 extension FieldCodec where T == UInt64 {
     /// Exactly 16 hex digits, refused with `reason`.
     package static func hex16(_ reason: String) -> Self {
-        FieldCodec<String>.text.mapped(reason, to: { $0.utf8.count == 16 ? UInt64($0, radix: 16) : nil }, from: Checkpoint.hex)
+        Self(
+            write: { key, out in TextFields.text(Checkpoint.hex(key), &out) },
+            read: { field, _ throws(Malformed) in
+                let text = try TextFields.text(field)
+                guard text.utf8.count == 16, let key = UInt64(text, radix: 16) else { throw Malformed(reason: reason) }
+                return key
+            })
     }
 }
 
@@ -125,17 +137,16 @@ extension FieldCodec {
     package static func list<E>(separator: Character, _ reason: String, element: @escaping (Substring) -> E?, text: @escaping (E) -> String)
         -> Self where T == [E]
     {
-        FieldCodec<String>.text.mapped(
-            reason,
-            to: { joined in
+        Self(
+            write: { list, out in TextFields.text(list.map(text).joined(separator: String(separator)), &out) },
+            read: { field, _ throws(Malformed) in
                 var list: [E] = []
-                for part in joined.split(separator: separator) {
-                    guard let e = element(part) else { return nil }
+                for part in try TextFields.text(field).split(separator: separator) {
+                    guard let e = element(part) else { throw Malformed(reason: reason) }
                     list.append(e)
                 }
                 return list
-            },
-            from: { list in list.map(text).joined(separator: String(separator)) })
+            })
     }
 }
 
