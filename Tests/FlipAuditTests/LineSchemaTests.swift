@@ -35,6 +35,18 @@ private struct Visit: Equatable {
         ])
 }
 
+/// A line type whose field is a computed property: no offset to reach it
+/// at, so its key path is applied.
+private struct Minutes {
+    var seconds: Int
+    var minutes: Int {
+        get { seconds / 60 }
+        set { seconds = newValue * 60 }
+    }
+
+    static let schema = LineSchema<Minutes>("minutes", blank: Minutes(seconds: 0), [Field("minutes", \.minutes, .count(in: 0...999))])
+}
+
 private func seed(_ name: String) -> [UInt8] {
     let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fuzz/Corpus/FuzzReadBack").path
@@ -72,6 +84,15 @@ struct LineSchemaTests {
         #expect(String(decoding: empty, as: UTF8.self) == "\t0\t0\t0\t\t\t")
         #expect(try Visit.schema.read(empty[...]) == bare)
         #expect(Visit.schema.columns == 7)
+    }
+
+    @Test("a field that is a computed property is written and read through it")
+    func computed() throws {
+        #expect(MemoryLayout<Minutes>.offset(of: \Minutes.minutes) == nil)
+        var out: [UInt8] = []
+        Minutes.schema.write(Minutes(seconds: 150), into: &out)
+        #expect(out == Array("2".utf8))
+        #expect(try Minutes.schema.read(Array("3".utf8)[...]).seconds == 180)
     }
 
     @Test("a check refuses a value out of range, naming the field")
