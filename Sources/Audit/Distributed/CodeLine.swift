@@ -11,35 +11,41 @@ import Rules
 package enum CodeLine {
     package typealias Malformed = TextFields.Malformed
 
+    /// The fields of a code line.
+    static let schema = LineSchema<CodeReturn>(
+        "code",
+        blank: CodeReturn(
+            key: 0, digest: "", time: 0, source: SourceRef(file: 0, line: 0), session: SourceRef(file: 0, line: 0), state: "",
+            clientID: "", redirectURI: ""),
+        [
+            Field("code key", \.key, fingerprint),
+            Field("time", \.time, .sortTime),
+            Field("source", \.source, .sortSource),
+            Field("session", \.session, .sortSource),
+            Field("state", \.state, .text),
+            Field("client_id", \.clientID, .text),
+            Field("redirect_uri", \.redirectURI, .text),
+            Field("code digest", \.digest, FieldCodec.text.checked("bad NAME", CodeHash.isDigest)),
+        ])
+
+    /// `c:` and the code's fingerprint in 16 hex digits: the shuffle key.
+    private static let fingerprint = FieldCodec<UInt64>(
+        write: { key, out in
+            out.append(contentsOf: "c:".utf8)
+            out.append(contentsOf: Checkpoint.hex(key).utf8)
+        },
+        read: { field, name throws(Malformed) in
+            guard field.count == 18, field.starts(with: "c:".utf8), let key = UInt64(String(decoding: field.dropFirst(2), as: UTF8.self), radix: 16)
+            else { throw Malformed(reason: "bad \(name)") }
+            return key
+        })
+
     package static func encode(_ c: CodeReturn, into out: inout [UInt8]) {
-        out.append(contentsOf: "c:".utf8)
-        out.append(contentsOf: Checkpoint.hex(c.key).utf8)
-        out.append(.tab)
-        SortFields.time(c.time, &out)
-        out.append(.tab)
-        SortFields.source(c.source, &out)
-        out.append(.tab)
-        SortFields.source(c.session, &out)
-        out.append(.tab)
-        TextFields.text(c.state, &out)
-        out.append(.tab)
-        TextFields.text(c.clientID, &out)
-        out.append(.tab)
-        TextFields.text(c.redirectURI, &out)
-        out.append(.tab)
-        TextFields.text(c.digest, &out)
+        schema.write(c, into: &out)
         out.append(.newline)
     }
 
     package static func decode(_ line: ArraySlice<UInt8>) throws(Malformed) -> CodeReturn {
-        let f = try TextFields.split(line, count: 10)
-        guard f[0].count == 18, f[0].starts(with: "c:".utf8), let key = UInt64(String(decoding: f[0].dropFirst(2), as: UTF8.self), radix: 16)
-        else { throw Malformed(reason: "bad code key") }
-        let digest = try TextFields.text(f[9])
-        guard CodeHash.isDigest(digest) else { throw Malformed(reason: "bad code digest") }
-        return CodeReturn(
-            key: key, digest: digest, time: try SortFields.time(f[1]), source: try SortFields.source(f[2], f[3]),
-            session: try SortFields.source(f[4], f[5]), state: try TextFields.text(f[6]), clientID: try TextFields.text(f[7]),
-            redirectURI: try TextFields.text(f[8]))
+        try schema.read(line)
     }
 }

@@ -29,23 +29,26 @@ package struct FileFacts: Sendable, Codable, Equatable {
 
     static let tag = "facts"
 
-    package func encode(into out: inout [UInt8]) {
-        out.append(contentsOf: Self.tag.utf8)
-        out.append(.tab)
-        SortFields.rank(rank, &out)
-        out.append(.tab)
-        JSONField.append(self, to: &out)
-        out.append(.newline)
-    }
+    /// The fields of a facts line: the JSON's rank must be the line's.
+    static let schema = LineSchema<FileFacts>(
+        "facts",
+        blank: FileFacts(
+            rank: 0, accounting: InputAccounting(),
+            summary: FileSummary(name: "", encoding: "", format: "", lines: 0, logsLocation: false, error: nil, hint: nil),
+            firstLocationLine: nil, latestTime: nil, warnings: [], error: nil, job: "", events: LineTally()),
+        [
+            .tag(tag),
+            Field("rank", \.rank, .sortRank),
+            Field(name: "facts", columns: 1, write: FieldCodec<FileFacts>.json.write) { columns, facts throws(TextFields.Malformed) in
+                let read = try FieldCodec<FileFacts>.json.read(columns, "facts")
+                guard read.rank == facts.rank else { throw TextFields.Malformed(reason: "facts do not match their rank") }
+                facts = read
+            },
+        ],
+        check: inRange)
 
-    /// The facts of a line (without its newline), which starts with `facts`.
-    package static func decode(_ line: ArraySlice<UInt8>) throws(TextFields.Malformed) -> FileFacts {
-        let f = try TextFields.split(line, count: 3)
-        guard f[0].elementsEqual(tag.utf8) else { throw TextFields.Malformed(reason: "not a facts line") }
-        let rank = try SortFields.rank(f[1])
-        let facts = try JSONField.decode(FileFacts.self, from: f[2], what: "facts")
-        guard facts.rank == rank else { throw TextFields.Malformed(reason: "facts do not match their rank") }
-        // Counts and times as the audit's sums and clocks can take them.
+    /// Counts and times as the audit's sums and clocks can take them.
+    private static func inRange(_ facts: FileFacts) throws(TextFields.Malformed) {
         let a = facts.accounting
         let counts = [
             a.outOfOrderRecords, a.files, a.filesWithErrors, a.lines, a.blankLines, a.records, a.malformedLines,
@@ -56,6 +59,15 @@ package struct FileFacts: Sendable, Codable, Equatable {
             a.compressedBytes <= 1 << 56, a.uncompressedBytes <= 1 << 56,
             [facts.latestTime, facts.firstLocationLine].allSatisfy({ ($0 ?? 0).magnitude <= TextFields.timeBound })
         else { throw TextFields.Malformed(reason: "facts hold counts or times out of range") }
-        return facts
+    }
+
+    package func encode(into out: inout [UInt8]) {
+        Self.schema.write(self, into: &out)
+        out.append(.newline)
+    }
+
+    /// The facts of a line (without its newline), which starts with `facts`.
+    package static func decode(_ line: ArraySlice<UInt8>) throws(TextFields.Malformed) -> FileFacts {
+        try schema.read(line)
     }
 }

@@ -22,3 +22,13 @@ enum JSONField {
         }
     }
 }
+
+extension FieldCodec where T: Codable {
+    /// A value as JSON (`JSONField`), in one column; refused as `NAME: not
+    /// valid JSON of its kind`.
+    static var json: Self {
+        Self(
+            write: { value, out in JSONField.append(value, to: &out) },
+            read: { field, name throws(Malformed) in try JSONField.decode(T.self, from: field, what: name) })
+    }
+}

@@ -74,3 +74,22 @@ enum SortFields {
         return n
     }
 }
+
+extension FieldCodec where T == Int64 {
+    /// A time as `SortFields` writes it.
+    static var sortTime: Self { Self(write: SortFields.time) { field, _ throws(Malformed) in try SortFields.time(field) } }
+}
+
+extension FieldCodec where T == Int32 {
+    /// An input's rank as `SortFields` writes it.
+    static var sortRank: Self { Self(write: SortFields.rank) { field, _ throws(Malformed) in try SortFields.rank(field) } }
+}
+
+extension FieldCodec where T == SourceRef {
+    /// A source as `SortFields` writes it: two columns, rank and line.
+    static var sortSource: Self {
+        Self(columns: 2, write: SortFields.source) { columns, _ throws(Malformed) in
+            try SortFields.source(columns[columns.startIndex], columns[columns.startIndex + 1])
+        }
+    }
+}

@@ -80,23 +80,28 @@ struct StageTally: Sendable, Equatable, Codable {
 
     static let tag = "tally"
 
-    package func encode(into out: inout [UInt8]) {
-        out.append(contentsOf: Self.tag.utf8)
-        out.append(.tab)
-        JSONField.append(self, to: &out)
-        out.append(.newline)
-    }
-
-    package static func decode(_ line: ArraySlice<UInt8>) throws(TextFields.Malformed) -> StageTally {
-        let f = try TextFields.split(line, count: 2)
-        guard f[0].elementsEqual(tag.utf8) else { throw TextFields.Malformed(reason: "not a tally line") }
-        let tally = try JSONField.decode(StageTally.self, from: f[1], what: "a tally")
+    /// The fields of a tally line.
+    static let schema = LineSchema<StageTally>(
+        "tally", blank: StageTally(stage: .sessions, job: "", forMerge: LineTally()),
+        [
+            .tag(tag),
+            Field("a tally", \.self, .json),
+        ]
+    ) { tally throws(TextFields.Malformed) in
         let complete =
             tally.stage == .sessions
             ? tally.eventsRead != nil && tally.codesWritten != nil && tally.codesRead == nil
             : tally.codesRead != nil && tally.eventsRead == nil && tally.codesWritten == nil
         guard complete else { throw TextFields.Malformed(reason: "a tally without the fields of its stage") }
-        return tally
+    }
+
+    package func encode(into out: inout [UInt8]) {
+        Self.schema.write(self, into: &out)
+        out.append(.newline)
+    }
+
+    package static func decode(_ line: ArraySlice<UInt8>) throws(TextFields.Malformed) -> StageTally {
+        try schema.read(line)
     }
 }
 

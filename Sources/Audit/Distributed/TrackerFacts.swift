@@ -16,18 +16,23 @@ struct TrackerFacts: Sendable, Codable, Equatable {
 
     static let tag = "tracker"
 
+    /// The fields of a tracker line.
+    static let schema = LineSchema<TrackerFacts>(
+        "tracker", blank: TrackerFacts(unpinnedProjectIDs: [], unobservableFiles: [], duplicateRecords: 0),
+        [
+            .tag(tag),
+            Field("tracker facts", \.self, .json),
+        ]
+    ) { facts throws(TextFields.Malformed) in
+        guard (0...(1 << 48)).contains(facts.duplicateRecords) else { throw TextFields.Malformed(reason: "tracker facts hold a count out of range") }
+    }
+
     package func encode(into out: inout [UInt8]) {
-        out.append(contentsOf: Self.tag.utf8)
-        out.append(.tab)
-        JSONField.append(self, to: &out)
+        Self.schema.write(self, into: &out)
         out.append(.newline)
     }
 
     package static func decode(_ line: ArraySlice<UInt8>) throws(TextFields.Malformed) -> TrackerFacts {
-        let f = try TextFields.split(line, count: 2)
-        guard f[0].elementsEqual(tag.utf8) else { throw TextFields.Malformed(reason: "not a tracker line") }
-        let facts = try JSONField.decode(TrackerFacts.self, from: f[1], what: "tracker facts")
-        guard (0...(1 << 48)).contains(facts.duplicateRecords) else { throw TextFields.Malformed(reason: "tracker facts hold a count out of range") }
-        return facts
+        try schema.read(line)
     }
 }

@@ -17,7 +17,7 @@ import Reading
 ///     serial    N                   the next session serial
 ///     run       N                   runs taken in so far, this one included
 ///     file      INDEX  NAME         the inputs carried sessions refer to
-///     session   …                   one per open session (`CarriedSession`)
+///     session   …                   one per open session (`CarriedSession.schema`)
 ///     state     KEY  MS             one per remembered ended state
 ///     code      KEY  MS             one per remembered returned code
 ///     record    KEY  MS             one per record near the watermark
@@ -64,6 +64,14 @@ package struct Checkpoint: Sendable, Equatable {
     package struct Remembered: Sendable, Equatable {
         var key: UInt64
         var time: Int64
+
+        /// The fields of a `state`, `code` or `record` line, after its tag.
+        static let schema = LineSchema<Remembered>(
+            "state, code or record", blank: Remembered(key: 0, time: 0),
+            [
+                Field("fingerprint", \.key, .hex16("bad fingerprint")),
+                Field("time", \.time, .time),
+            ])
     }
 
     /// A file a run of this chain audited.
@@ -85,6 +93,20 @@ package struct Checkpoint: Sendable, Equatable {
             self.started = started
             self.watermark = watermark
         }
+
+        /// The fields of an `audited` line, after its tag.
+        static let schema = LineSchema<AuditedFile>(
+            "audited", blank: AuditedFile(digest: FileDigest(size: 0, hash: ""), name: "", run: 0, started: 0, watermark: 0),
+            [
+                Field(
+                    "size", \.digest.size,
+                    FieldCodec<Int64>.number.mapped("NAME out of range", to: { (0...(1 << 62)).contains($0) ? UInt64($0) : nil }, from: { Int64($0) })),
+                Field("file hash", \.digest.hash, FieldCodec.text.checked("bad NAME") { $0.utf8.count == 64 && $0.utf8.allSatisfy { Hex.value($0) != nil } }),
+                Field("run", \.run, .count(in: 0...countBound)),
+                Field("start", \.started, .time),
+                Field("watermark", \.watermark, .time),
+                Field("name", \.name, .text),
+            ])
     }
 
     /// The watermark of a chain that has audited no record yet: far in the
@@ -136,32 +158,17 @@ package struct Checkpoint: Sendable, Equatable {
                 F.tab(&$0); F.number(Int64(i), &$0); F.tab(&$0); F.text(name, &$0)
             }
         }
-        for s in sessions { line("session") { s.encode(into: &$0) } }
-        for r in endedStates {
-            line("state") {
-                F.tab(&$0); F.text(Self.hex(r.key), &$0); F.tab(&$0); F.number(r.time, &$0)
+        func fields<V>(_ tag: String, _ value: V, _ schema: LineSchema<V>) {
+            line(tag) {
+                F.tab(&$0)
+                schema.write(value, into: &$0)
             }
         }
-        for r in returnedCodes {
-            line("code") {
-                F.tab(&$0); F.text(Self.hex(r.key), &$0); F.tab(&$0); F.number(r.time, &$0)
-            }
-        }
-        for r in records {
-            line("record") {
-                F.tab(&$0); F.text(Self.hex(r.key), &$0); F.tab(&$0); F.number(r.time, &$0)
-            }
-        }
-        for a in audited {
-            line("audited") {
-                F.tab(&$0); F.number(Int64(a.digest.size), &$0)
-                F.tab(&$0); F.text(a.digest.hash, &$0)
-                F.tab(&$0); F.number(Int64(a.run), &$0)
-                F.tab(&$0); F.number(a.started, &$0)
-                F.tab(&$0); F.number(a.watermark, &$0)
-                F.tab(&$0); F.text(a.name, &$0)
-            }
-        }
+        for s in sessions { fields("session", s, CarriedSession.schema) }
+        for r in endedStates { fields("state", r, Remembered.schema) }
+        for r in returnedCodes { fields("code", r, Remembered.schema) }
+        for r in records { fields("record", r, Remembered.schema) }
+        for a in audited { fields("audited", a, AuditedFile.schema) }
         for t in totals {
             line("totals") {
                 F.tab(&$0); F.number(Int64(t.run), &$0)
@@ -242,27 +249,14 @@ package struct Checkpoint: Sendable, Equatable {
                     sessions.append(try CarriedSession.decode(rest, files: files.count))
                 case "state", "code",
                     "record" where !v1 || tag != "record":
-                    let f = try F.split(rest, count: 2)
-                    let text = try F.text(f[0])
-                    guard text.utf8.count == 16, let k = UInt64(text, radix: 16) else { throw TextFields.Malformed(reason: "bad fingerprint") }
-                    let r = Remembered(key: k, time: try F.time(f[1], "time"))
+                    let r = try Remembered.schema.read(rest)
                     switch tag {
                     case "state": states.append(r)
                     case "code": codes.append(r)
                     default: records.append(r)
                     }
                 case "audited" where !v1:
-                    let f = try F.split(rest, count: 6)
-                    let size = try F.number(f[0], "size")
-                    let hash = try F.text(f[1])
-                    guard (0...(1 << 62)).contains(size) else { throw TextFields.Malformed(reason: "size out of range") }
-                    guard hash.utf8.count == 64, hash.utf8.allSatisfy({ Hex.value($0) != nil }) else {
-                        throw TextFields.Malformed(reason: "bad file hash")
-                    }
-                    audited.append(
-                        AuditedFile(
-                            digest: FileDigest(size: UInt64(size), hash: hash), name: try F.text(f[5]), run: try count(f[2], "run"),
-                            started: try F.time(f[3], "start"), watermark: try F.time(f[4], "watermark")))
+                    audited.append(try AuditedFile.schema.read(rest))
                 case "totals" where !v1:
                     let f = try F.split(rest, count: 3)
                     let n = try count(f[0], "run")
@@ -318,138 +312,5 @@ package struct Checkpoint: Sendable, Equatable {
             throw Damaged(description: "cannot be read: \(String(cString: strerror(errno)))")
         }
         return try decode(Array(data))
-    }
-}
-
-/// An open session as a checkpoint keeps it: everything `Session` holds,
-/// with its sources' files as indexes into `Checkpoint.files`.
-struct CarriedSession: Sendable, Equatable {
-    var state: String
-    var serial: Int
-    var firstSeen: Int64
-    var lastSeen: Int64
-    var firstSource: SourceRef
-    var lastLineInFirstFile: Int64
-    var clientID: String?
-    var redirectURI: String?
-    var clientMismatch: Bool
-    var clientIP: String
-    var requestCount: Int
-    var returnCount: Int
-    var firstReturn: (time: Int64, source: SourceRef, hasCode: Bool, error: String?, errorDescription: String?)?
-    var failure: (status: Int, time: Int64, source: SourceRef)?
-    var findings: [FindingKind]
-    var codeKeys: [UInt64]
-    var expiresAt: Int64
-    /// Whether its request's file had logged a Location by its last record.
-    var observable: Bool
-
-    static let fieldCount = 27
-
-    static func == (a: Self, b: Self) -> Bool {
-        var x: [UInt8] = [], y: [UInt8] = []
-        a.encode(into: &x)
-        b.encode(into: &y)
-        return x == y
-    }
-
-    func encode(into out: inout [UInt8]) {
-        typealias F = TextFields
-        func field(_ body: () -> Void) { F.tab(&out); body() }
-        field { F.text(state, &out) }
-        field { F.number(Int64(serial), &out) }
-        field { F.number(firstSeen, &out) }
-        field { F.number(lastSeen, &out) }
-        field { F.number(Int64(firstSource.file), &out) }
-        field { F.number(firstSource.line, &out) }
-        field { F.number(lastLineInFirstFile, &out) }
-        field { F.optional(clientID, &out) }
-        field { F.optional(redirectURI, &out) }
-        field { F.flag(clientMismatch, &out) }
-        field { F.text(clientIP, &out) }
-        field { F.number(Int64(requestCount), &out) }
-        field { F.number(Int64(returnCount), &out) }
-        if let r = firstReturn {
-            field { F.number(r.time, &out) }
-            field { F.number(Int64(r.source.file), &out) }
-            field { F.number(r.source.line, &out) }
-            field { F.flag(r.hasCode, &out) }
-            field { F.optional(r.error, &out) }
-            field { F.optional(r.errorDescription, &out) }
-        } else {
-            for _ in 0..<6 { F.tab(&out) }
-        }
-        if let f = failure {
-            field { F.number(Int64(f.status), &out) }
-            field { F.number(f.time, &out) }
-            field { F.number(Int64(f.source.file), &out) }
-            field { F.number(f.source.line, &out) }
-        } else {
-            for _ in 0..<4 { F.tab(&out) }
-        }
-        field { F.text(findings.map(\.rawValue).joined(separator: ";"), &out) }
-        field { F.text(codeKeys.map(Checkpoint.hex).joined(separator: ","), &out) }
-        field { F.number(expiresAt, &out) }
-        field { F.flag(observable, &out) }
-    }
-
-    /// Reads the fields after the `session` tag; source files must be below
-    /// `files`.
-    static func decode(_ rest: ArraySlice<UInt8>, files: Int) throws(TextFields.Malformed) -> CarriedSession {
-        typealias F = TextFields
-        let f = try F.split(rest, count: fieldCount)
-        func number(_ i: Int, _ name: String) throws(TextFields.Malformed) -> Int64 { try F.number(f[i], name) }
-        func time(_ i: Int, _ name: String) throws(TextFields.Malformed) -> Int64 { try F.time(f[i], name) }
-        func source(_ i: Int) throws(TextFields.Malformed) -> SourceRef {
-            let s = try F.source(f[i], f[i + 1])
-            guard s.file < files else { throw TextFields.Malformed(reason: "source names no listed file") }
-            return s
-        }
-        func count(_ i: Int, _ name: String) throws(TextFields.Malformed) -> Int {
-            let n = try number(i, name)
-            guard n >= 0, n < Int64(Int32.max) else { throw TextFields.Malformed(reason: "bad \(name)") }
-            return Int(n)
-        }
-        var firstReturn: (Int64, SourceRef, Bool, String?, String?)?
-        if !f[13].isEmpty {
-            firstReturn = (try time(13, "return time"), try source(14), try F.flag(f[16]), try F.optional(f[17]), try F.optional(f[18]))
-        } else if !f[14...18].allSatisfy(\.isEmpty) {
-            throw TextFields.Malformed(reason: "return fields without a return")
-        }
-        var failure: (Int, Int64, SourceRef)?
-        if !f[19].isEmpty {
-            let status = try count(19, "status")
-            guard (400...999).contains(status) else { throw TextFields.Malformed(reason: "bad failure status") }
-            failure = (status, try time(20, "failure time"), try source(21))
-        } else if !f[20...22].allSatisfy(\.isEmpty) {
-            throw TextFields.Malformed(reason: "failure fields without a failure")
-        }
-        var kinds: [FindingKind] = []
-        let kindText = try F.text(f[23])
-        if !kindText.isEmpty {
-            for name in kindText.split(separator: ";") {
-                guard let k = FindingKind(rawValue: String(name)) else { throw TextFields.Malformed(reason: "bad finding kind") }
-                kinds.append(k)
-            }
-        }
-        var codeKeys: [UInt64] = []
-        let keyText = try F.text(f[24])
-        if !keyText.isEmpty {
-            for k in keyText.split(separator: ",") {
-                guard k.utf8.count == 16, let n = UInt64(k, radix: 16) else { throw TextFields.Malformed(reason: "bad code key") }
-                codeKeys.append(n)
-            }
-        }
-        let s = CarriedSession(
-            state: try F.text(f[0]), serial: try count(1, "serial"), firstSeen: try time(2, "first seen"),
-            lastSeen: try time(3, "last seen"), firstSource: try source(4), lastLineInFirstFile: try number(6, "last line"),
-            clientID: try F.optional(f[7]), redirectURI: try F.optional(f[8]), clientMismatch: try F.flag(f[9]),
-            clientIP: try F.text(f[10]), requestCount: try count(11, "request count"), returnCount: try count(12, "return count"),
-            firstReturn: firstReturn, failure: failure, findings: kinds, codeKeys: codeKeys,
-            expiresAt: try time(25, "expiry"), observable: try F.flag(f[26]))
-        guard s.firstSeen <= s.lastSeen, s.requestCount >= 1, (s.returnCount == 0) == (s.firstReturn == nil) else {
-            throw TextFields.Malformed(reason: "inconsistent session")
-        }
-        return s
     }
 }

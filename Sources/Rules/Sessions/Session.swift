@@ -29,9 +29,11 @@ package final class Session {
     package var requestCount = 1
     package var returnCount = 0
     /// The first return: outcome, error and timing come from it.
-    package var firstReturn: (time: Int64, source: SourceRef, hasCode: Bool, error: String?, errorDescription: String?)?
+    package var firstReturn: FirstReturn?
+    package typealias FirstReturn = (time: Int64, source: SourceRef, hasCode: Bool, error: String?, errorDescription: String?)
     /// The first 4xx/5xx answer to a request of this session.
-    var failure: (status: Int, time: Int64, source: SourceRef)?
+    var failure: Failure?
+    typealias Failure = (status: Int, time: Int64, source: SourceRef)
     package var findings = FindingKindSet()
     /// Keys of the codes this session was the first to receive: nearly
     /// always one, kept inline.
@@ -59,6 +61,22 @@ package final class Session {
         redirect = request.redirect
         clientMismatch = request.clientMismatch
         clientIP = event.clientIP
+    }
+
+    // MARK: Carried between runs (`CarriedSession`: these two go together)
+
+    /// The session as a checkpoint carries it: its sources' files as `map`
+    /// numbers them, `observable` judged by the tracker.
+    func carried(map: (SourceRef) -> SourceRef, observable: Bool) -> CarriedSession {
+        CarriedSession(
+            state: state, serial: serial, firstSeen: firstSeen, lastSeen: lastSeen,
+            firstSource: map(firstSource), lastLineInFirstFile: lastLineInFirstFile,
+            clientID: clientID, redirectURI: redirectURI, clientMismatch: clientMismatch, clientIP: clientIP,
+            requestCount: requestCount, returnCount: returnCount,
+            firstReturn: firstReturn.map { ($0.time, map($0.source), $0.hasCode, $0.error, $0.errorDescription) },
+            failure: failure.map { ($0.status, $0.time, map($0.source)) },
+            findings: findings.kinds, codeKeys: (codeKey.map { [$0] } ?? []) + moreCodeKeys,
+            expiresAt: expiresAt, observable: observable)
     }
 
     /// A session carried in from a checkpoint; its sources' files ranked

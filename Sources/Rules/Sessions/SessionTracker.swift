@@ -177,16 +177,7 @@ package final class SessionTracker {
         var sessions: [CarriedSession] = []
         for s in table.stillOpen {
             trace?(.carriedOut(s))
-            sessions.append(
-                CarriedSession(
-                    state: s.state, serial: s.serial, firstSeen: s.firstSeen, lastSeen: s.lastSeen,
-                    firstSource: map(s.firstSource), lastLineInFirstFile: s.lastLineInFirstFile,
-                    clientID: s.clientID, redirectURI: s.redirectURI, clientMismatch: s.clientMismatch, clientIP: s.clientIP,
-                    requestCount: s.requestCount, returnCount: s.returnCount,
-                    firstReturn: s.firstReturn.map { ($0.time, map($0.source), $0.hasCode, $0.error, $0.errorDescription) },
-                    failure: s.failure.map { ($0.status, $0.time, map($0.source)) },
-                    findings: s.findings.kinds, codeKeys: (s.codeKey.map { [$0] } ?? []) + s.moreCodeKeys,
-                    expiresAt: s.expiresAt, observable: logsLocation(s)))
+            sessions.append(s.carried(map: map, observable: logsLocation(s)))
         }
         let checkpoint = Checkpoint(
             watermark: watermark, key: [], serial: nextSerial, files: files, sessions: sessions,
