@@ -132,13 +132,13 @@ package final class Feed<Scanner: PieceScanning>: @unchecked Sendable {
     }
 
     private func cut(_ claim: CutClaim) {
-        let piece = claim.cutter.cut(into: claim.buffer)
+        let piece = claim.cutter.cut(into: claim.buffers[claim.slot])
         progress?(claim.input, claim.cutter.compressedBytes)
         shared.change { $0.cut(claim, piece) }
     }
 
     private func scan(_ claim: ScanClaim, with scanner: Scanner) {
-        let bytes = UnsafeRawBufferPointer(rebasing: claim.buffer[claim.piece.range])
+        let bytes = UnsafeRawBufferPointer(rebasing: claim.buffers[claim.slot][claim.piece.range])
         let scan = scanner.scan(claim.piece, of: claim.input, bytes: bytes, linesBefore: claim.linesBefore)
         shared.change { $0.scanned(claim, scan, lines: Scanner.lines(in: scan), weight: Scanner.weight(of: scan)) }
     }
@@ -148,7 +148,7 @@ package final class Feed<Scanner: PieceScanning>: @unchecked Sendable {
 struct CutClaim {
     var input: Int
     var slot: Int
-    var buffer: UnsafeMutableRawBufferPointer
+    var buffers: LaneBuffers
     var cutter: PieceCutter
 }
 
@@ -159,7 +159,7 @@ struct ScanClaim {
     var input: Int
     var piece: PieceCutter.Piece
     var slot: Int
-    var buffer: UnsafeMutableRawBufferPointer
+    var buffers: LaneBuffers
     var position: Int
     var linesBefore: Int?
 }

@@ -11,7 +11,7 @@ struct Lane<Scan> {
     }
 
     let cutter: PieceCutter
-    let buffers: [UnsafeMutableRawBufferPointer]
+    let buffers: LaneBuffers
     /// Pieces not yet handed to the caller, in input order.
     var pieces = Deque<Stage>()
     /// Index in `pieces` of the first piece not yet claimed by a scanner:
@@ -35,13 +35,13 @@ struct Lane<Scan> {
 
     init(file: InputFile, maxLine: Int, buffers count: Int, pieceBytes: Int) {
         cutter = PieceCutter(path: file.path, maxLine: maxLine)
-        buffers = (0..<count).map { _ in BufferPool.shared.take(pieceBytes) }
-        freeSlots = Array(buffers.indices.reversed())
+        buffers = LaneBuffers(count: count, size: pieceBytes)
+        freeSlots = Array((0..<count).reversed())
     }
 
     /// Gives the buffers back; the lane is not used again.
     func free() {
-        for buffer in buffers { BufferPool.shared.give(buffer) }
+        buffers.free()
     }
 
     var unclaimed: Int { pieces.count - firstUnclaimed }
@@ -57,7 +57,7 @@ struct Lane<Scan> {
     mutating func claimCut(input: Int) -> CutClaim {
         cutting = true
         let slot = freeSlots.removeLast()
-        return CutClaim(input: input, slot: slot, buffer: buffers[slot], cutter: cutter)
+        return CutClaim(input: input, slot: slot, buffers: buffers, cutter: cutter)
     }
 
     /// Claims the oldest unclaimed piece.
@@ -67,7 +67,7 @@ struct Lane<Scan> {
         firstUnclaimed += 1
         defer { scanning += 1 }
         return ScanClaim(
-            input: input, piece: piece, slot: slot, buffer: buffers[slot], position: handedOut + firstUnclaimed - 1,
+            input: input, piece: piece, slot: slot, buffers: buffers, position: handedOut + firstUnclaimed - 1,
             linesBefore: scanning == 0 ? linesScanned : nil)
     }
 
