@@ -36,19 +36,22 @@ package final class PieceCutter: @unchecked Sendable {
     /// Opened on the first cut, so that an input not reached yet holds no
     /// descriptor.
     private var reader: LogFileReader?
-    private var framing: LineFraming
+    private let maxLine: Int
+    /// Made on the first cut, by the thread that cuts: its line buffer is
+    /// not taken for an input not reached yet.
+    private var lazyFraming: LineFraming?
 
     /// Cuts the file at `path` (standard input for nil).
     package init(path: String?, maxLine: Int) {
         self.path = path
-        framing = LineFraming(maxLine: maxLine)
+        self.maxLine = maxLine
     }
 
     /// Cuts what `reader` reads.
     package init(reader: LogFileReader, maxLine: Int) {
         path = nil
         self.reader = reader
-        framing = LineFraming(maxLine: maxLine)
+        self.maxLine = maxLine
     }
 
     /// Bytes of the input read as stored (compressed for gzip), for progress.
@@ -61,7 +64,7 @@ package final class PieceCutter: @unchecked Sendable {
     /// Fills `buffer` with the carried partial line and fresh bytes and cuts
     /// the next piece from it. Call until a piece with an `end` comes back.
     package func cut(into buffer: UnsafeMutableRawBufferPointer) -> Piece {
-        precondition(buffer.count >= Self.minimumBuffer(maxLine: framing.maxLine))
+        precondition(buffer.count >= Self.minimumBuffer(maxLine: maxLine))
         if reader == nil {
             do {
                 reader = try LogFileReader(path: path)
@@ -70,6 +73,8 @@ package final class PieceCutter: @unchecked Sendable {
             }
         }
         let reader = reader!
+        if lazyFraming == nil { lazyFraming = LineFraming(maxLine: maxLine) }
+        let framing = lazyFraming!
         let base = buffer.baseAddress!
         var n = framing.moveHeld(to: base)
         var failure: InputError?

@@ -12,11 +12,12 @@ struct FeedState<Scan> {
         self.limits = limits
     }
 
-    /// A worker's next task: for the first input (in `order`) that has
-    /// work, a cut while few of its pieces wait, else a scan.
+    /// A worker's next task: for the first input (in `order`, among the
+    /// first `inputsAhead`) that has work, a cut while few of its pieces
+    /// wait, else a scan.
     mutating func workerTask() -> FeedTask<Scan>? {
         if stopped { return .stop }
-        for input in order {
+        for input in order.prefix(limits.inputsAhead) {
             if lanes[input]!.canCut(limits) { return .cut(lanes[input]!.claimCut(input: input)) }
             if lanes[input]!.unclaimed > 0 { return .scan(lanes[input]!.claimScan(input: input)) }
         }
@@ -25,7 +26,7 @@ struct FeedState<Scan> {
 
     /// Whether `workerTask` has something to do.
     var workerCanGo: Bool {
-        stopped || order.contains { lanes[$0]!.unclaimed > 0 || lanes[$0]!.canCut(limits) }
+        stopped || order.prefix(limits.inputsAhead).contains { lanes[$0]!.unclaimed > 0 || lanes[$0]!.canCut(limits) }
     }
 
     /// The caller's next task for `input`: take its next piece when it is

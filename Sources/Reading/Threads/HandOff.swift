@@ -1,10 +1,13 @@
-import Foundation
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// State that reading threads hand work through: one lock around it, and a
 /// thread that finds nothing it can do asleep until another thread changes
-/// the state in a way that lets it go on. The one place where reading
-/// threads meet: `ThreadedFeed`'s queue of batches, `ChunkPrefetcher`'s
-/// pool of chunks and `SharedFeed`'s pieces all live in one.
+/// the state in a way that lets it go on. Where reading threads meet: a
+/// `Feed`'s pieces, `WorkerThread`'s idle threads and its shared `map`.
 ///
 /// A *turn* runs a closure on the state with the lock held. Invariants:
 ///
@@ -15,8 +18,10 @@ import Foundation
 /// * A turn of `wait` that returns nil changes nothing; the thread then
 ///   sleeps and takes another turn once woken.
 /// * After every turn that returns a value, each sleeping thread whose
-///   `until` now holds is woken, and no other: a sleeper misses no change it
-///   waits for, and a change that helps no one costs no wake-up.
+///   `until` now holds is woken, and no other: each sleeper waits on a
+///   condition variable of its own, so a change wakes exactly the threads
+///   it helps (a shared one woke every sleeper to look, and most went back
+///   to sleep).
 /// * Turns are short: they never block and never enter another `HandOff`.
 ///   Whoever uses one makes sure some thread is always awake to take the
 ///   turn the sleepers wait for.
@@ -24,19 +29,39 @@ import Foundation
 /// `@unchecked Sendable`: it exists to be shared between threads, and its
 /// mutable storage (`state`, `sleepers`) is touched only with the lock held.
 package final class HandOff<State>: @unchecked Sendable {
-    private let condition = NSCondition()
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private var state: State
     /// Threads asleep in `wait`, with what each one waits for.
     private var sleepers: [Sleeper] = []
-    private var nextTicket = 0
 
-    private struct Sleeper {
-        let ticket: Int
+    /// A thread asleep in `wait`: its condition variable, what it waits
+    /// for, and whether a turn has woken it (taken it off `sleepers`).
+    private final class Sleeper {
+        let wake: UnsafeMutablePointer<pthread_cond_t>
         let until: (State) -> Bool
+        var woken = false
+
+        init(until: @escaping (State) -> Bool) {
+            self.until = until
+            wake = .allocate(capacity: 1)
+            pthread_cond_init(wake, nil)
+        }
+
+        deinit {
+            pthread_cond_destroy(wake)
+            wake.deallocate()
+        }
     }
 
     package init(_ state: State) {
         self.state = state
+        mutex = .allocate(capacity: 1)
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
     }
 
     /// Takes turns at `step` until it returns a value, and returns that.
@@ -45,36 +70,39 @@ package final class HandOff<State>: @unchecked Sendable {
     /// room may sleep until there is room for several items). A closure
     /// that captures nothing costs no allocation.
     package func wait<Result>(for step: (inout State) -> Result?, until: @escaping (State) -> Bool) -> Result {
-        condition.lock()
-        defer { condition.unlock() }
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
         while true {
             if let result = step(&state) {
                 wakeSleepers()
                 return result
             }
-            let ticket = nextTicket
-            nextTicket &+= 1
-            sleepers.append(Sleeper(ticket: ticket, until: until))
+            let sleeper = Sleeper(until: until)
+            sleepers.append(sleeper)
             // Woken means taken off `sleepers`; anything else is spurious.
-            while sleepers.contains(where: { $0.ticket == ticket }) { condition.wait() }
+            while !sleeper.woken { pthread_cond_wait(sleeper.wake, mutex) }
         }
     }
 
     /// Takes one turn at `change`.
     @discardableResult
     package func change<Result>(_ change: (inout State) -> Result) -> Result {
-        condition.lock()
-        defer { condition.unlock() }
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
         let result = change(&state)
         wakeSleepers()
         return result
     }
 
-    /// Wakes the sleepers whose condition holds (lock held).
+    /// Wakes the sleepers whose condition holds, each on its own condition
+    /// variable (lock held).
     private func wakeSleepers() {
         guard !sleepers.isEmpty else { return }
-        let before = sleepers.count
-        sleepers.removeAll { $0.until(state) }
-        if sleepers.count < before { condition.broadcast() }
+        sleepers.removeAll { sleeper in
+            guard sleeper.until(state) else { return false }
+            sleeper.woken = true
+            pthread_cond_signal(sleeper.wake)
+            return true
+        }
     }
 }
