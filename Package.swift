@@ -119,9 +119,3 @@ let package = Package(
     ]
 )
 
-// The layers are separate modules; across them the optimizer sees only
-// what it is allowed to inline. The hot path (lines → records → events)
-// crosses Reading, Parsing and Rules for every line.
-for target in package.targets where target.type == .regular || target.type == .executable {
-    target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
-}
