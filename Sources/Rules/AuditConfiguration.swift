@@ -32,10 +32,10 @@ package struct AuditConfiguration: Sendable {
     package var reuseWindowSeconds: Int = 86_400
     /// Longest line accepted, in bytes.
     package var maxLine: Int = 64 * 1024
-    /// Read on several threads: a single input by a reader thread and the
-    /// caller's sharing the parsing (`SharedFeed`), several side by side
-    /// with a reader and a zlib thread each. Off, everything runs on the
-    /// calling thread (the reference path the tests compare with).
+    /// Read on several threads: the `Feed`'s workers and the caller share
+    /// inflating, cutting and scanning. Off, the feed has no workers and
+    /// everything runs on the calling thread (the reference path the
+    /// tests compare with).
     package var parallel = true
     /// Most sessions held open at once (`--max-sessions`); when a new one
     /// would pass it, the least recently active is closed early.

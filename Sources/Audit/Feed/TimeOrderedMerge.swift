@@ -58,8 +58,8 @@ final class TimeOrderedMerge {
 
     /// The inputs in the order the merge will most likely open them (by
     /// first record time), and how many of them have been asked to read
-    /// ahead: opening one offers the next `readAhead` to be read (at most a
-    /// thread per core takes them, oldest first), so that a folder of many
+    /// ahead: opening one opens the next `readAhead` in the feed (its
+    /// workers read the first few of them, oldest first), so that a folder of many
     /// small files keeps the reading threads busy while the audit works
     /// through the current one.
     private let openingOrder: [Int]

@@ -18,7 +18,7 @@ package enum InputError: Error, Equatable, CustomStringConvertible, Sendable {
     /// A regular file ended at `offset` though it held `size` bytes when
     /// it was opened: it was truncated while being read.
     case shrunk(offset: UInt64, size: UInt64)
-    /// zlib could not be initialised.
+    /// The gzip decoder could not be initialised.
     case decoderUnavailable(String)
 
     package var description: String {

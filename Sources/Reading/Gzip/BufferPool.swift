@@ -1,9 +1,9 @@
 import Foundation
 
-/// Read buffers (`LogFileReader.bufferSize` bytes) and zlib streams kept
+/// Read buffers (`LogFileReader.bufferSize` bytes) and gzip decoders kept
 /// for the next input instead of being freed: the executable has jemalloc
 /// hand freed pages back at once, so a folder of thousands of small files
-/// would otherwise fault in fresh pages (and zlib a fresh 32 KiB window)
+/// would otherwise fault in fresh pages (and the decoder fresh state)
 /// for every one of them. Keeps at most `limit` idle buffers and as many
 /// streams; any size other than `bufferSize` is allocated and freed as
 /// usual.
@@ -44,7 +44,7 @@ package final class BufferPool: @unchecked Sendable {
         buffer.deallocate()
     }
 
-    /// A zlib stream ready for a gzip member: an idle one when there is one.
+    /// A decoder ready for a gzip member: an idle one when there is one.
     func takeInflater() throws(InputError) -> GzipInflater {
         lock.lock()
         let inflater = idleInflaters.popLast()

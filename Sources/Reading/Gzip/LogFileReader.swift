@@ -236,7 +236,7 @@ package final class LogFileReader {
                 return step.produced
             }
             if step.consumed == 0 && step.status == .progress && inStart < inEnd {
-                // zlib wants more input than the buffer holds contiguously.
+                // The decoder wants more input than the buffer holds contiguously.
                 try compactAndRead()
             }
         }
