@@ -12,52 +12,54 @@ package struct Field<Value>: @unchecked Sendable {
     package let name: String
     /// How many tab-separated columns it takes.
     let columns: Int
-    /// Appends its columns, tab-separated.
-    let write: (Value, inout [UInt8]) -> Void
-    /// Reads its columns into the value being read.
-    let read: (ArraySlice<ArraySlice<UInt8>>, inout Value) throws(Malformed) -> Void
+    /// Appends its columns, tab-separated, from the value at the pointer.
+    let write: (UnsafePointer<Value>, inout [UInt8]) -> Void
+    /// Reads its columns into the value being read, at the pointer.
+    let read: (ArraySlice<ArraySlice<UInt8>>, UnsafeMutablePointer<Value>) throws(Malformed) -> Void
 
     /// The field at `path`, written and read by `codec`.
     package init<T>(_ name: String, _ path: WritableKeyPath<Value, T>, _ codec: FieldCodec<T>) {
-        self.name = name
-        columns = codec.columns
-        let write = codec.write, read = codec.read
-        guard let offset = MemoryLayout<Value>.offset(of: path) else {
-            self.write = { value, out in write(value[keyPath: path], &out) }
-            self.read = { columns, value throws(Malformed) in value[keyPath: path] = try read(columns, name) }
-            return
-        }
-        // A stored property, reached at its offset as `MemoryLayout`
-        // documents: a key path applied at run time costs several times
-        // more, on lines the sort and the merge write and read by millions.
-        self.write = { value, out in
-            withUnsafePointer(to: value) { write(UnsafeRawPointer($0).advanced(by: offset).assumingMemoryBound(to: T.self).pointee, &out) }
-        }
-        self.read = { columns, value throws(Malformed) in
-            let field = try read(columns, name)
-            withUnsafeMutablePointer(to: &value) { UnsafeMutableRawPointer($0).advanced(by: offset).assumingMemoryBound(to: T.self).pointee = field }
-        }
+        let write = codec.write, read = codec.read, (get, set) = Self.access(path)
+        self.init(
+            name: name, columns: codec.columns, writing: { value, out in write(get(value), &out) },
+            reading: { columns, value throws(Malformed) in set(value, try read(columns, name)) })
     }
 
     /// Fields that are there together or not at all (`path` nil): all
     /// empty when absent — anything in them then is refused with
     /// `absent` — and present when the first is not empty.
     package static func group<G>(_ name: String, _ path: WritableKeyPath<Value, G?>, blank: G, absent: String, _ fields: [Field<G>]) -> Field {
-        let schema = LineSchema(name, blank: blank, fields)
+        let schema = LineSchema(name, blank: blank, fields), (get, set) = access(path)
         return Field(name: name, columns: schema.columns) { value, out in
-            if let group = value[keyPath: path] {
+            if let group = get(value) {
                 schema.write(group, into: &out)
             } else {
                 out.append(contentsOf: repeatElement(UInt8.tab, count: schema.columns - 1))
             }
-        } read: { columns, value throws(Malformed) in
+        } reading: { columns, value throws(Malformed) in
             if columns[columns.startIndex].isEmpty {
                 guard columns.allSatisfy(\.isEmpty) else { throw Malformed(reason: absent) }
-                value[keyPath: path] = nil
+                set(value, nil)
             } else {
-                value[keyPath: path] = try schema.read(columns)
+                set(value, try schema.read(columns))
             }
         }
+    }
+
+    /// How the value at `path` is got and set in a value in memory: a
+    /// stored property at its offset, as `MemoryLayout` documents (a key
+    /// path applied at run time costs several times more, on lines the
+    /// sort and the merge write and read by millions), else by the path.
+    private static func access<T>(_ path: WritableKeyPath<Value, T>) -> (
+        get: (UnsafePointer<Value>) -> T, set: (UnsafeMutablePointer<Value>, T) -> Void
+    ) {
+        guard let offset = MemoryLayout<Value>.offset(of: path) else {
+            return ({ $0.pointee[keyPath: path] }, { $0.pointee[keyPath: path] = $1 })
+        }
+        return (
+            { UnsafeRawPointer($0).advanced(by: offset).assumingMemoryBound(to: T.self).pointee },
+            { UnsafeMutableRawPointer($0).advanced(by: offset).assumingMemoryBound(to: T.self).pointee = $1 }
+        )
     }
 
     /// A first column that names the line type: `tag` itself, anything
@@ -75,6 +77,15 @@ package struct Field<Value>: @unchecked Sendable {
     package init(
         name: String, columns: Int, write: @escaping (Value, inout [UInt8]) -> Void,
         read: @escaping (ArraySlice<ArraySlice<UInt8>>, inout Value) throws(Malformed) -> Void
+    ) {
+        self.init(
+            name: name, columns: columns, writing: { value, out in write(value.pointee, &out) },
+            reading: { columns, value throws(Malformed) in try read(columns, &value.pointee) })
+    }
+
+    private init(
+        name: String, columns: Int, writing write: @escaping (UnsafePointer<Value>, inout [UInt8]) -> Void,
+        reading read: @escaping (ArraySlice<ArraySlice<UInt8>>, UnsafeMutablePointer<Value>) throws(Malformed) -> Void
     ) {
         self.name = name
         self.columns = columns

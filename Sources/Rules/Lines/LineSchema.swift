@@ -35,15 +35,18 @@ package struct LineSchema<Value>: @unchecked Sendable {
 
     /// Appends the value's fields, tab-separated (no newline).
     package func write(_ value: Value, into out: inout [UInt8]) {
-        for (i, field) in fields.enumerated() {
-            if i > 0 { out.append(.tab) }
-            field.write(value, &out)
+        // The value is put in memory once; each field reads its part there.
+        withUnsafePointer(to: value) { value in
+            for i in fields.indices {
+                if i > 0 { out.append(.tab) }
+                fields[i].write(value, &out)
+            }
         }
     }
 
     /// The value the fields of a line (without its newline) hold.
     package func read(_ line: ArraySlice<UInt8>) throws(Malformed) -> Value {
-        let split = line.split(separator: .tab, omittingEmptySubsequences: false)
+        let split = TextFields.parts(line, separator: .tab, expected: columns)
         guard split.count == columns else {
             throw Malformed(reason: "\(split.count) fields, expected \(columns) (\(name) line)")
         }
@@ -53,10 +56,13 @@ package struct LineSchema<Value>: @unchecked Sendable {
     /// The value `columns` (exactly `self.columns` of them) hold.
     func read(_ columns: ArraySlice<ArraySlice<UInt8>>) throws(Malformed) -> Value {
         var value = blank
-        var start = columns.startIndex
-        for field in fields {
-            try field.read(columns[start..<(start + field.columns)], &value)
-            start += field.columns
+        try withUnsafeMutablePointer(to: &value) { value throws(Malformed) in
+            var start = columns.startIndex
+            for i in fields.indices {
+                let end = start + fields[i].columns
+                try fields[i].read(columns[start..<end], value)
+                start = end
+            }
         }
         try check?(value)
         return value

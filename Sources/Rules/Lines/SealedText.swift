@@ -18,7 +18,7 @@ package enum SealedText {
     /// their last line; nil when they are.
     package static func problem(_ bytes: [UInt8], lines: [ArraySlice<UInt8>]) -> String? {
         guard let endLine = lines.last, endLine.starts(with: "end\t".utf8) else { return "cut off (no end line)" }
-        let endFields = endLine.split(separator: .tab, omittingEmptySubsequences: false)
+        let endFields = TextFields.parts(endLine, separator: .tab)
         let body = bytes[..<(bytes.count - endLine.count - 1)]
         guard endFields.count == 3, Int(String(decoding: endFields[1], as: UTF8.self)) == lines.count - 1,
             String(decoding: endFields[2], as: UTF8.self) == Checkpoint.hex(Array(SHA256.hash(data: body)))

@@ -192,7 +192,7 @@ package struct Checkpoint: Sendable, Equatable {
     /// Reads a checkpoint's bytes.
     package static func decode(_ bytes: [UInt8]) throws(Damaged) -> Checkpoint {
         typealias F = TextFields
-        var lines = bytes.split(separator: .newline, omittingEmptySubsequences: false)
+        var lines = TextFields.parts(bytes[...], separator: .newline, expected: bytes.count / 64)
         guard lines.last?.isEmpty == true else { throw Damaged(description: "cut off (no newline at the end)") }
         lines.removeLast()
         let v1 = lines.first?.elementsEqual(magicV1.utf8) == true
