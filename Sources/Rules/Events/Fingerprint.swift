@@ -10,18 +10,25 @@ import Reading
 /// Worked out where a record is scanned, so the cost is spread over the
 /// scanning threads.
 ///
-/// `@unchecked Sendable`: its one stored value, a `SymmetricKey`, is an
-/// immutable value that this swift-crypto release does not mark Sendable.
+/// The HMAC is keyed once: each fingerprint updates a copy of it. Keying
+/// hashes two blocks of its own and costs more than the rest of a short
+/// value's code; the copy's hashers are copy-on-write values, so a copy
+/// made on any thread shares nothing that it writes.
+///
+/// `@unchecked Sendable`: `HMAC` is an immutable value here (only copies
+/// are updated) that this swift-crypto release does not mark Sendable.
 package struct Fingerprint: @unchecked Sendable {
-    private let key: SymmetricKey?
+    private let keyed: HMAC<SHA256>?
     /// The key's bytes, to keep in a checkpoint.
     package let keyBytes: [UInt8]?
 
     /// This process's `Hasher`: keys that mean nothing to another run.
-    package static let process = Fingerprint(key: nil, keyBytes: nil)
+    package static let process = Fingerprint(keyed: nil, keyBytes: nil)
 
     /// HMAC-SHA256 under `key` (32 bytes).
-    package static func keyed(_ key: [UInt8]) -> Fingerprint { Fingerprint(key: SymmetricKey(data: key), keyBytes: key) }
+    package static func keyed(_ key: [UInt8]) -> Fingerprint {
+        Fingerprint(keyed: HMAC<SHA256>(key: SymmetricKey(data: key)), keyBytes: key)
+    }
 
     /// A new random 32-byte key.
     package static func newKey() -> [UInt8] {
@@ -29,14 +36,13 @@ package struct Fingerprint: @unchecked Sendable {
     }
 
     func of(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
-        guard let key else {
+        guard var hmac = keyed else {
             var hasher = Hasher()
             hasher.combine(bytes: bytes)
             return UInt64(UInt(bitPattern: hasher.finalize()))
         }
-        return HMAC<SHA256>.authenticationCode(for: bytes, using: key).withUnsafeBytes {
-            UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self))
-        }
+        hmac.update(data: bytes)
+        return hmac.finalize().withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) }
     }
 
     func of(_ text: String) -> UInt64 {
