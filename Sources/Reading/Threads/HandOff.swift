@@ -71,10 +71,11 @@ package final class HandOff<State>: @unchecked Sendable {
     /// that captures nothing costs no allocation.
     package func wait<Result>(for step: (inout State) -> Result?, until: @escaping (State) -> Bool) -> Result {
         pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
         while true {
             if let result = step(&state) {
-                wakeSleepers()
+                let woken = wakeable()
+                pthread_mutex_unlock(mutex)
+                signal(woken)
                 return result
             }
             let sleeper = Sleeper(until: until)
@@ -88,21 +89,32 @@ package final class HandOff<State>: @unchecked Sendable {
     @discardableResult
     package func change<Result>(_ change: (inout State) -> Result) -> Result {
         pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
         let result = change(&state)
-        wakeSleepers()
+        let woken = wakeable()
+        pthread_mutex_unlock(mutex)
+        signal(woken)
         return result
     }
 
-    /// Wakes the sleepers whose condition holds, each on its own condition
-    /// variable (lock held).
-    private func wakeSleepers() {
-        guard !sleepers.isEmpty else { return }
+    /// Takes off `sleepers` those whose condition holds, marked woken
+    /// (lock held).
+    private func wakeable() -> [Sleeper] {
+        guard !sleepers.isEmpty else { return [] }
+        var woken: [Sleeper] = []
         sleepers.removeAll { sleeper in
             guard sleeper.until(state) else { return false }
             sleeper.woken = true
-            pthread_cond_signal(sleeper.wake)
+            woken.append(sleeper)
             return true
         }
+        return woken
+    }
+
+    /// Signals each woken sleeper on its own condition variable, after the
+    /// turn's lock is released: a thread woken while the lock is held would
+    /// wake only to wait for it. A sleeper that saw `woken` first does not
+    /// wait at all; holding it here keeps its condition variable alive.
+    private func signal(_ woken: [Sleeper]) {
+        for sleeper in woken { pthread_cond_signal(sleeper.wake) }
     }
 }
