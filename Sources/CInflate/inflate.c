@@ -25,4 +25,13 @@ fa_inflate_status fa_inflate(fa_inflater *inflater, const uint8_t *in, size_t in
     return ENGINE(inflate)((engine *)inflater, in, in_len, out, out_len, consumed, produced, message);
 }
 
+fa_inflater *fa_inflater_new_look(void) { return (fa_inflater *)fa_zlib_new(); }
+void fa_inflater_reset_look(fa_inflater *inflater) { fa_zlib_reset((fa_zlib *)inflater); }
+void fa_inflater_free_look(fa_inflater *inflater) { fa_zlib_free((fa_zlib *)inflater); }
+
+fa_inflate_status fa_inflate_look(fa_inflater *inflater, const uint8_t *in, size_t in_len, uint8_t *out,
+                                  size_t out_len, size_t *consumed, size_t *produced, const char **message) {
+    return fa_zlib_inflate((fa_zlib *)inflater, in, in_len, out, out_len, consumed, produced, message);
+}
+
 const char *fa_inflate_engine(void) { return ENGINE_NAME; }

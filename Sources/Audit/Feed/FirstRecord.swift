@@ -10,11 +10,12 @@ enum FirstRecord {
     /// `/dev/stdin`, `<(...)` — which cannot be read twice: a look ahead
     /// would lose their first bytes, or wait on a FIFO's writer forever).
     /// The merge uses it to leave an input closed until the audit reaches
-    /// its time. It decodes in small steps and stops at the first record:
-    /// for a folder of thousands of small files, this look costs little
-    /// beside the reading itself.
+    /// its time. It decodes in small steps, with a decoder that decodes no
+    /// further than asked (`LogFileReader(path:look:)`), and stops at the
+    /// first record: for a folder of thousands of small files, this look
+    /// costs little beside the reading itself.
     static func time(of file: InputFile, configuration: AuditConfiguration, scanners: ScannerPool) -> Int64? {
-        guard !file.isStream, let reader = try? LogFileReader(path: file.path) else { return nil }
+        guard !file.isStream, let reader = try? LogFileReader(path: file.path, look: true) else { return nil }
         var splitter = LineSplitter(maxLine: configuration.maxLine)
         var assembler = ScanAssembler(file: file, format: configuration.format)
         var scanner = scanners.take(fileIndex: 0)

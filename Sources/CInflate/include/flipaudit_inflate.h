@@ -43,6 +43,17 @@ fa_inflate_status fa_inflate(fa_inflater *inflater, const uint8_t *in, size_t in
                              size_t out_len, size_t *consumed, size_t *produced,
                              const char **message);
 
+/// The same calls for a short look at an input's first bytes (the audit
+/// ranks inputs by their first record's time): zlib, whichever engine is
+/// built. zlib stops where the room it is given ends; igzip, given a few
+/// KiB, decodes up to 64 KiB ahead into a buffer of its own, which for a
+/// folder of small files is most of each file, decoded twice.
+fa_inflater *fa_inflater_new_look(void);
+void fa_inflater_reset_look(fa_inflater *inflater);
+void fa_inflater_free_look(fa_inflater *inflater);
+fa_inflate_status fa_inflate_look(fa_inflater *inflater, const uint8_t *in, size_t in_len, uint8_t *out,
+                                  size_t out_len, size_t *consumed, size_t *produced, const char **message);
+
 /// "isa-l" or "zlib": the engine built.
 const char *fa_inflate_engine(void);
 

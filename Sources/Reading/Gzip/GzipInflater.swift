@@ -33,22 +33,27 @@ final class GzipInflater {
     static let engine = String(cString: fa_inflate_engine())
 
     private let inflater: OpaquePointer
+    /// A decoder for a short look at an input's first bytes: zlib, which
+    /// decodes no further than asked, whichever engine is built
+    /// (`fa_inflater_new_look`). Not kept by `BufferPool`.
+    let look: Bool
 
     /// Sets up the decoder for a gzip member.
-    init() throws(InputError) {
-        guard let inflater = fa_inflater_new() else {
+    init(look: Bool = false) throws(InputError) {
+        guard let inflater = look ? fa_inflater_new_look() : fa_inflater_new() else {
             throw InputError.decoderUnavailable("out of memory")
         }
         self.inflater = inflater
+        self.look = look
     }
 
     deinit {
-        fa_inflater_free(inflater)
+        if look { fa_inflater_free_look(inflater) } else { fa_inflater_free(inflater) }
     }
 
     /// Prepares for the next gzip member, keeping the allocated state.
     func reset() {
-        fa_inflater_reset(inflater)
+        if look { fa_inflater_reset_look(inflater) } else { fa_inflater_reset(inflater) }
     }
 
     /// Inflates as much of `input` into `output` as fits.
@@ -56,7 +61,7 @@ final class GzipInflater {
         var consumed = 0
         var produced = 0
         var message: UnsafePointer<CChar>?
-        let rc = fa_inflate(
+        let rc = (look ? fa_inflate_look : fa_inflate)(
             inflater, input.baseAddress?.assumingMemoryBound(to: UInt8.self), input.count,
             output.baseAddress?.assumingMemoryBound(to: UInt8.self), output.count, &consumed, &produced, &message)
         let status: Status

@@ -56,10 +56,13 @@ package final class LogFileReader {
     private var finished = false
     /// The file read (nil: standard input), for messages.
     private let path: String?
+    private let look: Bool
 
-    /// Opens `path`, or standard input for `nil`.
-    package init(path: String?) throws(InputError) {
+    /// Opens `path`, or standard input for `nil`. `look`: only the first
+    /// few KiB will be read (`GzipInflater.look`).
+    package init(path: String?, look: Bool = false) throws(InputError) {
         self.path = path
+        self.look = look
         if let path {
             let fd = open(path, O_RDONLY | O_CLOEXEC)
             if fd < 0 {
@@ -87,7 +90,7 @@ package final class LogFileReader {
         if closeOnDeinit { close(fd) }
         BufferPool.shared.give(input)
         if let output { BufferPool.shared.give(output) }
-        if let inflater { BufferPool.shared.give(inflater) }
+        if let inflater, !inflater.look { BufferPool.shared.give(inflater) }
     }
 
     /// The next chunk of decoded bytes, valid until the next call; `nil` at
@@ -165,7 +168,7 @@ package final class LogFileReader {
         func starts(_ magic: [UInt8]) -> Bool { head.count >= magic.count && zip(head, magic).allSatisfy { $0 == $1 } }
         if starts([0x1F, 0x8B]) {
             encoding = .gzip
-            inflater = try BufferPool.shared.takeInflater()
+            inflater = look ? try GzipInflater(look: true) : try BufferPool.shared.takeInflater()
             memberOpen = true
         } else if starts([0x28, 0xB5, 0x2F, 0xFD]) {
             throw .unsupportedCompression(format: "zstd", tool: "zstd", path: path)
