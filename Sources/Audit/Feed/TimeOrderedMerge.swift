@@ -59,13 +59,14 @@ final class TimeOrderedMerge {
     /// The inputs in the order the merge will most likely open them (by
     /// first record time), and how many of them have been asked to read
     /// ahead: opening one opens the next `readAhead` in the feed (its
-    /// workers read the first few of them, oldest first), so that a folder of many
-    /// small files keeps the reading threads busy while the audit works
-    /// through the current one.
+    /// workers read the first few of them, oldest first), so that a folder
+    /// of many small files keeps the reading threads busy while the audit
+    /// works through the current one, and an input slow to audit does not
+    /// leave them idle until the next is opened.
     private let openingOrder: [Int]
     private var position: [Int]
     private var prepared = 0
-    static let readAhead = 8
+    static let readAhead = 32
     private let onBatch: (Int, EventBatch) -> Void
     private let onEnd: (Int, FileScan) -> Void
 

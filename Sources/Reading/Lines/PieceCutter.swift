@@ -55,7 +55,9 @@ package final class PieceCutter: @unchecked Sendable {
     }
 
     /// Bytes of the input read as stored (compressed for gzip), for progress.
-    package var compressedBytes: UInt64 { reader?.compressedBytes ?? 0 }
+    package var compressedBytes: UInt64 { reader?.compressedBytes ?? readBytes }
+    /// `compressedBytes` once the last piece is cut, and the reader let go.
+    private var readBytes: UInt64 = 0
 
     /// The smallest buffer `cut(into:)` accepts: a carried line plus at
     /// least one fresh byte.
@@ -111,6 +113,11 @@ package final class PieceCutter: @unchecked Sendable {
             return Piece(leadingOverlong: leading, range: start..<stop)
         }
         var end = PieceEnd(input: InputEnd(reader))
+        // The input is read: its decoder and line buffer go back to the
+        // pool while its pieces wait for the caller.
+        readBytes = reader.compressedBytes
+        self.reader = nil
+        lazyFraming = nil
         if let failure {
             end.failure = failure
             end.cutOff = framing.dropCarried()

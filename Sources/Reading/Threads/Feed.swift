@@ -9,13 +9,14 @@ import DequeModule
 ///               time)
 ///
 /// A pool of `workers` threads and the caller share the work. A worker
-/// serves the open inputs in the order they were opened (the order the
-/// caller will need them): it cuts the next piece of an input while few of
-/// its pieces wait and a buffer is free, and scans the oldest waiting piece
-/// otherwise. The caller works too whenever the piece it needs next is not
-/// scanned yet: it scans a waiting piece of that input, or cuts one. With
-/// no workers the caller does everything, in order: that is the reference
-/// path, the same code with no other thread.
+/// serves the open inputs still being read, in the order they were opened
+/// (the order the caller will need them): it cuts the next piece of an
+/// input while few of its pieces wait and a buffer is free, then scans the
+/// oldest waiting piece of that input (most often the one it cut, still in
+/// its cache); or it scans a waiting piece. The caller works too whenever
+/// the piece it needs next is not scanned yet: it scans a waiting piece of
+/// that input, or cuts one. With no workers the caller does everything, in
+/// order: that is the reference path, the same code with no other thread.
 ///
 /// Each thread has its own scanner, made by `makeScanner` and kept for the
 /// pass. The workers start with the first `open` and end after `stop()`.
@@ -107,7 +108,7 @@ package final class Feed<Scanner: PieceScanning>: @unchecked Sendable {
             switch shared.wait(for: { $0.callerTask(input) }, until: { $0.callerCanGo(input) }) {
             case .take(let scan, let end): return (scan, end)
             case .scan(let claim): scan(claim, with: callerScanner!)
-            case .cut(let claim): cut(claim)
+            case .cut(let claim): if let next = cut(claim) { scan(next, with: callerScanner!) }
             case .stop: preconditionFailure("a stopped feed was pulled")
             }
         }
@@ -124,17 +125,24 @@ package final class Feed<Scanner: PieceScanning>: @unchecked Sendable {
         let scanner = makeScanner()
         while true {
             switch shared.wait(for: { $0.workerTask() }, until: { $0.workerCanGo }) {
-            case .cut(let claim): cut(claim)
+            case .cut(let claim): if let next = cut(claim) { scan(next, with: scanner) }
             case .scan(let claim): scan(claim, with: scanner)
             case .take, .stop: return
             }
         }
     }
 
-    private func cut(_ claim: CutClaim) {
+    /// Cuts the claimed piece and, in the same turn, claims the oldest
+    /// piece of that input waiting to be scanned (most often the one just
+    /// cut): scanned next by the same thread, its bytes still in that
+    /// core's cache, while another thread may cut the piece after it.
+    private func cut(_ claim: CutClaim) -> ScanClaim? {
         let piece = claim.cutter.cut(into: claim.buffers[claim.slot])
         progress?(claim.input, claim.cutter.compressedBytes)
-        shared.change { $0.cut(claim, piece) }
+        return shared.change { state in
+            state.cut(claim, piece)
+            return state.lanes[claim.input]!.unclaimed > 0 ? state.lanes[claim.input]!.claimScan(input: claim.input) : nil
+        }
     }
 
     private func scan(_ claim: ScanClaim, with scanner: Scanner) {

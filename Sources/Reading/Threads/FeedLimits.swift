@@ -9,10 +9,11 @@ struct FeedLimits: Sendable {
     /// that is all flip traffic holds this many events, not `depth`
     /// pieces' worth.
     var weight = 8192
-    /// Open inputs a worker serves at once: the first ones in the order
-    /// they were opened. Each input being read holds a decoder, a read
+    /// Open inputs being read at once: the first ones, in the order they
+    /// were opened, not yet read to their end. Each holds a decoder, a read
     /// buffer, a line buffer and its pieces' buffers; a folder of small
-    /// files opens eight ahead, and reading all of them at once cost more
-    /// memory and page faults than it won.
+    /// files opens 32 ahead, and reading all of them at once would cost
+    /// more memory and page faults than it won. An input read to its end
+    /// holds only its events until the caller takes them.
     var inputsAhead = 3
 }

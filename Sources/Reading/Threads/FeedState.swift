@@ -13,11 +13,11 @@ struct FeedState<Scan> {
     }
 
     /// A worker's next task: for the first input (in `order`, among the
-    /// first `inputsAhead`) that has work, a cut while few of its pieces
-    /// wait, else a scan.
+    /// first `inputsAhead` still being read) that has work, a cut while
+    /// few of its pieces wait, else a scan.
     mutating func workerTask() -> FeedTask<Scan>? {
         if stopped { return .stop }
-        for input in order.prefix(limits.inputsAhead) {
+        for input in reading {
             if lanes[input]!.canCut(limits) { return .cut(lanes[input]!.claimCut(input: input)) }
             if lanes[input]!.unclaimed > 0 { return .scan(lanes[input]!.claimScan(input: input)) }
         }
@@ -26,7 +26,15 @@ struct FeedState<Scan> {
 
     /// Whether `workerTask` has something to do.
     var workerCanGo: Bool {
-        stopped || order.prefix(limits.inputsAhead).contains { lanes[$0]!.unclaimed > 0 || lanes[$0]!.canCut(limits) }
+        stopped || reading.contains { lanes[$0]!.unclaimed > 0 || lanes[$0]!.canCut(limits) }
+    }
+
+    /// The first `inputsAhead` open inputs, in `order`, that are still
+    /// being read: an input whose pieces are all cut and claimed only
+    /// waits for the caller, and takes no worker's place (a folder of
+    /// small files is read ahead of the caller, not just beside it).
+    private var reading: some Sequence<Int> {
+        order.lazy.filter { !lanes[$0]!.isRead }.prefix(limits.inputsAhead)
     }
 
     /// The caller's next task for `input`: take its next piece when it is
@@ -59,5 +67,7 @@ struct FeedState<Scan> {
     /// Puts the scan of a claimed piece in its place.
     mutating func scanned(_ claim: ScanClaim, _ scan: Scan, lines: Int, weight: Int) {
         lanes[claim.input]!.scanned(claim, scan, lines: lines, weight: weight)
+        // A read input's buffers are no thread's now: back to the pool.
+        if lanes[claim.input]!.isRead && lanes[claim.input]!.scanning == 0 { lanes[claim.input]!.free() }
     }
 }

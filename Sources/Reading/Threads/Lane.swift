@@ -46,6 +46,9 @@ struct Lane<Scan> {
 
     var unclaimed: Int { pieces.count - firstUnclaimed }
 
+    /// Every piece is cut and claimed: the input needs no more reading.
+    var isRead: Bool { cutAll && unclaimed == 0 }
+
     /// Another piece may be cut: a buffer is free, few pieces wait to be
     /// scanned, and what waits for the caller is within bounds.
     func canCut(_ limits: FeedLimits) -> Bool {
