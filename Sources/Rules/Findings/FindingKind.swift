@@ -139,11 +139,20 @@ package struct FindingKindSet: Sendable, Equatable {
 
 /// Where a record came from: the rank of its file among the sorted inputs,
 /// and its line. Rendered as `FILE:LINE` through `InputCatalog`.
-package struct SourceRef: Hashable, Comparable, Sendable {
-    package var file: Int32
-    package var line: Int64
-    package init(file: Int32, line: Int64) { self.file = file; self.line = line }
-    package static func < (a: Self, b: Self) -> Bool { (a.file, a.line) < (b.file, b.line) }
+///
+/// Public and `@frozen`, its comparisons `@inlinable`: the merge's and the
+/// row queue's heaps compare sources in other modules on every move, and
+/// Swift 6.3.1 inlines only public bodies across modules.
+@frozen public struct SourceRef: Hashable, Comparable, Sendable {
+    public var file: Int32
+    public var line: Int64
+    @inlinable public init(file: Int32, line: Int64) { self.file = file; self.line = line }
+    @inlinable public static func < (a: Self, b: Self) -> Bool { (a.file, a.line) < (b.file, b.line) }
+    @inlinable public static func == (a: Self, b: Self) -> Bool { a.file == b.file && a.line == b.line }
+    @inlinable public func hash(into hasher: inout Hasher) {
+        hasher.combine(file)
+        hasher.combine(line)
+    }
 }
 
 /// One finding: docs/contract.md §4's kind, severity, session state, a one-line detail
