@@ -23,10 +23,25 @@ package enum WorkerThread {
         }
     }
 
+    /// How much nicer than the caller the thread runs. A `Feed`'s workers
+    /// read ahead of the caller, whose audit of what they read is what a
+    /// pass waits for: with two of them and the caller on two cores, the
+    /// kernel's even share left the caller two thirds of a core. Two steps
+    /// nicer, the caller keeps its core and the workers share the rest.
+    /// On Linux a thread's nice value is its own, and with autogroups
+    /// (Debian's default) it weighs only against the run's own session,
+    /// not against other programs.
+    var niceness: Int32 {
+        switch self {
+        case .read: 2
+        case .look: 0
+        }
+    }
+
     /// Starts `body` on a thread of this kind: an idle kept thread, or a
     /// new one.
     package func start(_ body: @escaping @Sendable () -> Void) {
-        Self.keeper.run(name: name, body)
+        Self.keeper.run(name: name, niceness: niceness, body)
     }
 
     /// `transform` of every element, in order, computed by the caller's
@@ -74,6 +89,7 @@ package enum WorkerThread {
 private final class Keeper: Sendable {
     struct Job {
         let name: String
+        let niceness: Int32
         let body: @Sendable () -> Void
     }
 
@@ -86,8 +102,12 @@ private final class Keeper: Sendable {
     /// Room for the parsers and the flip event extractor.
     static let stackSize = 4 << 20
 
-    func run(name: String, _ body: @escaping @Sendable () -> Void) {
-        let job = Job(name: name, body: body)
+    /// The nice value of the thread that first started a job: the
+    /// caller's, which the workers' are set from.
+    private let callerNice = Keeper.nice()
+
+    func run(name: String, niceness: Int32, _ body: @escaping @Sendable () -> Void) {
+        let job = Job(name: name, niceness: niceness, body: body)
         if let mailbox = idle.change({ $0.popLast() }) {
             mailbox.change { $0 = job }
             return
@@ -102,6 +122,7 @@ private final class Keeper: Sendable {
         let mailbox = Mailbox(nil)
         var job = first
         while true {
+            Self.setNice(callerNice + job.niceness)
             job.body()
             let stays = idle.change { list -> Bool in
                 guard list.count < Self.idleLimit else { return false }
@@ -116,5 +137,21 @@ private final class Keeper: Sendable {
                 }, until: { $0 != nil })
             Thread.current.name = job.name
         }
+    }
+
+    /// The calling thread's nice value (PRIO_PROCESS with 0 names the
+    /// calling thread on Linux); 0 elsewhere.
+    private static func nice() -> Int32 {
+        #if os(Linux)
+            getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+        #else
+            0
+        #endif
+    }
+
+    private static func setNice(_ value: Int32) {
+        #if os(Linux)
+            setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, value)
+        #endif
     }
 }
