@@ -279,6 +279,27 @@ struct RowSpillTests {
 struct ReadBackSeedTests {
     /// The committed seeds of the FuzzReadBack target are lines the readers
     /// accept: the fuzzer starts from real structure.
+    /// FuzzReadBack's finding: a line key with a capital read as the same
+    /// key, and was written back as another line.
+    @Test("an event line's hex keys read only as written: lowercase, no leading zero")
+    func hexKeys() throws {
+        let line =
+            "s:RkW1NnX1xMJimgUjPEIg8y\t09223373832156817808\t0000000000\t00000000000000000021\t1795302042000\t0\t21\t198.152.98.30\t302\tR"
+            + "\t=RkW1NnX1xMJimgUjPEIg8y\t=1093874651234-flip.apps.googleusercontent.com\t0"
+            + "\t=https://oauth-redirect.googleusercontent.com/a/com.google.Chromecast\t\t\t\t\t\t\t\t\t\t\t\t\t\t00000a0000008d07"
+        var codec = EventCodec(allowlist: AuditConfiguration().allowlist)
+        let (_, event) = try EventLine.decode(Array(line.utf8)[...], codec: &codec)
+        var back: [UInt8] = []
+        EventLine.encode(event, into: &back)
+        #expect(back.dropLast().elementsEqual(line.utf8))
+        let capital = line.replacingOccurrences(of: "00000a0000008d07", with: "00000A0000008d07")
+        #expect(throws: TextFields.Malformed.self) { try EventLine.decode(Array(capital.utf8)[...], codec: &codec) }
+        #expect(EventCodec.hex(Array("1f".utf8)[...]) == 31)
+        #expect(EventCodec.hex(Array("01f".utf8)[...]) == nil)
+        #expect(EventCodec.hex(Array("1F".utf8)[...]) == nil)
+        #expect(EventCodec.hex(Array("0".utf8)[...]) == 0)
+    }
+
     @Test("every seed line of Fuzz/Corpus/FuzzReadBack reads")
     func seeds() throws {
         let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
