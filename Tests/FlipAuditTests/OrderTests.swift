@@ -294,10 +294,10 @@ struct ReadBackSeedTests {
         #expect(back.dropLast().elementsEqual(line.utf8))
         let capital = line.replacingOccurrences(of: "00000a0000008d07", with: "00000A0000008d07")
         #expect(throws: TextFields.Malformed.self) { try EventLine.decode(Array(capital.utf8)[...], codec: &codec) }
-        #expect(EventCodec.hex(Array("1f".utf8)[...]) == 31)
-        #expect(EventCodec.hex(Array("01f".utf8)[...]) == nil)
-        #expect(EventCodec.hex(Array("1F".utf8)[...]) == nil)
-        #expect(EventCodec.hex(Array("0".utf8)[...]) == 0)
+        #expect(TextFields.hex(Array("1f".utf8)[...]) == 31)
+        #expect(TextFields.hex(Array("01f".utf8)[...]) == nil)
+        #expect(TextFields.hex(Array("1F".utf8)[...]) == nil)
+        #expect(TextFields.hex(Array("0".utf8)[...]) == 0)
     }
 
     @Test("every seed line of Fuzz/Corpus/FuzzReadBack reads")

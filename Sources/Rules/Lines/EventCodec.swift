@@ -78,21 +78,6 @@ package struct EventCodec {
 
     // MARK: Reading
 
-    /// A hex number only as this codec writes it: lowercase digits, and
-    /// `width` of them or no leading zero. Anything else would read as the
-    /// same key and be written back as another line.
-    static func hex(_ field: ArraySlice<UInt8>, width: Int? = nil) -> UInt64? {
-        guard (1...16).contains(field.count), field.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
-            return nil
-        }
-        if let width {
-            guard field.count == width else { return nil }
-        } else if field.count > 1 && field.first == 0x30 {
-            return nil
-        }
-        return UInt64(String(decoding: field, as: UTF8.self), radix: 16)
-    }
-
     /// The event a line (without its newline) holds.
     package mutating func decode(_ line: ArraySlice<UInt8>) throws(Malformed) -> FlipEvent {
         let fields = try F.split(line, count: 24)
@@ -128,7 +113,7 @@ package struct EventCodec {
         case [UInt8(ascii: "T")]:
             var code: CodeHash?
             if !fields[15].isEmpty {
-                guard let key = Self.hex(fields[15]) else { throw Malformed(reason: "bad code key") }
+                guard let key = F.hex(fields[15]) else { throw Malformed(reason: "bad code key") }
                 let digest = try F.text(fields[16])
                 guard CodeHash.isDigest(digest) else { throw Malformed(reason: "bad code digest") }
                 code = CodeHash(key: key, digest: digest)
@@ -157,7 +142,7 @@ package struct EventCodec {
         default: throw Malformed(reason: "bad return mark")
         }
         guard request != nil || returned != nil else { throw Malformed(reason: "neither request nor return") }
-        guard let lineKey = Self.hex(fields[23], width: 16) else {
+        guard let lineKey = F.hex(fields[23], width: 16) else {
             throw Malformed(reason: "bad line key")
         }
         return FlipEvent(

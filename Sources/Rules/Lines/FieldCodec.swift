@@ -101,8 +101,7 @@ extension FieldCodec where T == UInt64 {
         Self(
             write: { key, out in TextFields.text(Checkpoint.hex(key), &out) },
             read: { field, _ throws(Malformed) in
-                let text = try TextFields.text(field)
-                guard text.utf8.count == 16, let key = UInt64(text, radix: 16) else { throw Malformed(reason: reason) }
+                guard let key = TextFields.hex(field, width: 16) else { throw Malformed(reason: reason) }
                 return key
             })
     }

@@ -64,6 +64,21 @@ package enum TextFields {
         return parts
     }
 
+    /// A hex number only as flipaudit writes one: lowercase digits, and
+    /// `width` of them or no leading zero. Anything else would read as the
+    /// same number and be written back as another line.
+    package static func hex(_ field: ArraySlice<UInt8>, width: Int? = nil) -> UInt64? {
+        guard (1...16).contains(field.count), field.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
+            return nil
+        }
+        if let width {
+            guard field.count == width else { return nil }
+        } else if field.count > 1 && field.first == 0x30 {
+            return nil
+        }
+        return UInt64(String(decoding: field, as: UTF8.self), radix: 16)
+    }
+
     /// The fields of a line; `count` of them, or it is malformed.
     package static func split(_ line: ArraySlice<UInt8>, count: Int) throws(Malformed) -> [ArraySlice<UInt8>] {
         let fields = parts(line, separator: .tab)
