@@ -58,6 +58,8 @@ package final class PieceCutter: @unchecked Sendable {
     package var compressedBytes: UInt64 { reader?.compressedBytes ?? readBytes }
     /// `compressedBytes` once the last piece is cut, and the reader let go.
     private var readBytes: UInt64 = 0
+    /// The last piece is cut.
+    private var cutAll = false
 
     /// The smallest buffer `cut(into:)` accepts: a carried line plus at
     /// least one fresh byte.
@@ -67,6 +69,9 @@ package final class PieceCutter: @unchecked Sendable {
     /// the next piece from it. Call until a piece with an `end` comes back.
     package func cut(into buffer: UnsafeMutableRawBufferPointer) -> Piece {
         precondition(buffer.count >= Self.minimumBuffer(maxLine: maxLine))
+        // The reader is let go at the end: a cut after it would read the
+        // input again from its first byte.
+        precondition(!cutAll, "a piece cut after the last one")
         if reader == nil {
             do {
                 reader = try LogFileReader(path: path)
@@ -116,6 +121,7 @@ package final class PieceCutter: @unchecked Sendable {
         // The input is read: its decoder and line buffer go back to the
         // pool while its pieces wait for the caller.
         readBytes = reader.compressedBytes
+        cutAll = true
         self.reader = nil
         lazyFraming = nil
         if let failure {

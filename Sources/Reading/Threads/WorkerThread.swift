@@ -30,7 +30,10 @@ package enum WorkerThread {
     /// nicer, the caller keeps its core and the workers share the rest.
     /// On Linux a thread's nice value is its own, and with autogroups
     /// (Debian's default) it weighs only against the run's own session,
-    /// not against other programs.
+    /// not against other programs. An unprivileged thread cannot be made
+    /// less nice again: a kept thread that served a `Feed` and then looks
+    /// at first records stays two steps nicer, which the caller, working
+    /// beside it, does not mind.
     var niceness: Int32 {
         switch self {
         case .read: 2
