@@ -17,11 +17,11 @@ struct CodecBenchmarkTests {
 
     private func events(_ n: Int) -> [FlipEvent] {
         (0..<n).map { i in
-            let request = FlipRequest(
+            let request = FlipRequest.texts(
                 state: "state-\(i)-abcdefghij", clientID: "1234.apps.googleusercontent.com", clientMismatch: false,
                 redirect: RedirectFacts(opa, allowlist: allowlist), duplicateParams: [], badEncodingParams: [])
-            let ret = FlipReturn(
-                base: opa, toGoogleHost: true, state: "state-\(i - i % 4)-abcdefghij", stateKey: nil,
+            let ret = FlipReturn.texts(
+                base: opa, toGoogleHost: true, state: "state-\(i - i % 4)-abcdefghij",
                 codeDigest: CodeHash(key: UInt64(i) &* 0x2545_F491_4F6C_DD1D, digest: "sha256:0123456789ab"),
                 error: nil, errorDescription: nil, allowlisted: true, duplicateParams: [], badEncodingParams: [])
             return FlipEvent(

@@ -58,7 +58,7 @@ struct FindingTests {
         ])
         #expect(result.sessions.map(\.state) == [a, b])
         #expect(result.findings.isEmpty)
-        #expect(StateKey(a).hash != StateKey(b).hash)
+        #expect(Fingerprint.process.of(a) != Fingerprint.process.of(b))
     }
 
     @Test("code-to-unlisted-redirect: a code sent to a look-alike host")
@@ -380,7 +380,7 @@ struct ExtractorTests {
         let onRequest = try #require(returned(combined(1, request, 302, location: "\(opa)?\(query)")))
         let alone = try #require(returned(combined(1, "GET", "/consent", 302, location: "\(opa)?\(query)")))
         #expect(onRequest.state == alone.state)
-        #expect(onRequest.stateKey == alone.stateKey)
+        #expect(onRequest.stateHash == alone.stateHash)
         #expect(onRequest.duplicateParams == alone.duplicateParams)
         #expect(onRequest.badEncodingParams == alone.badEncodingParams)
         #expect(onRequest.hasCode == alone.hasCode)

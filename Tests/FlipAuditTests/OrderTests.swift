@@ -163,12 +163,12 @@ struct ExactStateTests {
 struct EventCodecTests {
     private func event(state: String?, code: String?) -> FlipEvent {
         let allowlist = AuditConfiguration().allowlist
-        let request = FlipRequest(
+        let request = FlipRequest.texts(
             state: state, clientID: "", clientMismatch: true,
             redirect: RedirectFacts("https://evil.example/a\tb\nc\\d", allowlist: allowlist),
             duplicateParams: [.state, .code], badEncodingParams: [])
-        let ret = FlipReturn(
-            base: opa, toGoogleHost: true, state: state, stateKey: nil,
+        let ret = FlipReturn.texts(
+            base: opa, toGoogleHost: true, state: state,
             codeDigest: code.map { Array($0.utf8).withUnsafeBytes { CodeHash($0) } },
             error: nil, errorDescription: "", allowlisted: true, duplicateParams: [], badEncodingParams: [.errorDescription])
         return FlipEvent(
@@ -198,7 +198,7 @@ struct EventCodecTests {
         #expect(back.returned?.codeDigest == e.returned?.codeDigest)
         #expect(back.returned?.codeDigest?.key == e.returned?.codeDigest?.key)
         #expect(back.returned?.codeDigest?.description == CodeDigest.of(Array("secret-code-value".utf8)))
-        #expect(back.request?.stateKey == e.request?.stateKey)
+        #expect(back.request?.stateHash == e.request?.stateHash)
     }
 
     @Test("damaged lines are errors, never crashes")

@@ -245,7 +245,7 @@ final class Explainer {
             return
         }
         let st = story(s)
-        if let current, let last = st.story.entries.last, last.event === current {
+        if let current, let last = st.story.entries.last, last.event?.source == current.source {
             st.story.entries[st.story.entries.count - 1].decisions.append(decision)
         } else {
             st.story.entries.append(
@@ -307,7 +307,7 @@ final class Explainer {
     }
 
     private func note(_ st: Story, _ decision: ExplainDecision, event: FlipEvent) {
-        if let last = st.story.entries.last, last.event === event {
+        if let last = st.story.entries.last, last.event?.source == event.source {
             st.story.entries[st.story.entries.count - 1].decisions.append(decision)
         } else {
             st.story.entries.append(StoryEntry(time: event.time, source: event.source, event: event, decisions: [decision]))

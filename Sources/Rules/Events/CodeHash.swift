@@ -22,6 +22,13 @@ package struct CodeHash: Hashable, Sendable, CustomStringConvertible, CustomRefl
         digest = nil
     }
 
+    /// A code whose key is known (a return's `codeKey`).
+    init(key: UInt64, code: [UInt8]) {
+        self.key = key
+        self.code = code
+        digest = nil
+    }
+
     /// A code known only by its key and digest (as `EventCodec` writes it).
     init(key: UInt64, digest: String) {
         self.key = key
@@ -50,17 +57,18 @@ package struct CodeHash: Hashable, Sendable, CustomStringConvertible, CustomRefl
 }
 
 extension FlipQuery {
-    /// The digest of the decoded `code`'s bytes; the code itself never
-    /// becomes a String.
-    func codeDigest(duplicates: inout [FlipParam], bad: inout [FlipParam], fingerprint: Fingerprint) -> CodeHash? {
+    /// The decoded `code`, appended to an event's `text`, with its key; the
+    /// code itself never becomes a String.
+    func code(into text: inout [UInt8], duplicates: inout FlipParamSet, bad: inout FlipParamSet, fingerprint: Fingerprint)
+        -> (key: UInt64, span: TextSpan)?
+    {
         guard let raw = values[FlipParam.code.rawValue] else { return nil }
+        if counts[FlipParam.code.rawValue] > 1 { duplicates.insert(.code) }
         if Bytes.find(.percent, in: raw) != nil || Bytes.find(.plus, in: raw) != nil {
-            if counts[FlipParam.code.rawValue] > 1 { duplicates.append(.code) }
             let (bytes, malformed) = PercentDecoding.bytes(raw)
-            if malformed { bad.append(.code) }
-            return bytes.withUnsafeBytes { CodeHash($0, fingerprint: fingerprint) }
+            if malformed { bad.insert(.code) }
+            return bytes.withUnsafeBytes { (fingerprint.of($0), text.span(appending: $0)) }
         }
-        if counts[FlipParam.code.rawValue] > 1 { duplicates.append(.code) }
-        return CodeHash(raw, fingerprint: fingerprint)
+        return (fingerprint.of(raw), text.span(appending: raw))
     }
 }

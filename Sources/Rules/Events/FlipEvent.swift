@@ -2,39 +2,58 @@ import Parsing
 import Reading
 
 /// What a flip-relevant record contributes to the audit: a request, a
-/// return, or both (the 302 on the request's own record). A class: events
-/// travel through queues and heaps, and a reference moves cheaper than
-/// every String inside. Immutable once built, so shared freely.
-package final class FlipEvent: Sendable {
+/// return, or both (the 302 on the request's own record). A value: its
+/// time and place, which order it, inline; everything else in one
+/// immutable buffer (`EventStorage`) with the decoded texts, the event's
+/// only allocation. Copying an event copies 32 bytes and one reference;
+/// a text becomes a String only where it is kept (a session's state) or
+/// shown (a finding).
+package struct FlipEvent: @unchecked Sendable {  // its storage is never written once built
     package let time: Int64
     package let source: SourceRef
-    package let clientIP: String
-    package let status: Int
-    package let request: FlipRequest?
-    package let returned: FlipReturn?
+    let storage: EventStorage
+
+    package var clientIP: String { storage.header.clientIP }
+    package var status: Int { storage.header.status }
     /// The fingerprint of the record's line bytes: a record whose line
     /// equals one of another input, or one the previous run audited, is a
     /// duplicate (`DuplicateFilter`).
-    package let lineKey: UInt64
+    package var lineKey: UInt64 { storage.header.lineKey }
+    package var request: FlipRequest? { storage.header.request == nil ? nil : FlipRequest(storage: storage) }
+    package var returned: FlipReturn? { storage.header.returned == nil ? nil : FlipReturn(storage: storage) }
 
-    package init(
-        time: Int64, source: SourceRef, clientIP: String, status: Int, request: FlipRequest?, returned: FlipReturn?,
-        lineKey: UInt64
+    /// An event from its facts, with the texts their spans point into.
+    init(
+        time: Int64, source: SourceRef, clientIP: String, status: Int, request: EventStorage.RequestFacts?,
+        returned: EventStorage.ReturnFacts?, lineKey: UInt64, text: UnsafeRawBufferPointer
     ) {
         self.time = time
         self.source = source
-        self.clientIP = clientIP
-        self.status = status
-        self.request = request
-        self.returned = returned
-        self.lineKey = lineKey
+        storage = .make(
+            .init(clientIP: clientIP, status: status, lineKey: lineKey, textCount: text.count, request: request, returned: returned),
+            text: text)
+    }
+
+    /// An event from its texts (read back from an event line, or a test's).
+    package init(
+        time: Int64, source: SourceRef, clientIP: String, status: Int, request: FlipRequest.Texts?, returned: FlipReturn.Texts?,
+        lineKey: UInt64
+    ) {
+        var text: [UInt8] = []
+        let requestFacts = request.map { $0.facts(appendingTo: &text) }
+        let returnFacts = returned.map { $0.facts(appendingTo: &text) }
+        self = text.withUnsafeBytes {
+            FlipEvent(
+                time: time, source: source, clientIP: clientIP, status: status, request: requestFacts, returned: returnFacts,
+                lineKey: lineKey, text: $0)
+        }
     }
 
     /// `event` at line `line` of its input: for `ScanAssembler`, when a
     /// piece was scanned before the lines ahead of it were counted.
-    package convenience init(_ event: FlipEvent, line: Int64) {
-        self.init(
-            time: event.time, source: SourceRef(file: event.source.file, line: line), clientIP: event.clientIP,
-            status: event.status, request: event.request, returned: event.returned, lineKey: event.lineKey)
+    package init(_ event: FlipEvent, line: Int64) {
+        time = event.time
+        source = SourceRef(file: event.source.file, line: line)
+        storage = event.storage
     }
 }

@@ -29,6 +29,9 @@ package struct FlipEventExtractor {
     private let keysLines: Bool
     private var requestQuery = FlipQuery()
     private var locationQuery = FlipQuery()
+    /// The texts of the event being built; copied out, at its size, into
+    /// the event.
+    private var text: [UInt8] = []
     /// Recent raw `redirect_uri` values, decoded and judged.
     private var redirectURIs = RecentValues<RedirectValue>()
     /// Recent raw `client_id` values: decoded text, malformed, configured.
@@ -70,10 +73,11 @@ package struct FlipEventExtractor {
         guard isFlipRequest || locationURL != nil else { return (.unrelated, nil) }
 
         var classification = Classification.unrelated
-        var request: FlipRequest?
+        var request: EventStorage.RequestFacts?
+        text.removeAll(keepingCapacity: true)
         if isFlipRequest {
-            var duplicates: [FlipParam] = []
-            var bad: [FlipParam] = []
+            var duplicates = FlipParamSet()
+            var bad = FlipParamSet()
             let query = requestQuery
             let redirect = query[.redirectURI].map { raw in
                 redirectURIs.value(for: raw) {
@@ -88,14 +92,12 @@ package struct FlipEventExtractor {
                 }
             }
             if isEndpoint || (client?.configured ?? false) || (redirect?.google ?? false) {
-                // Decoded in parameter order, as the notes of repeats and
-                // bad encodings list them.
                 func note(_ p: FlipParam, malformed: Bool) {
-                    if query.counts[p.rawValue] > 1 && p.duplicateMatters { duplicates.append(p) }
-                    if malformed { bad.append(p) }
+                    if query.counts[p.rawValue] > 1 && p.duplicateMatters { duplicates.insert(p) }
+                    if malformed { bad.insert(p) }
                 }
                 if let client { note(.clientID, malformed: client.malformed) }
-                let state = query.decoded(.state, duplicates: &duplicates, bad: &bad)
+                let stateSpan = decoded(.state, of: query, duplicates: &duplicates, bad: &bad)
                 if let redirect { note(.redirectURI, malformed: redirect.malformed) }
                 if let raw = query[.scope] { note(.scope, malformed: PercentDecoding.isMalformed(raw)) }
                 // A request target can carry the return's parameters too
@@ -105,26 +107,42 @@ package struct FlipEventExtractor {
                     if let raw = query[p] { note(p, malformed: PercentDecoding.isMalformed(raw)) }
                 }
                 classification = .inScope
-                request = FlipRequest(
-                    state: state, clientID: client?.text,
+                request = EventStorage.RequestFacts(
+                    stateSpan: stateSpan, stateHash: text.bytes(stateSpan) { fingerprint.of($0) }, clientID: client?.text,
                     clientMismatch: !clientIDs.isEmpty && client != nil && !client!.configured,
-                    redirect: redirect?.facts(allowlist: allowlist),
-                    duplicateParams: duplicates, badEncodingParams: bad, fingerprint: fingerprint)
+                    redirect: redirect?.facts(allowlist: allowlist), duplicateParams: duplicates, badEncodingParams: bad)
             } else {
                 classification = .otherOAuth
             }
         }
 
-        var returned: FlipReturn?
+        var returned: EventStorage.ReturnFacts?
         if let url = locationURL {
             returned = returnShape(url, request: request)
             if returned != nil && classification == .unrelated { classification = .returnOnly }
         }
         guard request != nil || returned != nil else { return (classification, nil) }
-        let event = FlipEvent(
-            time: record.time, source: source, clientIP: Self.clientAddress(record.clientIP),
-            status: record.status, request: request, returned: returned, lineKey: keysLines ? fingerprint.of(line) : 0)
+        let clientIP = Self.clientAddress(record.clientIP)
+        let lineKey = keysLines ? fingerprint.of(line) : 0
+        let event = text.withUnsafeBytes { text in
+            FlipEvent(
+                time: record.time, source: source, clientIP: clientIP, status: record.status, request: request,
+                returned: returned, lineKey: lineKey, text: text)
+        }
         return (classification, event)
+    }
+
+    /// The decoded value of `p` in `query`, appended to the event's text
+    /// (`PercentDecoding.exact` for a state, which keeps every byte); notes
+    /// a repeat that matters in `duplicates`, a malformed encoding in `bad`.
+    private mutating func decoded(_ p: FlipParam, of query: FlipQuery, duplicates: inout FlipParamSet, bad: inout FlipParamSet)
+        -> TextSpan
+    {
+        guard let raw = query[p] else { return .absent }
+        if query.counts[p.rawValue] > 1 && p.duplicateMatters { duplicates.insert(p) }
+        let (span, malformed) = text.span(decoding: raw, exact: p == .state)
+        if malformed { bad.insert(p) }
+        return span
     }
 
     /// The client field as kept: an address or host name (letters, digits,
@@ -170,8 +188,8 @@ package struct FlipEventExtractor {
     /// The Location as a return, when it has `code` or `error`, or goes to
     /// an allowlisted URI (an empty return); nil otherwise.
     /// `request` is the record's own request, if any: a return whose state
-    /// has the same bytes as the request's shares its String and hash.
-    private mutating func returnShape(_ url: UnsafeRawBufferPointer, request: FlipRequest?) -> FlipReturn? {
+    /// has the same bytes as the request's shares its text and hash.
+    private mutating func returnShape(_ url: UnsafeRawBufferPointer, request: EventStorage.RequestFacts?) -> EventStorage.ReturnFacts? {
         let q = Bytes.find(.question, in: url)
         var baseEnd = q ?? url.count
         if let hash = Bytes.find(.hash, in: Bytes.slice(url, 0, baseEnd)) { baseEnd = hash }
@@ -204,41 +222,30 @@ package struct FlipEventExtractor {
         // An empty return goes to an allowlisted URI, or to one that
         // equals it after normalization (the same destination).
         guard shaped || allowlisted || variantOf != nil else { return nil }
-        var duplicates: [FlipParam] = []
-        var bad: [FlipParam] = []
+        var duplicates = FlipParamSet()
+        var bad = FlipParamSet()
         let query = locationQuery
-        let value = { (p: FlipParam) in query.decoded(p, duplicates: &duplicates, bad: &bad) }
-        // The code is hashed at once; only its digest is kept.
-        let codeDigest = query.codeDigest(duplicates: &duplicates, bad: &bad, fingerprint: fingerprint)
-        let state: String?
-        var stateKey: StateKey?
-        if let request, let requestState = request.state, let raw = query[.state],
-            let requestRaw = requestQuery[.state], Bytes.equal(raw, requestRaw)
-        {
+        // The code is keyed at once; it shows only as its digest.
+        let code = query.code(into: &text, duplicates: &duplicates, bad: &bad, fingerprint: fingerprint)
+        let stateSpan: TextSpan
+        let stateHash: UInt64
+        if let request, !request.stateSpan.isAbsent, let raw = query[.state], let requestRaw = requestQuery[.state], Bytes.equal(raw, requestRaw) {
             // The usual 302 that answers the request on its own record: the
             // same bytes decode to the same text, well- or ill-encoded alike.
-            if query.counts[FlipParam.state.rawValue] > 1 && FlipParam.state.duplicateMatters { duplicates.append(.state) }
-            if request.badEncodingParams.contains(.state) { bad.append(.state) }
-            state = requestState
-            stateKey = request.stateKey
+            if query.counts[FlipParam.state.rawValue] > 1 && FlipParam.state.duplicateMatters { duplicates.insert(.state) }
+            if request.badEncodingParams.contains(.state) { bad.insert(.state) }
+            stateSpan = request.stateSpan
+            stateHash = request.stateHash
         } else {
-            state = value(.state)
+            stateSpan = decoded(.state, of: query, duplicates: &duplicates, bad: &bad)
+            stateHash = stateSpan.isAbsent ? 0 : text.bytes(stateSpan) { fingerprint.of($0) }
         }
-        let error = value(.error)
-        let description = value(.errorDescription)
-        return FlipReturn(
-            base: base, toGoogleHost: toGoogleHost, state: state, stateKey: stateKey, codeDigest: codeDigest, error: error,
-            errorDescription: description, allowlisted: allowlisted, exactVariantOf: variantOf,
-            duplicateParams: Self.inOrder(duplicates), badEncodingParams: Self.inOrder(bad), fingerprint: fingerprint)
-    }
-}
-
-extension FlipEventExtractor {
-    /// Parameters in `FlipParam` order. Nearly every return has none or
-    /// one: those skip the sort and its copy.
-    @inline(__always)
-    static func inOrder(_ params: [FlipParam]) -> [FlipParam] {
-        params.count < 2 ? params : params.sorted { $0.rawValue < $1.rawValue }
+        let errorSpan = decoded(.error, of: query, duplicates: &duplicates, bad: &bad)
+        let descriptionSpan = decoded(.errorDescription, of: query, duplicates: &duplicates, bad: &bad)
+        return EventStorage.ReturnFacts(
+            base: base, toGoogleHost: toGoogleHost, allowlisted: allowlisted, exactVariantOf: variantOf, stateSpan: stateSpan,
+            stateHash: stateHash, codeKey: code?.key, codeSpan: code?.span ?? .absent, codeIsDigest: false, errorSpan: errorSpan,
+            descriptionSpan: descriptionSpan, duplicateParams: duplicates, badEncodingParams: bad)
     }
 }
 

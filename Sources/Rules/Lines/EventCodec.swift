@@ -72,8 +72,8 @@ package struct EventCodec {
         out.append(.newline)
     }
 
-    private static func params(_ list: [FlipParam], _ out: inout [UInt8]) {
-        for p in list { out.append(UInt8(ascii: "0") + UInt8(p.rawValue)) }
+    private static func params(_ set: FlipParamSet, _ out: inout [UInt8]) {
+        for p in set.list { out.append(UInt8(ascii: "0") + UInt8(p.rawValue)) }
     }
 
     // MARK: Reading
@@ -87,7 +87,7 @@ package struct EventCodec {
         let status = try F.number(fields[4], "status")
         guard let statusCode = Int(exactly: status), (0...999).contains(statusCode) else { throw Malformed(reason: "bad status") }
 
-        var request: FlipRequest?
+        var request: FlipRequest.Texts?
         switch Array(fields[5]) {
         case []:
             guard fields[6...11].allSatisfy(\.isEmpty) else { throw Malformed(reason: "request fields without a request") }
@@ -98,7 +98,7 @@ package struct EventCodec {
                 redirects[uri] = facts
                 return facts
             }
-            request = FlipRequest(
+            request = FlipRequest.texts(
                 state: try F.optional(fields[6]), clientID: try F.optional(fields[7]),
                 clientMismatch: try F.flag(fields[8]), redirect: redirect,
                 duplicateParams: try Self.params(fields[10]), badEncodingParams: try Self.params(fields[11]),
@@ -106,7 +106,7 @@ package struct EventCodec {
         default: throw Malformed(reason: "bad request mark")
         }
 
-        var returned: FlipReturn?
+        var returned: FlipReturn.Texts?
         switch Array(fields[12]) {
         case []:
             guard fields[13...22].allSatisfy(\.isEmpty) else { throw Malformed(reason: "return fields without a return") }
@@ -132,9 +132,9 @@ package struct EventCodec {
                     variants.updateValue(variant, forKey: base)
                 }
             }
-            returned = FlipReturn(
+            returned = FlipReturn.texts(
                 base: base, toGoogleHost: try F.flag(fields[14]),
-                state: try F.optional(fields[17]), stateKey: nil, codeDigest: code,
+                state: try F.optional(fields[17]), codeDigest: code,
                 error: try F.optional(fields[18]), errorDescription: try F.optional(fields[19]),
                 allowlisted: allowlisted, exactVariantOf: variant,
                 duplicateParams: try Self.params(fields[21]), badEncodingParams: try Self.params(fields[22]),
@@ -150,14 +150,18 @@ package struct EventCodec {
             status: statusCode, request: request, returned: returned, lineKey: lineKey)
     }
 
-    private static func params(_ field: ArraySlice<UInt8>) throws(Malformed) -> [FlipParam] {
-        var list: [FlipParam] = []
+    /// A parameter list as `encode` writes it: each parameter once, in
+    /// `FlipParam` order.
+    private static func params(_ field: ArraySlice<UInt8>) throws(Malformed) -> FlipParamSet {
+        var set = FlipParamSet()
+        var last = -1
         for b in field {
-            guard b >= UInt8(ascii: "0"), let p = FlipParam(rawValue: Int(b - UInt8(ascii: "0"))) else {
+            guard b >= UInt8(ascii: "0"), let p = FlipParam(rawValue: Int(b - UInt8(ascii: "0"))), p.rawValue > last else {
                 throw Malformed(reason: "bad parameter list")
             }
-            list.append(p)
+            last = p.rawValue
+            set.insert(p)
         }
-        return list
+        return set
     }
 }

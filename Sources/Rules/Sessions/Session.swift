@@ -3,10 +3,13 @@ import Reading
 
 /// One App Flip session while it is open: everything seen with its `state`.
 package final class Session {
-    /// The exact `state` value; empty for a request that had none.
-    package var state: String { key.text }
-    /// The state with its hash, as the tracker's tables know it.
-    let key: StateKey
+    /// The exact `state` value; empty for a request that had none. Made
+    /// once, when the session opens.
+    package let state: String
+    /// The state's `Fingerprint`: what the tracker's tables know it by.
+    let stateHash: UInt64
+    /// The next open session whose state has the same hash (`SessionTable`).
+    var sameHash: Session?
     /// Distinguishes sessions that share a state (after `state-reuse`).
     package let serial: Int
     package let firstSeen: Int64
@@ -40,6 +43,12 @@ package final class Session {
     var codeKey: UInt64?
     var moreCodeKeys: [UInt64] = []
 
+    /// Whether the session's state has these bytes.
+    func hasState(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var text = state
+        return text.withUTF8 { Bytes.equal(UnsafeRawBufferPointer($0), bytes) }
+    }
+
     func received(_ key: UInt64) -> Bool { codeKey == key || moreCodeKeys.contains(key) }
     func receive(_ key: UInt64) { if codeKey == nil { codeKey = key } else { moreCodeKeys.append(key) } }
     var isClosed = false
@@ -50,8 +59,9 @@ package final class Session {
     /// out of time order does not turn back).
     var expiresAt: Int64 = 0
 
-    init(state: StateKey, serial: Int, event: FlipEvent, request: FlipRequest) {
-        key = state
+    init(serial: Int, event: FlipEvent, request: FlipRequest) {
+        state = request.state ?? ""
+        stateHash = request.stateHash
         self.serial = serial
         firstSeen = event.time
         lastSeen = event.time
@@ -84,7 +94,8 @@ package final class Session {
     /// allowlist.
     init(carried c: CarriedSession, fileOffset: Int32, fingerprint: Fingerprint, redirect: RedirectFacts?) {
         func map(_ s: SourceRef) -> SourceRef { SourceRef(file: s.file + fileOffset, line: s.line) }
-        key = StateKey(c.state, fingerprint: fingerprint)
+        state = c.state
+        stateHash = fingerprint.of(c.state)
         serial = c.serial
         firstSeen = c.firstSeen
         lastSeen = c.lastSeen

@@ -7,8 +7,12 @@ import Parsing
 /// sessions open, move on and close.
 /// Not `Sendable`: the audit thread only.
 final class SessionTable {
-    /// Open sessions by state (sessions without a state are never joined).
-    private var byState: [StateKey: Session] = [:]
+    /// Open sessions by their state's hash, each the head of a chain of
+    /// those whose states share it (`Session.sameHash`: nearly always
+    /// none), so a return's state is looked up from its bytes, without a
+    /// String. Sessions without a state are never joined.
+    private var byHash: [UInt64: Session] = [:]
+    private var withState = 0
     /// Open sessions with an empty state, kept only until they expire.
     private var stateless: [Int: Session] = [:]
     /// (expiry, session) in non-decreasing expiry order: events come in time
@@ -21,14 +25,31 @@ final class SessionTable {
     private var openOrder = Deque<Session>()
 
     /// Sessions open now.
-    var count: Int { byState.count + stateless.count }
+    var count: Int { withState + stateless.count }
 
-    /// The open session of `state`, if any.
-    subscript(state: StateKey) -> Session? { byState[state] }
+    /// The open session whose state has `hash` and the bytes `state`, if any.
+    func session(hash: UInt64, state: UnsafeRawBufferPointer) -> Session? {
+        var next = byHash[hash]
+        while let s = next {
+            if s.hasState(state) { return s }
+            next = s.sameHash
+        }
+        return nil
+    }
 
     /// Adds a session that has just opened (its expiry is set by `touched`).
     func open(_ session: Session) {
-        if session.state.isEmpty { stateless[session.serial] = session } else { byState[session.key] = session }
+        if session.state.isEmpty {
+            stateless[session.serial] = session
+            openOrder.append(session)
+            return
+        }
+        // An open session of the same state is no longer found by it (a
+        // checkpoint's sessions can share one): the newer one is.
+        var text = session.state
+        if let older = text.withUTF8({ self.session(hash: session.stateHash, state: UnsafeRawBufferPointer($0)) }) { unlink(older) }
+        session.sameHash = byHash.updateValue(session, forKey: session.stateHash)
+        withState += 1
         openOrder.append(session)
     }
 
@@ -49,9 +70,25 @@ final class SessionTable {
     func remove(_ session: Session) {
         if session.state.isEmpty {
             stateless[session.serial] = nil
-        } else if byState[session.key] === session {
-            byState[session.key] = nil
+        } else {
+            unlink(session)
         }
+    }
+
+    /// Takes `session` out of its hash's chain, if it is in it.
+    private func unlink(_ session: Session) {
+        let hash = session.stateHash
+        guard let head = byHash[hash] else { return }
+        if head === session {
+            if let next = session.sameHash { byHash[hash] = next } else { byHash[hash] = nil }
+        } else {
+            var previous = head
+            while let s = previous.sameHash, s !== session { previous = s }
+            guard previous.sameHash === session else { return }
+            previous.sameHash = session.sameHash
+        }
+        session.sameHash = nil
+        withState -= 1
     }
 
     /// The next open session whose timeout ran out before `time`.
@@ -83,7 +120,8 @@ final class SessionTable {
     var stillOpen: [Session] { openOrder.filter { !$0.isClosed } }
 
     func removeAll() {
-        byState.removeAll()
+        byHash.removeAll()
+        withState = 0
         stateless.removeAll()
         expiries.removeAll()
         openOrder.removeAll()

@@ -11,8 +11,11 @@ package protocol AuditSink: AnyObject {
 /// findings of docs/contract.md §4. This is where every finding is decided; `Session`
 /// only holds state.
 package final class SessionTracker {
-    /// The App Flip error values.
-    static let standardErrors: Set<String> = ["cancelled", "unrecoverable", "invalid_request", "access_denied"]
+    /// Whether an error value is one of App Flip's.
+    static func isStandardError(_ error: UnsafeRawBufferPointer) -> Bool {
+        Bytes.equals(error, "cancelled") || Bytes.equals(error, "unrecoverable") || Bytes.equals(error, "invalid_request")
+            || Bytes.equals(error, "access_denied")
+    }
 
     private let timeoutMs: Int64
     private let maxSessions: Int
@@ -194,10 +197,9 @@ package final class SessionTracker {
     // MARK: Requests
 
     private func handleRequest(_ request: FlipRequest, event: FlipEvent) -> Session {
-        let state = request.state ?? ""
+        let hasState = request.hasFilledState
         var reused = false
-        let stateKey = request.stateKey
-        if !state.isEmpty, let existing = table[stateKey] {
+        if hasState, let existing = request.withState({ table.session(hash: request.stateHash, state: $0) }) {
             if existing.returnCount == 0 {
                 existing.requestCount += 1
                 touch(existing, event.time, source: event.source)
@@ -207,26 +209,28 @@ package final class SessionTracker {
             }
             close(existing, endTime: nil, why: .stateUsedAgain)
             reused = true
-        } else if !state.isEmpty && endedStates.contains(stateKey.hash, now: clock) {
+        } else if hasState && endedStates.contains(request.stateHash, now: clock) {
             reused = true
         }
         if table.count >= maxSessions { evictOldest() }
-        let session = Session(state: stateKey, serial: nextSerial, event: event, request: request)
+        let session = Session(serial: nextSerial, event: event, request: request)
         nextSerial += 1
         table.open(session)
         touch(session, event.time, source: event.source)
         trace?(.opened(session, reused: reused))
         if reused {
-            raise(.stateReuse, session: session, event: event, detail: "state \(Quote.text(state)) was already used by a session that returned or expired")
+            raise(
+                .stateReuse, session: session, event: event,
+                detail: "state \(Quote.text(session.state)) was already used by a session that returned or expired")
         }
         requestFindings(request, session: session, event: event)
         return session
     }
 
     private func requestFindings(_ request: FlipRequest, session: Session, event: FlipEvent) {
-        if request.clientID == nil || request.state == nil || request.redirect == nil {
-            let missing = [(FlipParam.clientID, request.clientID), (.state, request.state), (.redirectURI, request.redirectURI)]
-                .filter { $0.1 == nil }.map { $0.0.name }
+        if request.clientID == nil || !request.hasState || request.redirect == nil {
+            let missing = [(FlipParam.clientID, request.clientID != nil), (.state, request.hasState), (.redirectURI, request.redirect != nil)]
+                .filter { !$0.1 }.map { $0.0.name }
             raise(.missingParam, session: session, event: event, detail: "request lacks \(missing.joined(separator: ", "))")
         }
         if let facts = request.redirect {
@@ -240,12 +244,12 @@ package final class SessionTracker {
             raise(.clientIDMismatch, session: session, event: event, detail: "client_id \(Quote.text(id)) is not a configured Google client ID")
         }
         if !request.duplicateParams.isEmpty {
-            raise(.duplicateParam, session: session, event: event, detail: "request repeats \(request.duplicateParams.map(\.name).joined(separator: ", "))")
+            raise(.duplicateParam, session: session, event: event, detail: "request repeats \(request.duplicateParams.names)")
         }
         if !request.badEncodingParams.isEmpty {
             raise(
                 .badEncoding, session: session, event: event,
-                detail: "request has malformed encoding in \(request.badEncodingParams.map(\.name).joined(separator: ", "))")
+                detail: "request has malformed encoding in \(request.badEncodingParams.names)")
         }
     }
 
@@ -256,12 +260,14 @@ package final class SessionTracker {
         let session: Session?
         if let requestSession {
             session = requestSession
-            if let returnedState = ret.state, returnedState != requestSession.state {
+            // The bytes first; Strings only when they differ, as the two
+            // states compare as text (canonically equivalent is equal).
+            if ret.hasState, !ret.withState({ requestSession.hasState($0) }), let returned = ret.state, returned != requestSession.state {
                 raise(
                     .stateMismatch, session: requestSession, event: event,
-                    detail: "request state \(Quote.text(requestSession.state)) came back as \(Quote.text(returnedState))")
+                    detail: "request state \(Quote.text(requestSession.state)) came back as \(Quote.text(returned))")
             }
-        } else if let key = ret.stateKey, let s = table[key] {
+        } else if ret.hasState, let s = ret.withState({ table.session(hash: ret.stateHash, state: $0) }) {
             session = s
         } else {
             guard ret.toGoogleHost else { return }  // not a return
@@ -278,7 +284,7 @@ package final class SessionTracker {
             trace?(.returned(session))
             if session.returnCount == 1 {
                 session.firstReturn = (event.time, event.source, ret.hasCode, ret.error, ret.errorDescription)
-                if !session.state.isEmpty { endedStates.remember(session.key.hash, at: clock) }
+                if !session.state.isEmpty { endedStates.remember(session.stateHash, at: clock) }
             } else {
                 raise(.duplicateReturn, session: session, event: event, detail: "return number \(session.returnCount) for this session")
             }
@@ -305,14 +311,14 @@ package final class SessionTracker {
         if !ret.hasCode && !ret.hasError { check(.emptyReturn, "return to \(to) has neither code nor error") }
         if ret.hasCode && ret.state == nil { check(.codeWithoutState, "code \(ret.codeDigest!) returned to \(to) without state") }
         if ret.hasError && ret.state == nil { check(.errorWithoutState, "error \(Quote.text(ret.error!)) returned without state") }
-        if let error = ret.error, !Self.standardErrors.contains(error) {
-            check(.nonstandardError, "error \(Quote.text(error)) is not an App Flip error value")
+        if ret.hasError, !ret.withError(Self.isStandardError) {
+            check(.nonstandardError, "error \(Quote.text(ret.error!)) is not an App Flip error value")
         }
         if !ret.duplicateParams.isEmpty {
-            check(.duplicateParam, "return repeats \(ret.duplicateParams.map(\.name).joined(separator: ", "))")
+            check(.duplicateParam, "return repeats \(ret.duplicateParams.names)")
         }
         if !ret.badEncodingParams.isEmpty {
-            check(.badEncoding, "return has malformed encoding in \(ret.badEncodingParams.map(\.name).joined(separator: ", "))")
+            check(.badEncoding, "return has malformed encoding in \(ret.badEncodingParams.names)")
         }
         guard let session else { return }
         // Compared in normal form: a variant of the requested URI is the
@@ -336,18 +342,17 @@ package final class SessionTracker {
                     detail: "client_id mismatch answered with \(Quote.text(error)), expected invalid_request")
             }
         }
-        if let digest = ret.codeDigest, let codeReturns {
+        if ret.hasCode, let codeReturns, let digest = ret.codeDigest {
             codeReturns(
                 CodeReturn(
                     key: digest.key, digest: digest.description, time: event.time, source: event.source,
                     session: session.firstSource, state: session.state, clientID: session.clientID ?? "",
                     redirectURI: session.redirectShown))
-        } else if let digest = ret.codeDigest {
-            let key = digest.key
+        } else if let key = ret.codeKey {
             let first = returnedCodes.time(of: key, orRememberAt: clock)
             if !session.received(key) {
                 if let first {
-                    raise(.codeReuse, session: session, event: event, detail: Self.codeReuseDetail(digest.description, first: first))
+                    raise(.codeReuse, session: session, event: event, detail: Self.codeReuseDetail(ret.codeDigest!.description, first: first))
                 } else {
                     session.receive(key)
                 }
@@ -409,7 +414,7 @@ package final class SessionTracker {
         table.remove(s)
         // Remembered from the session's last activity, not from the event
         // that happened to close it.
-        if !s.state.isEmpty && !evicted { endedStates.remember(s.key.hash, at: s.lastSeen) }
+        if !s.state.isEmpty && !evicted { endedStates.remember(s.stateHash, at: s.lastSeen) }
         let outcome: Outcome
         var error = ""
         var description = ""

@@ -1,0 +1,72 @@
+import Parsing
+import Reading
+
+/// The one allocation of a `FlipEvent`: what its request and return
+/// carry (`header`), and after it, tail-allocated, the decoded texts that
+/// `TextSpan`s point into. Written once, when the event is built, and
+/// never after: an event copied to another thread is read there only, so
+/// the views that share one (`FlipEvent`, `FlipRequest`, `FlipReturn`) are
+/// `@unchecked Sendable`. `ManagedBuffer` itself cannot be.
+final class EventStorage: ManagedBuffer<EventStorage.Header, UInt8> {
+    struct Header {
+        var clientIP: String
+        var status: Int
+        var lineKey: UInt64
+        var textCount: Int
+        var request: RequestFacts?
+        var returned: ReturnFacts?
+    }
+
+    /// What a request carries beside its texts.
+    struct RequestFacts {
+        var stateSpan: TextSpan
+        var stateHash: UInt64
+        var clientID: String?
+        var clientMismatch: Bool
+        var redirect: RedirectFacts?
+        var duplicateParams: FlipParamSet
+        var badEncodingParams: FlipParamSet
+    }
+
+    /// What a return carries beside its texts.
+    struct ReturnFacts {
+        var base: String
+        var toGoogleHost: Bool
+        var allowlisted: Bool
+        var exactVariantOf: String?
+        var stateSpan: TextSpan
+        var stateHash: UInt64
+        var codeKey: UInt64?
+        var codeSpan: TextSpan
+        var codeIsDigest: Bool
+        var errorSpan: TextSpan
+        var descriptionSpan: TextSpan
+        var duplicateParams: FlipParamSet
+        var badEncodingParams: FlipParamSet
+    }
+
+    /// A storage holding `header` and a copy of `text`.
+    static func make(_ header: Header, text: UnsafeRawBufferPointer) -> EventStorage {
+        let made = create(minimumCapacity: text.count) { _ in header }
+        made.withUnsafeMutablePointerToElements { elements in
+            if let base = text.baseAddress { elements.initialize(from: base.assumingMemoryBound(to: UInt8.self), count: text.count) }
+        }
+        // `create` hands back the class it was called on.
+        return unsafeDowncast(made, to: EventStorage.self)
+    }
+
+    /// `body` over the text at `span` (empty when absent).
+    @inline(__always)
+    func bytes<R>(_ span: TextSpan, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        withUnsafeMutablePointerToElements { elements in
+            span.isAbsent
+                ? body(UnsafeRawBufferPointer(start: elements, count: 0))
+                : body(UnsafeRawBufferPointer(start: elements + Int(span.start), count: Int(span.count)))
+        }
+    }
+
+    /// The text at `span`, or nil when it is absent.
+    func text(_ span: TextSpan) -> String? {
+        span.isAbsent ? nil : bytes(span, Bytes.string)
+    }
+}
