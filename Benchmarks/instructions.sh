@@ -6,6 +6,7 @@
 # Startup (an empty input) is taken off. Both threads' instructions count.
 #   bash Benchmarks/instructions.sh              # 100,000 lines
 #   LINES=20000 bash Benchmarks/instructions.sh
+#   NO_BUILD=1 BIN=path/to/flipaudit bash Benchmarks/instructions.sh   # another build (say --traits zlib)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 LINES=${LINES:-100000}
@@ -27,19 +28,20 @@ grep -v -e 'state=' -e '"[a-z]*://[^"]*"$' "$work/all.log" > "$work/other.log" |
 grep -e 'state=' -e '"[a-z]*://[^"]*"$' "$work/all.log" > "$work/flip.log" || true
 : > "$work/empty.log"
 for f in all other flip empty; do gzip -n -c "$work/$f.log" > "$work/$f.log.gz"; done
-count() {  # instructions of one run: the command and its arguments
-  valgrind --tool=callgrind --callgrind-out-file="$work/cg" "$@" > /dev/null 2> "$work/err" || true
+count() {  # instructions of one run: the callgrind file to keep, the command and its arguments
+  local keep=$1; shift
+  valgrind --tool=callgrind --callgrind-out-file="$work/$keep" "$@" > /dev/null 2> "$work/err" || true
   sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$work/err"
 }
-base_flip=$(count "$work/flipaudit" "$work/empty.log.gz" --quiet --csv "$work/out")
-base_c=$(count "$DATA/zscan" "$work/empty.log.gz")
-base_i=$(count "$DATA/isalscan" "$work/empty.log.gz")
+base_flip=$(count fa-empty.cg "$work/flipaudit" "$work/empty.log.gz" --quiet --csv "$work/out")
+base_c=$(count cg "$DATA/zscan" "$work/empty.log.gz")
+base_i=$(count cg "$DATA/isalscan" "$work/empty.log.gz")
 printf "%-28s %8s %14s %12s %8s %12s %8s\n" "sample" "lines" "flipaudit/line" "zscan/line" "ratio" "isalscan/line" "ratio"
 for f in all other flip; do
   n=$(wc -l < "$work/$f.log")
-  a=$(count "$work/flipaudit" "$work/$f.log.gz" --quiet --csv "$work/out")
-  c=$(count "$DATA/zscan" "$work/$f.log.gz")
-  i=$(count "$DATA/isalscan" "$work/$f.log.gz")
+  a=$(count "fa-$f.cg" "$work/flipaudit" "$work/$f.log.gz" --quiet --csv "$work/out")
+  c=$(count cg "$DATA/zscan" "$work/$f.log.gz")
+  i=$(count cg "$DATA/isalscan" "$work/$f.log.gz")
   python3 - "$f" "$n" "$a" "$base_flip" "$c" "$base_c" "$i" "$base_i" <<'PY'
 import sys
 name, n, a, a0, c, c0, i, i0 = sys.argv[1], *map(int, sys.argv[2:])
@@ -49,3 +51,7 @@ print(f"{label:<28} {n:8d} {fa:14.0f} {fc:12.0f} {fa / fc:8.2f} {fi:12.0f} {fa /
 PY
 done
 echo "startup: flipaudit $base_flip, zscan $base_c, isalscan $base_i instructions"
+echo
+echo "flipaudit by stage (instructions per line, inclusive, startup taken off):"
+python3 Benchmarks/stages.py "$work/fa-empty.cg" "not App Flip=$work/fa-other.cg:$(wc -l < "$work/other.log")" \
+  "App Flip=$work/fa-flip.cg:$(wc -l < "$work/flip.log")"

@@ -353,6 +353,35 @@ struct RankTests {
 
 @Suite("Events from records")
 struct ExtractorTests {
+    /// The extractor's caches: a value that keeps coming back is never
+    /// pushed out by a stream of new ones.
+    @Test("recent values keep the ones that come back; a new one takes the last place")
+    func recentValues() {
+        let capacity = RecentValues<Int>.capacity
+        var recent = RecentValues<Int>()
+        func find(_ text: String) -> Int? { Array(text.utf8).withUnsafeBytes { recent.lookup($0) } }
+        func add(_ text: String, _ value: Int) { Array(text.utf8).withUnsafeBytes { recent.insert($0, value) } }
+        for i in 0..<capacity { add("value-\(i)", i) }
+        let hot = "value-\(capacity - 1)"
+        for _ in 0..<3 { #expect(find(hot) == capacity - 1) }
+        for i in 0..<100 { add("new-\(i)", 1000 + i) }
+        #expect(find(hot) == capacity - 1)
+        #expect(find("value-0") == 0)
+        #expect(find("new-99") == 1099)
+        #expect(find("new-98") == nil)
+        var made = 0
+        for _ in 0..<3 {
+            let v = Array("made".utf8).withUnsafeBytes { raw in
+                recent.value(for: raw) {
+                    made += 1
+                    return 42
+                }
+            }
+            #expect(v == 42)
+        }
+        #expect(made == 1)
+    }
+
     /// The return of `line` as the extractor builds it.
     func returned(_ line: String) -> FlipReturn? {
         var parser = CombinedLogParser(maxLine: 4096)
