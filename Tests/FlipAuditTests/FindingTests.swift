@@ -349,6 +349,30 @@ struct RankTests {
         set.insert(.stateMismatch)
         #expect(set.kinds == [.stateMismatch, .badEncoding])
     }
+
+    /// The statistics count sessions at `TargetGroup.index`: every group
+    /// must have a place of its own, in its sort order.
+    @Test("each target group has its own index, in sort order, and counts land on it")
+    func groupIndex() {
+        #expect(TargetGroup.all.map(\.index) == Array(0..<TargetGroup.all.count))
+        #expect(TargetGroup.all == TargetGroup.all.sorted())
+        #expect(TargetGroup.all.count == Flow.allCases.count * GoogleApp.allCases.count * GoogleEnvironment.allCases.count)
+        var stats = AuditStatistics(bucket: .day)
+        let sandboxWeb = RedirectTarget.classify("https://oauth-redirect-sandbox.googleusercontent.com/r/p")
+        let flip = RedirectTarget.classify("https://oauth-redirect.googleusercontent.com/a/com.google.OPA")
+        for (target, outcome) in [(sandboxWeb, Outcome.code), (sandboxWeb, .code), (flip, .noReturn)] {
+            stats.add(
+                SessionRecord(
+                    state: "s", firstSeen: 0, lastSeen: 0, target: target, clientID: "", redirectURI: "", outcome: outcome,
+                    error: "", errorDescription: "", latencyMs: nil, latencyAcrossRecords: false, findings: [], clientIP: "",
+                    source: SourceRef(file: 0, line: 1)))
+        }
+        let sandboxGroup = TargetGroup(flow: sandboxWeb.flow, app: sandboxWeb.app, environment: sandboxWeb.environment)
+        let flipGroup = TargetGroup(flow: flip.flow, app: flip.app, environment: flip.environment)
+        #expect(sandboxGroup != flipGroup)
+        #expect(stats.outcomes == [sandboxGroup: [.code: 2], flipGroup: [.noReturn: 1]])
+        #expect(stats.outcomeTotals == [.code: 2, .noReturn: 1])
+    }
 }
 
 @Suite("Events from records")

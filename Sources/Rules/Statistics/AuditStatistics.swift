@@ -15,8 +15,19 @@ package struct TargetGroup: Hashable, Comparable, Sendable {
     /// Hashes the three ranks as one number (the enums' raw Strings would
     /// be hashed otherwise, once per session).
     package func hash(into hasher: inout Hasher) {
-        hasher.combine(flow.sortRank << 4 | app.sortRank << 2 | environment.sortRank)
+        hasher.combine(index)
     }
+
+    /// Every group, in `index` order.
+    static let all: [TargetGroup] = Flow.allCases.flatMap { flow in
+        GoogleApp.allCases.flatMap { app in GoogleEnvironment.allCases.map { TargetGroup(flow: flow, app: app, environment: $0) } }
+    }
+
+    private static let apps = GoogleApp.allCases.count
+    private static let environments = GoogleEnvironment.allCases.count
+
+    /// The group's place in `all` (its three ranks as one number).
+    var index: Int { (flow.sortRank * Self.apps + app.sortRank) * Self.environments + environment.sortRank }
 }
 
 /// One cell of the error-type distribution.
@@ -34,8 +45,30 @@ package struct ErrorBucket: Hashable, Comparable, Sendable {
 
 /// docs/contract.md §5's statistics, gathered from closed sessions and findings.
 package struct AuditStatistics: Sendable {
-    package var outcomes: [TargetGroup: [Outcome: Int]] = [:]
-    package var outcomeTotals: [Outcome: Int] = [:]
+    /// Sessions by group and outcome: counted in one flat array (by
+    /// `TargetGroup.index` and `Outcome.rank`), not hashed per session.
+    private var outcomeCounts = [Int](repeating: 0, count: TargetGroup.all.count * Self.outcomeKinds)
+    private static let outcomeKinds = Outcome.allCases.count
+    /// Sessions by group and outcome: the groups and outcomes that had any.
+    package var outcomes: [TargetGroup: [Outcome: Int]] {
+        var result: [TargetGroup: [Outcome: Int]] = [:]
+        for group in TargetGroup.all {
+            for outcome in Outcome.allCases {
+                let n = outcomeCounts[group.index * Self.outcomeKinds + outcome.rank]
+                if n > 0 { result[group, default: [:]][outcome] = n }
+            }
+        }
+        return result
+    }
+    /// Sessions by outcome: the outcomes that had any.
+    package var outcomeTotals: [Outcome: Int] {
+        var result: [Outcome: Int] = [:]
+        for outcome in Outcome.allCases {
+            let n = TargetGroup.all.reduce(0) { $0 + outcomeCounts[$1.index * Self.outcomeKinds + outcome.rank] }
+            if n > 0 { result[outcome] = n }
+        }
+        return result
+    }
     /// Sessions with outcome `error`, by period, group and error value.
     package var errors: [ErrorBucket: Int] = [:]
     /// Request→return latency in ms, for returns on a separate record.
@@ -67,8 +100,7 @@ package struct AuditStatistics: Sendable {
         noteTime(session.firstSeen)
         noteTime(session.lastSeen)
         let group = TargetGroup(flow: session.target.flow, app: session.target.app, environment: session.target.environment)
-        outcomes[group, default: [:]][session.outcome, default: 0] += 1
-        outcomeTotals[session.outcome, default: 0] += 1
+        outcomeCounts[group.index * Self.outcomeKinds + session.outcome.rank] += 1
         if session.outcome == .error {
             errors[ErrorBucket(period: period(session.firstSeen), group: group, error: session.error), default: 0] += 1
             if !session.errorDescription.isEmpty { addDescription(session.errorDescription, of: session.error) }
