@@ -12,7 +12,6 @@ final class EventStorage: ManagedBuffer<EventStorage.Header, UInt8> {
         var clientIP: String
         var status: Int
         var lineKey: UInt64
-        var textCount: Int
         var request: RequestFacts?
         var returned: ReturnFacts?
     }

@@ -30,7 +30,7 @@ package struct FlipEvent: @unchecked Sendable {  // its storage is never written
         self.time = time
         self.source = source
         storage = .make(
-            .init(clientIP: clientIP, status: status, lineKey: lineKey, textCount: text.count, request: request, returned: returned),
+            .init(clientIP: clientIP, status: status, lineKey: lineKey, request: request, returned: returned),
             text: text)
     }
 

@@ -17,12 +17,6 @@ package struct TextSpan: Sendable, Equatable {
 }
 
 extension [UInt8] {
-    /// The text at `span`, or nil when it is absent.
-    func text(_ span: TextSpan) -> String? {
-        guard !span.isAbsent else { return nil }
-        return withUnsafeBytes { Bytes.string(Bytes.slice($0, Int(span.start), Int(span.start + span.count))) }
-    }
-
     /// `body` over the bytes at `span` (empty when absent).
     func bytes<R>(_ span: TextSpan, _ body: (UnsafeRawBufferPointer) -> R) -> R {
         withUnsafeBytes { all in

@@ -309,8 +309,8 @@ package final class SessionTracker {
         }
         if ret.hasCode && ret.hasError { check(.codeAndError, "return carries code \(ret.codeDigest!) and error \(Quote.text(ret.error!))") }
         if !ret.hasCode && !ret.hasError { check(.emptyReturn, "return to \(to) has neither code nor error") }
-        if ret.hasCode && ret.state == nil { check(.codeWithoutState, "code \(ret.codeDigest!) returned to \(to) without state") }
-        if ret.hasError && ret.state == nil { check(.errorWithoutState, "error \(Quote.text(ret.error!)) returned without state") }
+        if ret.hasCode && !ret.hasState { check(.codeWithoutState, "code \(ret.codeDigest!) returned to \(to) without state") }
+        if ret.hasError && !ret.hasState { check(.errorWithoutState, "error \(Quote.text(ret.error!)) returned without state") }
         if ret.hasError, !ret.withError(Self.isStandardError) {
             check(.nonstandardError, "error \(Quote.text(ret.error!)) is not an App Flip error value")
         }
