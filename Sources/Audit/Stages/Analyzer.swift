@@ -389,15 +389,16 @@ package final class Analyzer {
 
 extension Analyzer {
     /// The feed that reads `inputs`: a pool of worker threads, one fewer
-    /// than the cores (the audit thread works too), or none without
-    /// `parallel`. Read `alone` (one input, or one after another), an
-    /// input gets up to 64 pieces of 256 KiB between cutting and the
-    /// audit; read side by side, 16 each.
+    /// than the cores, or none without `parallel`. The audit thread works
+    /// too, on any input whenever the one it needs has nothing ready: a
+    /// worker more would only take turns with it on a core. Read `alone`
+    /// (one input, or one after another), an input gets up to 64 pieces of
+    /// 256 KiB between cutting and the audit; read side by side, 16 each.
     static func feed(
         _ inputs: [InputFile], configuration: AuditConfiguration, alone: Bool, firstRank: Int = 0,
         progress: (@Sendable (Int, UInt64) -> Void)?
     ) -> Feed<PieceScanner> {
-        let workers = configuration.parallel ? max(1, ProcessInfo.processInfo.activeProcessorCount - (alone ? 1 : 0)) : 0
+        let workers = configuration.parallel ? max(1, ProcessInfo.processInfo.activeProcessorCount - 1) : 0
         let shape = Feed<PieceScanner>.Shape(
             workers: workers, depth: alone ? 64 : 16, buffers: alone ? 8 : 4,
             pieceBytes: max(LogFileReader.bufferSize, 2 * PieceCutter.minimumBuffer(maxLine: configuration.maxLine)))

@@ -15,8 +15,11 @@ import DequeModule
 /// oldest waiting piece of that input (most often the one it cut, still in
 /// its cache); or it scans a waiting piece. The caller works too whenever
 /// the piece it needs next is not scanned yet: it scans a waiting piece of
-/// that input, or cuts one. With no workers the caller does everything, in
-/// order: that is the reference path, the same code with no other thread.
+/// that input, or cuts one, and when that input has nothing to do (its
+/// next piece is being cut or scanned), it takes a worker's task for the
+/// inputs ahead instead of waiting. With no workers the caller does
+/// everything, in order: that is the reference path, the same code with no
+/// other thread.
 ///
 /// Each thread has its own scanner, made by `makeScanner` and kept for the
 /// pass. The workers start with the first `open` and end after `stop()`.

@@ -38,7 +38,10 @@ struct FeedState<Scan> {
     }
 
     /// The caller's next task for `input`: take its next piece when it is
-    /// scanned; else scan a waiting piece of it, or cut one.
+    /// scanned; else scan a waiting piece of it, or cut one; else what a
+    /// worker would do next (a folder of small files: the next file is cut
+    /// while a worker cuts this one). Never the last with no workers: there
+    /// the caller's input always has something to do.
     mutating func callerTask(_ input: Int) -> FeedTask<Scan>? {
         guard lanes[input] != nil else { return .stop }
         if let (scan, end) = lanes[input]!.take() {
@@ -50,13 +53,13 @@ struct FeedState<Scan> {
         }
         if lanes[input]!.unclaimed > 0 { return .scan(lanes[input]!.claimScan(input: input)) }
         if lanes[input]!.canCut(limits) { return .cut(lanes[input]!.claimCut(input: input)) }
-        return nil
+        return stopped ? nil : workerTask()
     }
 
     /// Whether `callerTask(input)` has something to do.
     func callerCanGo(_ input: Int) -> Bool {
         guard let lane = lanes[input] else { return true }
-        return lane.canTake || lane.unclaimed > 0 || lane.canCut(limits)
+        return lane.canTake || lane.unclaimed > 0 || lane.canCut(limits) || (!stopped && workerCanGo)
     }
 
     /// Puts a cut piece in its lane.
