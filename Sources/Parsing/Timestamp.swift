@@ -197,27 +197,42 @@ package enum Timestamp {
     package static func appendISO8601(_ ms: Int64, to out: inout [UInt8]) {
         let (days, msOfDay) = divFloor(ms, 86_400_000)
         let (y, m, d) = civil(fromDays: Int(days))
+        // The year as four digits, or as it is when it has more (or is
+        // negative: a timestamp a log got wrong).
+        guard y >= 0 && y <= 9999 else {
+            out.append(contentsOf: String(y).utf8)
+            return appendDate(m, d, msOfDay: msOfDay, to: &out, year: nil)
+        }
+        appendDate(m, d, msOfDay: msOfDay, to: &out, year: y)
+    }
+
+    /// `[YYYY]-MM-DDTHH:MM:SS.fffZ`, written on the stack and appended at
+    /// once.
+    @inline(__always)
+    private static func appendDate(_ m: Int, _ d: Int, msOfDay: Int64, to out: inout [UInt8], year: Int?) {
         let h = Int(msOfDay / 3_600_000)
         let mi = Int((msOfDay / 60_000) % 60)
         let s = Int((msOfDay / 1000) % 60)
         let f = Int(msOfDay % 1000)
-        // The year as four digits, or as it is when it has more (or is
-        // negative: a timestamp a log got wrong).
-        if y >= 0 && y <= 9999 {
-            out.append(.zero + UInt8(y / 1000)); out.append(.zero + UInt8(y / 100 % 10))
-            out.append(.zero + UInt8(y / 10 % 10)); out.append(.zero + UInt8(y % 10))
-        } else {
-            out.append(contentsOf: String(y).utf8)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { buffer in
+            let start = buffer.baseAddress!
+            var b = start
+            if let y = year {
+                putTwo(b, y / 100); putTwo(b + 2, y % 100)
+                b += 4
+            }
+            b[0] = .minus; putTwo(b + 1, m); b[3] = .minus; putTwo(b + 4, d)
+            b[6] = UInt8(ascii: "T"); putTwo(b + 7, h); b[9] = .colon; putTwo(b + 10, mi); b[12] = .colon; putTwo(b + 13, s)
+            b[15] = .dot; b[16] = .zero + UInt8(f / 100); putTwo(b + 17, f % 100); b[19] = UInt8(ascii: "Z")
+            out.append(contentsOf: UnsafeBufferPointer(start: start, count: b + 20 - start))
         }
-        // The rest, `-MM-DDTHH:MM:SS.fffZ`, written on the stack and
-        // appended at once.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { b in
-            func two(_ at: Int, _ v: Int) { b[at] = .zero + UInt8(v / 10); b[at + 1] = .zero + UInt8(v % 10) }
-            b[0] = .minus; two(1, m); b[3] = .minus; two(4, d)
-            b[6] = UInt8(ascii: "T"); two(7, h); b[9] = .colon; two(10, mi); b[12] = .colon; two(13, s)
-            b[15] = .dot; b[16] = .zero + UInt8(f / 100); two(17, f % 100); b[19] = UInt8(ascii: "Z")
-            out.append(contentsOf: UnsafeBufferPointer(b))
-        }
+    }
+
+    /// Two decimal digits of `v` (0–99) at `p`.
+    @inline(__always)
+    private static func putTwo(_ p: UnsafeMutablePointer<UInt8>, _ v: Int) {
+        p[0] = .zero &+ UInt8(truncatingIfNeeded: v / 10)
+        p[1] = .zero &+ UInt8(truncatingIfNeeded: v % 10)
     }
 
     /// `2026-11-22` or `2026-11-22T10:00:00Z` for the error-distribution
@@ -226,8 +241,21 @@ package enum Timestamp {
     package static func period(_ ms: Int64, hourly: Bool) -> String {
         let (days, msOfDay) = divFloor(ms, 86_400_000)
         let (y, m, d) = civil(fromDays: Int(days))
-        let day = "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))"
-        return hourly ? day + "T" + pad(Int(msOfDay / 3_600_000), 2) + ":00:00Z" : day
+        guard y >= 0 && y <= 9999 else {
+            let day = "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))"
+            return hourly ? day + "T" + pad(Int(msOfDay / 3_600_000), 2) + ":00:00Z" : day
+        }
+        let h = Int(msOfDay / 3_600_000)
+        let length = hourly ? 20 : 10
+        return String(unsafeUninitializedCapacity: length) { buffer in
+            let b = buffer.baseAddress!
+            putTwo(b, y / 100); putTwo(b + 2, y % 100); b[4] = .minus; putTwo(b + 5, m); b[7] = .minus; putTwo(b + 8, d)
+            if hourly {
+                b[10] = UInt8(ascii: "T"); putTwo(b + 11, h)
+                for (i, c) in ":00:00Z".utf8.enumerated() { b[13 + i] = c }
+            }
+            return length
+        }
     }
 
     private static func divFloor(_ a: Int64, _ b: Int64) -> (Int64, Int64) {

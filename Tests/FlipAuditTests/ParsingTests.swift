@@ -263,6 +263,30 @@ struct TimestampTests {
         // An epoch a log got wrong: a five-digit year keeps its month and day.
         let year10000 = Int64(Timestamp.daysFromCivil(year: 10000, month: 3, day: 4)) * 86_400_000 + 5_000
         #expect(Timestamp.iso8601(year10000) == "10000-03-04T00:00:05.000Z")
+        #expect(Timestamp.period(year10000, hourly: true) == "10000-03-04T00:00:00Z")
+    }
+
+    @Test("times and periods as Foundation's ISO 8601 formatter writes them, over years 1583 to 9999")
+    func formattingAgreesWithFoundation() {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        var random = SystemRandomNumberGenerator()
+        // Foundation's calendar is proleptic Gregorian only from 1582:
+        // earlier years are left out.
+        let from = Int64(Timestamp.daysFromCivil(year: 1583, month: 1, day: 1)) * 86_400
+        for _ in 0..<2_000 {
+            // Whole seconds to Foundation (a Double holds them exactly), the
+            // milliseconds written here.
+            let seconds = Int64.random(in: from...(Timestamp.latest / 1000), using: &random)
+            let millis = Int64.random(in: 0...999, using: &random)
+            let ms = seconds * 1000 + millis
+            let whole = formatter.string(from: Date(timeIntervalSince1970: Double(seconds)))
+            let expected = String(whole.prefix(19)) + "." + String(String(millis + 1000).dropFirst()) + "Z"
+            #expect(Timestamp.iso8601(ms) == expected, "ms \(ms)")
+            #expect(Timestamp.period(ms, hourly: false) == String(expected.prefix(10)))
+            #expect(Timestamp.period(ms, hourly: true) == String(expected.prefix(13)) + ":00:00Z")
+        }
     }
 }
 
@@ -366,4 +390,56 @@ struct FindByteTests {
             }
         }
     }
+}
+
+/// The block search of `containsCaseInsensitive` against a byte-by-byte
+/// reference: the needle in either case at every place in buffers of every
+/// length around the 16-position blocks, and near misses (bytes that equal
+/// the needle's ends with bit 5 set, a needle cut short by the end).
+@Test func caseInsensitiveSearchAgreesWithByteByByte() {
+    func reference(_ hay: [UInt8], _ needle: [UInt8]) -> Bool {
+        guard hay.count >= needle.count else { return false }
+        return (0...(hay.count - needle.count)).contains { i in
+            (0..<needle.count).allSatisfy { j in Bytes.asciiLower(hay[i + j]) == needle[j] }
+        }
+    }
+    let needle = Array("oauth-redirect".utf8)
+    var checked = 0
+    for length in [0, 1, 13, 14, 15, 16, 29, 30, 31, 32, 33, 47, 64, 100] {
+        for position in stride(from: 0, through: max(0, length - 1), by: 1) {
+            for variant in 0..<4 {
+                // Filler: the needle's ends in either case, candidates to check in full.
+                let filler = Array("OoTx".utf8)
+                var hay = (0..<length).map { k in filler[k % 4] }
+                var piece = needle
+                if variant == 1 { piece = Array("OAuth-Redirect".utf8) }
+                if variant == 2 { piece[5] = UInt8(ascii: "_") }  // a near miss
+                if variant == 3 { piece.removeLast() }  // cut short
+                for (j, b) in piece.enumerated() where position + j < length { hay[position + j] = b }
+                let found = hay.withUnsafeBytes { Bytes.containsCaseInsensitive($0, "oauth-redirect") }
+                #expect(found == reference(hay, needle), "length \(length), at \(position), variant \(variant)")
+                checked += 1
+            }
+        }
+    }
+    #expect(checked > 1_000)
+    let hit = Array("https://oauth-redirect.googleusercontent.com/r/x".utf8).withUnsafeBytes {
+        Bytes.containsCaseInsensitive($0, "googleusercontent.com")
+    }
+    #expect(hit)
+}
+
+/// The client address's byte set, as two words, is the one its doc names.
+@Test func clientAddressBytesAreLettersDigitsAndFewMarks() {
+    for b in 0...255 {
+        let byte = UInt8(b)
+        let named =
+            (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+            || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z")) || Array(".:-_[]%".utf8).contains(byte)
+        #expect(FlipEventExtractor.isAddressByte(byte) == named, "byte \(b)")
+    }
+    let kept = Array("[2001:db8::1%eth0]".utf8).withUnsafeBytes { FlipEventExtractor.keepsAddress($0) }
+    let hidden = Array("\"https://x/?code=abc\"".utf8).withUnsafeBytes { FlipEventExtractor.keepsAddress($0) }
+    let long = [UInt8](repeating: UInt8(ascii: "a"), count: 256).withUnsafeBytes { FlipEventExtractor.keepsAddress($0) }
+    #expect(kept && !hidden && !long)
 }

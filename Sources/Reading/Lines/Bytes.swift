@@ -114,17 +114,41 @@ public enum Bytes {
     }
 
     /// Case-insensitive search for an ASCII needle (lowercase) in `buffer`.
-    @inlinable public static func containsCaseInsensitive(_ buffer: UnsafeRawBufferPointer, _ needle: StaticString) -> Bool {
+    /// Sixteen start positions at a time: a position is a candidate when
+    /// its byte and the byte where the needle would end both match, with
+    /// bit 5 set on both sides (which folds letter case, and lets a few
+    /// other bytes through: candidates are compared in full). Not
+    /// inlinable: inlined, its loop took the caller's registers.
+    public static func containsCaseInsensitive(_ buffer: UnsafeRawBufferPointer, _ needle: StaticString) -> Bool {
         let n = needle.utf8CodeUnitCount
         guard n > 0, buffer.count >= n else { return n == 0 }
-        let first = needle.utf8Start[0]
+        let p = needle.utf8Start
+        let base = buffer.baseAddress!
+        let lastStart = buffer.count - n
+        func matches(at i: Int) -> Bool {
+            var j = 0
+            while j < n && asciiLower(base.load(fromByteOffset: i + j, as: UInt8.self)) == p[j] { j += 1 }
+            return j == n
+        }
         var i = 0
-        while i <= buffer.count - n {
-            if asciiLower(buffer[i]) == first {
-                var j = 1
-                while j < n && asciiLower(buffer[i + j]) == needle.utf8Start[j] { j += 1 }
-                if j == n { return true }
+        let fold = SIMD16<UInt8>(repeating: 0x20)
+        let first = SIMD16<UInt8>(repeating: p[0] | 0x20), last = SIMD16<UInt8>(repeating: p[n - 1] | 0x20)
+        while i + 15 <= lastStart {
+            let a = base.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self) | fold
+            let b = base.loadUnaligned(fromByteOffset: i + n - 1, as: SIMD16<UInt8>.self) | fold
+            let words = unsafeBitCast((a .== first) .& (b .== last), to: SIMD2<UInt64>.self)
+            for k in 0..<2 {
+                var word = words[k]
+                while word != 0 {
+                    let lane = word.trailingZeroBitCount &>> 3
+                    if matches(at: i + k &* 8 + lane) { return true }
+                    word &= ~(UInt64(0xFF) &<< UInt64(lane &* 8))
+                }
             }
+            i += 16
+        }
+        while i <= lastStart {
+            if matches(at: i) { return true }
             i += 1
         }
         return false

@@ -9,7 +9,8 @@ import Reading
 /// `@unchecked Sendable`. `ManagedBuffer` itself cannot be.
 final class EventStorage: ManagedBuffer<EventStorage.Header, UInt8> {
     struct Header {
-        var clientIP: String
+        /// The client field as kept (`FlipEventExtractor.keepsAddress`).
+        var clientIP: TextSpan
         var status: Int
         var lineKey: UInt64
         var request: RequestFacts?

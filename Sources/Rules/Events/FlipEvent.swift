@@ -13,7 +13,7 @@ package struct FlipEvent: @unchecked Sendable {  // its storage is never written
     package let source: SourceRef
     let storage: EventStorage
 
-    package var clientIP: String { storage.header.clientIP }
+    package var clientIP: String { storage.text(storage.header.clientIP) ?? "" }
     package var status: Int { storage.header.status }
     /// The fingerprint of the record's line bytes: a record whose line
     /// equals one of another input, or one the previous run audited, is a
@@ -24,7 +24,7 @@ package struct FlipEvent: @unchecked Sendable {  // its storage is never written
 
     /// An event from its facts, with the texts their spans point into.
     init(
-        time: Int64, source: SourceRef, clientIP: String, status: Int, request: EventStorage.RequestFacts?,
+        time: Int64, source: SourceRef, clientIP: TextSpan, status: Int, request: EventStorage.RequestFacts?,
         returned: EventStorage.ReturnFacts?, lineKey: UInt64, text: UnsafeRawBufferPointer
     ) {
         self.time = time
@@ -40,11 +40,12 @@ package struct FlipEvent: @unchecked Sendable {  // its storage is never written
         lineKey: UInt64
     ) {
         var text: [UInt8] = []
+        let clientSpan = text.span(appending: clientIP)
         let requestFacts = request.map { $0.facts(appendingTo: &text) }
         let returnFacts = returned.map { $0.facts(appendingTo: &text) }
         self = text.withUnsafeBytes {
             FlipEvent(
-                time: time, source: source, clientIP: clientIP, status: status, request: requestFacts, returned: returnFacts,
+                time: time, source: source, clientIP: clientSpan, status: status, request: requestFacts, returned: returnFacts,
                 lineKey: lineKey, text: $0)
         }
     }

@@ -122,7 +122,7 @@ package struct FlipEventExtractor {
             if returned != nil && classification == .unrelated { classification = .returnOnly }
         }
         guard request != nil || returned != nil else { return (classification, nil) }
-        let clientIP = Self.clientAddress(record.clientIP)
+        let clientIP = Self.keepsAddress(record.clientIP) ? text.span(appending: record.clientIP) : text.span(appending: "?")
         let lineKey = keysLines ? fingerprint.of(line) : 0
         let event = text.withUnsafeBytes { text in
             FlipEvent(
@@ -145,19 +145,22 @@ package struct FlipEventExtractor {
         return span
     }
 
-    /// The client field as kept: an address or host name (letters, digits,
-    /// `.:-_[]%`, at most 255 bytes). Anything else — a misaligned line can
-    /// put a quoted URL, code and all, where the address should be — is
-    /// kept as `?`, never copied into the outputs.
-    static func clientAddress(_ bytes: UnsafeRawBufferPointer) -> String {
-        guard bytes.count <= 255,
-            bytes.allSatisfy({ b in
-                (b >= .zero && b <= .nine) || (b | 0x20 >= UInt8(ascii: "a") && b | 0x20 <= UInt8(ascii: "z"))
-                    || b == .dot || b == .colon || b == .minus || b == .underscore || b == .percent
-                    || b == .openBracket || b == .closeBracket
-            })
-        else { return "?" }
-        return Bytes.string(bytes)
+    /// Whether the client field is kept: an address or host name
+    /// (letters, digits, `.:-_[]%`, at most 255 bytes). Anything else — a
+    /// misaligned line can put a quoted URL, code and all, where the
+    /// address should be — is kept as `?`, never copied into the outputs.
+    static func keepsAddress(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        bytes.count <= 255 && bytes.allSatisfy(isAddressByte)
+    }
+
+    /// Whether `b` may be part of a kept client address: bit `b` of a
+    /// 128-bit set (`.:-_[]%`, digits, ASCII letters), as two words.
+    @inline(__always)
+    static func isAddressByte(_ b: UInt8) -> Bool {
+        let low: UInt64 = 0x07ff_6020_0000_0000  // % - . 0-9 :
+        let high: UInt64 = 0x07ff_fffe_afff_fffe  // A-Z [ ] _ a-z
+        let word = b < 64 ? low : (b < 128 ? high : 0)
+        return (word &>> UInt64(b & 63)) & 1 != 0
     }
 
     /// The host of an absolute URL's bytes (after `://`, before the path,

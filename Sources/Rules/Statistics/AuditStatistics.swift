@@ -119,6 +119,8 @@ package struct AuditStatistics: Sendable {
     /// The text as counted and shown: its first 200 characters, and `…`
     /// when it was longer (docs/contract.md §5).
     static func descriptionText(_ text: String) -> String {
+        // No more bytes than the limit: no more characters either.
+        if text.utf8.count <= descriptionCharacters { return text }
         var cut = text.prefix(descriptionCharacters + 1)
         guard cut.count > descriptionCharacters else { return text }
         cut.removeLast()
