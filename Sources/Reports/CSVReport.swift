@@ -25,8 +25,14 @@ package enum CSVReport {
             out.append(.comma)
             CSV.append(value, to: &out)
         }
-        cell(s.target.flow.rawValue); cell(s.target.app.rawValue); cell(s.target.environment.rawValue)
-        cell(s.target.variant.rawValue); cell(s.clientID); cell(s.redirectURI); cell(s.outcome.rawValue)
+        // flipaudit's own words (lowercase letters and `-` inside): no
+        // cell of them is ever quoted or prefixed, so they are copied.
+        func word(_ value: String) {
+            out.append(.comma)
+            out.append(contentsOf: value.utf8)
+        }
+        word(s.target.flow.rawValue); word(s.target.app.rawValue); word(s.target.environment.rawValue)
+        word(s.target.variant.rawValue); cell(s.clientID); cell(s.redirectURI); word(s.outcome.rawValue)
         cell(s.error); cell(s.errorDescription)
         out.append(.comma)
         if let latency = s.latencyMs { CSV.append(decimal: latency, to: &out) }

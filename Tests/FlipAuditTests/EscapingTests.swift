@@ -116,3 +116,13 @@ struct EscapingTests {
         #expect(dumped.contains("sha256:fcf730b6d952") && !dumped.contains("secret123"))
     }
 }
+
+/// `sessions.csv` copies flipaudit's own words without escaping them:
+/// every one of them is a cell that needs none.
+@Test func sessionWordsNeedNoEscaping() {
+    let words =
+        Flow.allCases.map(\.rawValue) + GoogleApp.allCases.map(\.rawValue) + GoogleEnvironment.allCases.map(\.rawValue)
+        + [Variant.release, .dev, .enterprise, .none].map(\.rawValue) + Outcome.allCases.map(\.rawValue)
+    #expect(words.count >= 17)
+    for word in words { #expect(CSV.cell(word) == word, "\(word)") }
+}
