@@ -43,7 +43,7 @@ package enum GoogleEnvironment: String, CaseIterable, Sendable, Comparable {
 }
 
 /// The bundle variant of a flip redirect; empty for web and other flows.
-package enum Variant: String, Sendable {
+package enum Variant: String, CaseIterable, Sendable {
     case release, dev, enterprise, none = ""
 }
 
