@@ -145,3 +145,17 @@ struct SessionTests {
         #expect(short.kinds() == [.noReturn, .unknownState])
     }
 }
+
+/// A fingerprint key's table hash spreads keys that differ only in their
+/// high bits over the low bits a table's buckets use, and depends on the
+/// table's seed; keys still find their values.
+@Test func fingerprintKeysSpreadOverBuckets() {
+    let keys = (0..<4096).map { FingerprintKey(UInt64($0) << 40) }
+    let buckets = Set(keys.map { $0._rawHashValue(seed: 12345) & 4095 })
+    #expect(buckets.count > 2000, "\(buckets.count) of 4096 buckets")
+    let differ = keys.filter { $0._rawHashValue(seed: 1) != $0._rawHashValue(seed: 2) }
+    #expect(differ.count == keys.count)
+    var table: [FingerprintKey: Int] = [:]
+    for (i, key) in keys.enumerated() { table[key] = i }
+    #expect(keys.enumerated().allSatisfy { table[$1] == $0 })
+}

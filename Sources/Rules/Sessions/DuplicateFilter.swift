@@ -18,11 +18,11 @@ import Reading
 /// Not `Sendable`: one audit thread owns it.
 package struct DuplicateFilter {
     /// Keys of the records audited at `time`, with the input of the first.
-    private var atTime: [UInt64: Int32] = [:]
+    private var atTime: [FingerprintKey: Int32] = [:]
     private var time = Int64.min
     /// Keys of the records the previous run audited in its last reorder
     /// window and after it.
-    private let carried: Set<UInt64>
+    private let carried: Set<FingerprintKey>
     /// Audited records, oldest first, for the next checkpoint: those not
     /// older than its watermark less the reorder window go into it.
     private var recent: Deque<Checkpoint.Remembered>
@@ -37,7 +37,7 @@ package struct DuplicateFilter {
 
     package init(carried: [Checkpoint.Remembered] = [], retention: Int64?, on: Bool = true) {
         self.on = on
-        self.carried = Set(carried.map(\.key))
+        self.carried = Set(carried.map { FingerprintKey($0.key) })
         recent = Deque(carried.sorted { ($0.time, $0.key) < ($1.time, $1.key) })
         self.retention = retention
     }
@@ -51,17 +51,18 @@ package struct DuplicateFilter {
             atTime.removeAll(keepingCapacity: true)
             if let retention { while let first = recent.first, first.time < time - retention { recent.removeFirst() } }
         }
-        if carried.contains(event.lineKey) {
+        let key = FingerprintKey(event.lineKey)
+        if carried.contains(key) {
             count += 1
             return false
         }
-        if let first = atTime[event.lineKey] {
+        if let first = atTime[key] {
             guard first == event.source.file else {
                 count += 1
                 return false
             }
         } else {
-            atTime[event.lineKey] = event.source.file
+            atTime[key] = event.source.file
         }
         if retention != nil { recent.append(Checkpoint.Remembered(key: event.lineKey, time: event.time)) }
         return true
@@ -71,8 +72,8 @@ package struct DuplicateFilter {
     /// not older than it by more than the reorder window, each key once.
     package func handedOn(watermark: Int64) -> [Checkpoint.Remembered] {
         let from = watermark - AuditConfiguration.reorderWindow
-        var seen = Set<UInt64>()
-        return recent.filter { $0.time >= from && seen.insert($0.key).inserted }
+        var seen = Set<FingerprintKey>()
+        return recent.filter { $0.time >= from && seen.insert(FingerprintKey($0.key)).inserted }
     }
 
     /// Forgets the current time's keys, for a reducer that audits one

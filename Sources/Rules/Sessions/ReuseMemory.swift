@@ -12,7 +12,7 @@ import Reading
 /// (key and time) in a table at most three quarters full, so 21 to 43
 /// bytes of memory per remembered key.
 package struct ReuseMemory {
-    private var entries: [UInt64: Int64] = [:]
+    private var entries: [FingerprintKey: Int64] = [:]
     let retention: Int64
     /// Clock of the last sweep.
     private var swept = Int64.min
@@ -24,7 +24,7 @@ package struct ReuseMemory {
     mutating func remember(_ key: UInt64, at time: Int64) {
         sweep(now: time)
         func renew(_ entry: inout Int64) { if entry < time { entry = time } }
-        renew(&entries[key, default: .min])
+        renew(&entries[FingerprintKey(key), default: .min])
     }
 
     /// When `key` was remembered, if that is within `retention` of `now`;
@@ -38,17 +38,17 @@ package struct ReuseMemory {
             entry = now
             return nil
         }
-        return known(&entries[key, default: .min])
+        return known(&entries[FingerprintKey(key), default: .min])
     }
 
     func contains(_ key: UInt64, now: Int64) -> Bool {
-        guard let time = entries[key] else { return false }
+        guard let time = entries[FingerprintKey(key)] else { return false }
         return now - time <= retention
     }
 
     /// Every entry still within `retention` at `now` (for a checkpoint).
     func live(now: Int64) -> [(key: UInt64, time: Int64)] {
-        entries.compactMap { now - $0.value <= retention ? ($0.key, $0.value) : nil }
+        entries.compactMap { now - $0.value <= retention ? ($0.key.value, $0.value) : nil }
     }
 
     private mutating func sweep(now: Int64) {

@@ -11,7 +11,7 @@ final class SessionTable {
     /// those whose states share it (`Session.sameHash`: nearly always
     /// none), so a return's state is looked up from its bytes, without a
     /// String. Sessions without a state are never joined.
-    private var byHash: [UInt64: Session] = [:]
+    private var byHash: [FingerprintKey: Session] = [:]
     private var withState = 0
     /// Open sessions with an empty state, kept only until they expire.
     private var stateless: [Int: Session] = [:]
@@ -29,7 +29,7 @@ final class SessionTable {
 
     /// The open session whose state has `hash` and the bytes `state`, if any.
     func session(hash: UInt64, state: UnsafeRawBufferPointer) -> Session? {
-        var next = byHash[hash]
+        var next = byHash[FingerprintKey(hash)]
         while let s = next {
             if s.hasState(state) { return s }
             next = s.sameHash
@@ -48,7 +48,7 @@ final class SessionTable {
         // checkpoint's sessions can share one): the newer one is.
         var text = session.state
         if let older = text.withUTF8({ self.session(hash: session.stateHash, state: UnsafeRawBufferPointer($0)) }) { unlink(older) }
-        session.sameHash = byHash.updateValue(session, forKey: session.stateHash)
+        session.sameHash = byHash.updateValue(session, forKey: FingerprintKey(session.stateHash))
         withState += 1
         openOrder.append(session)
     }
@@ -77,7 +77,7 @@ final class SessionTable {
 
     /// Takes `session` out of its hash's chain, if it is in it.
     private func unlink(_ session: Session) {
-        let hash = session.stateHash
+        let hash = FingerprintKey(session.stateHash)
         guard let head = byHash[hash] else { return }
         if head === session {
             if let next = session.sameHash { byHash[hash] = next } else { byHash[hash] = nil }
