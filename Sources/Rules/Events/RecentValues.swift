@@ -13,31 +13,30 @@ import Reading
 struct RecentValues<Value> {
     /// Values kept at most.
     static var capacity: Int { 32 }
-    private var keys: [[UInt8]] = []
-    private var values: [Value] = []
+    /// The raw bytes and what was made of them, most often seen first
+    /// (nearly). One array, searched and reordered in place through its
+    /// buffer: no reference counting per entry compared or moved.
+    private var entries: [(key: [UInt8], value: Value)] = []
 
     /// What was kept for `raw`, if it is among the recent values.
     mutating func lookup(_ raw: UnsafeRawBufferPointer) -> Value? {
-        for i in keys.indices where keys[i].count == raw.count {
-            guard keys[i].withUnsafeBytes({ Bytes.equal($0, raw) }) else { continue }
-            if i > 0 {
-                keys.swapAt(i, i - 1)
-                values.swapAt(i, i - 1)
-                return values[i - 1]
+        entries.withUnsafeMutableBufferPointer { entries in
+            for i in entries.indices where entries[i].key.count == raw.count {
+                guard entries[i].key.withUnsafeBytes({ Bytes.equal($0, raw) }) else { continue }
+                guard i > 0 else { return entries[i].value }
+                entries.swapAt(i, i - 1)
+                return entries[i - 1].value
             }
-            return values[i]
+            return nil
         }
-        return nil
     }
 
     /// Remembers `value` for `raw`, in the last place.
     mutating func insert(_ raw: UnsafeRawBufferPointer, _ value: Value) {
-        if keys.count < Self.capacity {
-            keys.append(Array(raw))
-            values.append(value)
+        if entries.count < Self.capacity {
+            entries.append((Array(raw), value))
         } else {
-            keys[keys.count - 1] = Array(raw)
-            values[values.count - 1] = value
+            entries[entries.count - 1] = (Array(raw), value)
         }
     }
 
