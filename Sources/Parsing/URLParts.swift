@@ -69,6 +69,16 @@ package struct URLParts: Equatable, Sendable {
 
     /// Whether the bytes start with `scheme://` (an absolute URL).
     package static func isAbsoluteURL(_ b: UnsafeRawBufferPointer) -> Bool {
+        // Nearly every Location starts with `https://` or `http://` (in
+        // either case): one 8-byte comparison. The letters are lowercased
+        // by setting bit 5, which only `H` and `h` (and so on) share.
+        // The words are the bytes `https://` and `http://` (and a zero)
+        // as a little-endian load reads them.
+        if b.count >= 8, let base = b.baseAddress {
+            let word = base.loadUnaligned(as: UInt64.self)
+            if word | 0x20_2020_2020 == 0x2f2f_3a73_7074_7468 { return true }
+            if (word & 0x00ff_ffff_ffff_ffff) | 0x2020_2020 == 0x002f_2f3a_7074_7468 { return true }
+        }
         guard let colon = Bytes.find(.colon, in: b), colon > 0, colon + 2 < b.count,
             b[colon + 1] == .slash, b[colon + 2] == .slash
         else { return false }

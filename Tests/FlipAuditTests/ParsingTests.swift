@@ -443,3 +443,39 @@ struct FindByteTests {
     let long = [UInt8](repeating: UInt8(ascii: "a"), count: 256).withUnsafeBytes { FlipEventExtractor.keepsAddress($0) }
     #expect(kept && !hidden && !long)
 }
+
+/// `isAbsoluteURL`'s 8-byte shortcut for `http://` and `https://` agrees
+/// with RFC 3986's scheme rule, checked byte by byte: both schemes in mixed
+/// case, each byte of them replaced by every byte value (so a byte that
+/// only matches with bit 5 set, say `\u{1a}` for `:`, is refused), and
+/// texts cut at every length.
+@Test func absoluteURLShortcutAgreesWithTheSchemeRule() {
+    func reference(_ b: [UInt8]) -> Bool {
+        guard let colon = b.firstIndex(of: .colon), colon > 0, colon + 2 < b.count, b[colon + 1] == .slash, b[colon + 2] == .slash
+        else { return false }
+        return b[..<colon].enumerated().allSatisfy { i, c in
+            let isLetter = (c >= UInt8(ascii: "a") && c <= UInt8(ascii: "z")) || (c >= UInt8(ascii: "A") && c <= UInt8(ascii: "Z"))
+            let isDigit = c >= .zero && c <= .nine
+            return isLetter || (i > 0 && (isDigit || c == .plus || c == .minus || c == .dot))
+        }
+    }
+    var checked = 0
+    for base in ["https://h/p?code=1", "http://h/p", "HtTpS://x", "HTTP://x", "http:/", "https:/x", "app+x.y-z://r"] {
+        let bytes = Array(base.utf8)
+        for cut in 0...bytes.count {
+            for place in 0..<min(cut, 9) {
+                for value in [0, 0x08, 0x0f, 0x1a, 0x1f, 0x20, 0x2f, 0x3a, 0x48, 0x54, 0x68, 0x74, 0x7f, 0xff] {
+                    var text = Array(bytes[..<cut])
+                    text[place] = UInt8(value)
+                    let found = text.withUnsafeBytes { URLParts.isAbsoluteURL($0) }
+                    #expect(found == reference(text), "\(text)")
+                    checked += 1
+                }
+            }
+            let whole = Array(bytes[..<cut])
+            #expect(whole.withUnsafeBytes { URLParts.isAbsoluteURL($0) } == reference(whole), "\(whole)")
+        }
+    }
+    #expect(checked > 500)
+    #expect(Array("https://oauth-redirect.googleusercontent.com/r/x".utf8).withUnsafeBytes { URLParts.isAbsoluteURL($0) })
+}
