@@ -186,46 +186,37 @@ package enum Timestamp {
 
     /// `2026-11-22T10:00:01.000Z`.
     package static func iso8601(_ ms: Int64) -> String {
-        var out = [UInt8]()
-        out.reserveCapacity(24)
-        appendISO8601(ms, to: &out)
-        return String(decoding: out, as: UTF8.self)
+        String(unsafeUninitializedCapacity: iso8601Bound) { writeISO8601(ms, at: $0.baseAddress!) }
     }
 
-    /// Appends `2026-11-22T10:00:01.000Z` to `out` as bytes (CSV rows are
-    /// built without an intermediate String).
-    package static func appendISO8601(_ ms: Int64, to out: inout [UInt8]) {
+    /// Bytes `writeISO8601` writes at most: a year of 64-bit milliseconds
+    /// has at most 9 digits and a sign, the rest is 20 bytes.
+    package static let iso8601Bound = 32
+
+    /// Writes `2026-11-22T10:00:01.000Z` at `p`; returns how many bytes.
+    /// The year has four digits, or as many as it has (or a sign: a
+    /// timestamp a log got wrong).
+    package static func writeISO8601(_ ms: Int64, at p: UnsafeMutablePointer<UInt8>) -> Int {
         let (days, msOfDay) = divFloor(ms, 86_400_000)
         let (y, m, d) = civil(fromDays: Int(days))
-        // The year as four digits, or as it is when it has more (or is
-        // negative: a timestamp a log got wrong).
-        guard y >= 0 && y <= 9999 else {
-            out.append(contentsOf: String(y).utf8)
-            return appendDate(m, d, msOfDay: msOfDay, to: &out, year: nil)
+        var b = p
+        if y >= 0 && y <= 9999 {
+            putTwo(b, y / 100); putTwo(b + 2, y % 100)
+            b += 4
+        } else {
+            for c in String(y).utf8 {
+                b.pointee = c
+                b += 1
+            }
         }
-        appendDate(m, d, msOfDay: msOfDay, to: &out, year: y)
-    }
-
-    /// `[YYYY]-MM-DDTHH:MM:SS.fffZ`, written on the stack and appended at
-    /// once.
-    @inline(__always)
-    private static func appendDate(_ m: Int, _ d: Int, msOfDay: Int64, to out: inout [UInt8], year: Int?) {
         let h = Int(msOfDay / 3_600_000)
         let mi = Int((msOfDay / 60_000) % 60)
         let s = Int((msOfDay / 1000) % 60)
         let f = Int(msOfDay % 1000)
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { buffer in
-            let start = buffer.baseAddress!
-            var b = start
-            if let y = year {
-                putTwo(b, y / 100); putTwo(b + 2, y % 100)
-                b += 4
-            }
-            b[0] = .minus; putTwo(b + 1, m); b[3] = .minus; putTwo(b + 4, d)
-            b[6] = UInt8(ascii: "T"); putTwo(b + 7, h); b[9] = .colon; putTwo(b + 10, mi); b[12] = .colon; putTwo(b + 13, s)
-            b[15] = .dot; b[16] = .zero + UInt8(f / 100); putTwo(b + 17, f % 100); b[19] = UInt8(ascii: "Z")
-            out.append(contentsOf: UnsafeBufferPointer(start: start, count: b + 20 - start))
-        }
+        b[0] = .minus; putTwo(b + 1, m); b[3] = .minus; putTwo(b + 4, d)
+        b[6] = UInt8(ascii: "T"); putTwo(b + 7, h); b[9] = .colon; putTwo(b + 10, mi); b[12] = .colon; putTwo(b + 13, s)
+        b[15] = .dot; b[16] = .zero + UInt8(f / 100); putTwo(b + 17, f % 100); b[19] = UInt8(ascii: "Z")
+        return b + 20 - p
     }
 
     /// Two decimal digits of `v` (0–99) at `p`.

@@ -16,49 +16,78 @@ package enum CSVReport {
     /// Appends one `sessions.csv` row; `source` is its `FILE:` cell prefix
     /// (see `sourcePrefix`), the line number is appended to it.
     static func append(session s: SessionRecord, source: [UInt8], to out: inout [UInt8]) {
-        CSV.append(s.state, to: &out)
-        out.append(.comma)
-        Timestamp.appendISO8601(s.firstSeen, to: &out)
-        out.append(.comma)
-        Timestamp.appendISO8601(s.lastSeen, to: &out)
-        func cell(_ value: String) {
-            out.append(.comma)
-            CSV.append(value, to: &out)
+        // Room: the escaped cells, the times and numbers, the words (each
+        // under 32 bytes), the commas and the line end.
+        var bound = 2 * Timestamp.iso8601Bound + 2 * RowBytes.decimalBound + source.count + 5 * 32 + 16
+        bound += RowBytes.escapedBound(s.state.utf8.count) + RowBytes.escapedBound(s.clientID.utf8.count)
+        bound += RowBytes.escapedBound(s.redirectURI.utf8.count) + RowBytes.escapedBound(s.error.utf8.count)
+        bound += RowBytes.escapedBound(s.errorDescription.utf8.count) + RowBytes.escapedBound(s.clientIP.utf8.count)
+        for kind in s.findings { bound += kind.rawValue.utf8.count + 1 }
+        RowBytes.write(atMost: bound, to: &out) { row in
+            row.cell(s.state)
+            row.put(.comma)
+            row.put(time: s.firstSeen)
+            row.put(.comma)
+            row.put(time: s.lastSeen)
+            // flipaudit's own words (lowercase letters and `-` inside): no
+            // cell of them is ever quoted or prefixed, so they are copied.
+            row.put(.comma)
+            row.put(s.target.flow.rawValue)
+            row.put(.comma)
+            row.put(s.target.app.rawValue)
+            row.put(.comma)
+            row.put(s.target.environment.rawValue)
+            row.put(.comma)
+            row.put(s.target.variant.rawValue)
+            row.put(.comma)
+            row.cell(s.clientID)
+            row.put(.comma)
+            row.cell(s.redirectURI)
+            row.put(.comma)
+            row.put(s.outcome.rawValue)
+            row.put(.comma)
+            row.cell(s.error)
+            row.put(.comma)
+            row.cell(s.errorDescription)
+            row.put(.comma)
+            if let latency = s.latencyMs { row.put(decimal: latency) }
+            row.put(.comma)
+            for (i, kind) in s.findings.enumerated() {
+                if i > 0 { row.put(UInt8(ascii: ";")) }
+                row.put(kind.rawValue)
+            }
+            row.put(.comma)
+            row.cell(s.clientIP)
+            row.put(.comma)
+            putSource(s.source, prefix: source, in: &row)
+            row.put(.newline)
         }
-        // flipaudit's own words (lowercase letters and `-` inside): no
-        // cell of them is ever quoted or prefixed, so they are copied.
-        func word(_ value: String) {
-            out.append(.comma)
-            out.append(contentsOf: value.utf8)
-        }
-        word(s.target.flow.rawValue); word(s.target.app.rawValue); word(s.target.environment.rawValue)
-        word(s.target.variant.rawValue); cell(s.clientID); cell(s.redirectURI); word(s.outcome.rawValue)
-        cell(s.error); cell(s.errorDescription)
-        out.append(.comma)
-        if let latency = s.latencyMs { CSV.append(decimal: latency, to: &out) }
-        out.append(.comma)
-        for (i, kind) in s.findings.enumerated() {
-            if i > 0 { out.append(UInt8(ascii: ";")) }
-            out.append(contentsOf: kind.rawValue.utf8)
-        }
-        out.append(.comma)
-        CSV.append(s.clientIP, to: &out)
-        out.append(.comma)
-        appendSource(s.source, prefix: source, to: &out)
-        out.append(.newline)
     }
 
     /// Appends one `findings.csv` row; `source` as for sessions.
     static func append(finding f: Finding, source: [UInt8], to out: inout [UInt8]) {
-        Timestamp.appendISO8601(f.time, to: &out)
-        func cell(_ value: String) {
-            out.append(.comma)
-            CSV.append(value, to: &out)
+        // Room as for a session row; severity and kind are words.
+        var bound = Timestamp.iso8601Bound + RowBytes.decimalBound + source.count + 2 * 32 + 16
+        bound += RowBytes.escapedBound(f.state.utf8.count) + RowBytes.escapedBound(f.clientID.utf8.count)
+        bound += RowBytes.escapedBound(f.redirectURI.utf8.count) + RowBytes.escapedBound(f.detail.utf8.count)
+        RowBytes.write(atMost: bound, to: &out) { row in
+            row.put(time: f.time)
+            row.put(.comma)
+            row.put(f.severity.rawValue)
+            row.put(.comma)
+            row.put(f.kind.rawValue)
+            row.put(.comma)
+            row.cell(f.state)
+            row.put(.comma)
+            row.cell(f.clientID)
+            row.put(.comma)
+            row.cell(f.redirectURI)
+            row.put(.comma)
+            row.cell(f.detail)
+            row.put(.comma)
+            putSource(f.source, prefix: source, in: &row)
+            row.put(.newline)
         }
-        cell(f.severity.rawValue); cell(f.kind.rawValue); cell(f.state); cell(f.clientID); cell(f.redirectURI); cell(f.detail)
-        out.append(.comma)
-        appendSource(f.source, prefix: source, to: &out)
-        out.append(.newline)
     }
 
     /// The `FILE:` part of the source cells of one input, escaped, ready
@@ -71,11 +100,11 @@ package enum CSVReport {
         return cell
     }
 
-    /// Appends `FILE:LINE` from a prefix made by `sourcePrefix`.
-    private static func appendSource(_ source: SourceRef, prefix: [UInt8], to out: inout [UInt8]) {
-        out.append(contentsOf: prefix)
-        CSV.append(decimal: source.line, to: &out)
-        if prefix.first == .quote { out.append(.quote) }
+    /// Puts `FILE:LINE` from a prefix made by `sourcePrefix`.
+    private static func putSource(_ source: SourceRef, prefix: [UInt8], in row: inout RowBytes) {
+        row.put(prefix)
+        row.put(decimal: source.line)
+        if prefix.first == .quote { row.put(.quote) }
     }
 
     static func errorDistribution(_ statistics: AuditStatistics) -> String {

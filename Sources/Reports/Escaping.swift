@@ -73,7 +73,7 @@ package enum CSV {
     /// Appends one escaped cell given as UTF-8 bytes.
     static func append(bytes u: UnsafeRawBufferPointer, to out: inout [UInt8]) {
         guard let first = u.first else { return }
-        let formula = first == .equals || first == .plus || first == .minus || first == .at || first == .tab || first == .carriageReturn
+        let formula = startsFormula(first)
         let quote = Bytes.containsAny(.comma, .quote, .newline, .carriageReturn, in: u)
         // As typed bytes: appended with one copy, not byte by byte.
         let typed = u.assumingMemoryBound(to: UInt8.self)
@@ -94,10 +94,10 @@ package enum CSV {
         }
     }
 
-    /// Appends a decimal number (no escaping needed; a String this short
-    /// is stored inline, nothing is allocated).
-    static func append(decimal value: Int64, to out: inout [UInt8]) {
-        out.append(contentsOf: String(value).utf8)
+    /// Whether a cell starting with `first` is prefixed with `'`.
+    @inline(__always)
+    static func startsFormula(_ first: UInt8) -> Bool {
+        first == .equals || first == .plus || first == .minus || first == .at || first == .tab || first == .carriageReturn
     }
 }
 

@@ -117,12 +117,44 @@ struct EscapingTests {
     }
 }
 
-/// `sessions.csv` copies flipaudit's own words without escaping them:
-/// every one of them is a cell that needs none.
+/// `sessions.csv` and `findings.csv` copy flipaudit's own words without
+/// escaping them:
+/// every one of them is a cell that needs none, and the row's room counts
+/// each as under 32 bytes.
 @Test func sessionWordsNeedNoEscaping() {
     let words =
         Flow.allCases.map(\.rawValue) + GoogleApp.allCases.map(\.rawValue) + GoogleEnvironment.allCases.map(\.rawValue)
-        + Variant.allCases.map(\.rawValue) + Outcome.allCases.map(\.rawValue)
-    #expect(words.count >= 17)
-    for word in words { #expect(CSV.cell(word) == word, "\(word)") }
+        + Variant.allCases.map(\.rawValue) + Outcome.allCases.map(\.rawValue) + FindingKind.allCases.map(\.rawValue)
+        + Severity.allCases.map(\.rawValue)
+    #expect(words.count >= 17 + FindingKind.allCases.count)
+    for word in words {
+        #expect(CSV.cell(word) == word, "\(word)")
+        #expect(word.utf8.count < 32, "\(word)")
+    }
+}
+
+/// A row written in place is the row the cell-by-cell escaping makes, for
+/// cells that need every kind of escaping, and the most bytes a cell can
+/// grow to (all quotes, a formula start) fits the room worked out for it.
+@Test func rowBytesEscapeAsCellsDo() {
+    let cells = ["", "plain", "a,b", "say \"hi\"", "line\nbreak", "=1+1", "-x", "@at", "\ttab", "\"\"\"", "=\",\"", "é, ü", "\r"]
+    for text in cells {
+        var written: [UInt8] = []
+        RowBytes.write(atMost: RowBytes.escapedBound(text.utf8.count), to: &written) { row in row.cell(text) }
+        #expect(String(decoding: written, as: UTF8.self) == CSV.cell(text), "\(text)")
+    }
+    let worst = "=" + String(repeating: "\"", count: 99)
+    var written: [UInt8] = []
+    RowBytes.write(atMost: RowBytes.escapedBound(worst.utf8.count), to: &written) { row in row.cell(worst) }
+    #expect(written.count == RowBytes.escapedBound(worst.utf8.count) - 1)
+    for value: Int64 in [0, 7, 10, 99, 1_000, -1, -10, .max, .min] {
+        var digits: [UInt8] = []
+        RowBytes.write(atMost: RowBytes.decimalBound, to: &digits) { row in row.put(decimal: value) }
+        #expect(String(decoding: digits, as: UTF8.self) == String(value))
+    }
+    for ms: Int64 in [0, 1_763_800_000_123, -1, .max, .min, 253_402_300_800_000] {
+        var time: [UInt8] = []
+        RowBytes.write(atMost: Timestamp.iso8601Bound, to: &time) { row in row.put(time: ms) }
+        #expect(String(decoding: time, as: UTF8.self) == Timestamp.iso8601(ms))
+    }
 }
