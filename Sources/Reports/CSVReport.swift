@@ -29,26 +29,15 @@ package enum CSVReport {
             row.put(time: s.firstSeen)
             row.put(.comma)
             row.put(time: s.lastSeen)
-            // flipaudit's own words (lowercase letters and `-` inside): no
-            // cell of them is ever quoted or prefixed, so they are copied.
-            row.put(.comma)
-            row.put(s.target.flow.rawValue)
-            row.put(.comma)
-            row.put(s.target.app.rawValue)
-            row.put(.comma)
-            row.put(s.target.environment.rawValue)
-            row.put(.comma)
-            row.put(s.target.variant.rawValue)
-            row.put(.comma)
-            row.cell(s.clientID)
-            row.put(.comma)
-            row.cell(s.redirectURI)
-            row.put(.comma)
-            row.put(s.outcome.rawValue)
-            row.put(.comma)
-            row.cell(s.error)
-            row.put(.comma)
-            row.cell(s.errorDescription)
+            row.nextWord(s.target.flow.rawValue)
+            row.nextWord(s.target.app.rawValue)
+            row.nextWord(s.target.environment.rawValue)
+            row.nextWord(s.target.variant.rawValue)
+            row.nextCell(s.clientID)
+            row.nextCell(s.redirectURI)
+            row.nextWord(s.outcome.rawValue)
+            row.nextCell(s.error)
+            row.nextCell(s.errorDescription)
             row.put(.comma)
             if let latency = s.latencyMs { row.put(decimal: latency) }
             row.put(.comma)
@@ -56,8 +45,7 @@ package enum CSVReport {
                 if i > 0 { row.put(UInt8(ascii: ";")) }
                 row.put(kind.rawValue)
             }
-            row.put(.comma)
-            row.cell(s.clientIP)
+            row.nextCell(s.clientIP)
             row.put(.comma)
             putSource(s.source, prefix: source, in: &row)
             row.put(.newline)
@@ -72,18 +60,12 @@ package enum CSVReport {
         bound += RowBytes.escapedBound(f.redirectURI.utf8.count) + RowBytes.escapedBound(f.detail.utf8.count)
         RowBytes.write(atMost: bound, to: &out) { row in
             row.put(time: f.time)
-            row.put(.comma)
-            row.put(f.severity.rawValue)
-            row.put(.comma)
-            row.put(f.kind.rawValue)
-            row.put(.comma)
-            row.cell(f.state)
-            row.put(.comma)
-            row.cell(f.clientID)
-            row.put(.comma)
-            row.cell(f.redirectURI)
-            row.put(.comma)
-            row.cell(f.detail)
+            row.nextWord(f.severity.rawValue)
+            row.nextWord(f.kind.rawValue)
+            row.nextCell(f.state)
+            row.nextCell(f.clientID)
+            row.nextCell(f.redirectURI)
+            row.nextCell(f.detail)
             row.put(.comma)
             putSource(f.source, prefix: source, in: &row)
             row.put(.newline)
@@ -92,7 +74,7 @@ package enum CSVReport {
 
     /// The `FILE:` part of the source cells of one input, escaped, ready
     /// for the line number (digits change neither quoting nor the formula
-    /// prefix). A quoted name is left open here and closed by `appendSource`.
+    /// prefix). A quoted name is left open here and closed by `putSource`.
     static func sourcePrefix(displayName: String) -> [UInt8] {
         var cell: [UInt8] = []
         CSV.append(displayName + ":", to: &cell)

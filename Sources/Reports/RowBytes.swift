@@ -100,6 +100,19 @@ struct RowBytes: ~Copyable {
         }
     }
 
+    /// A comma, then an escaped cell.
+    mutating func nextCell(_ text: String) {
+        put(.comma)
+        cell(text)
+    }
+
+    /// A comma, then one of flipaudit's own words (lowercase letters and
+    /// `-`: no such cell is ever quoted or prefixed), copied as it is.
+    mutating func nextWord(_ word: String) {
+        put(.comma)
+        put(word)
+    }
+
     /// A decimal number.
     mutating func put(decimal value: Int64) {
         let p = room(Self.decimalBound)
