@@ -17,8 +17,9 @@ package enum CSVReport {
     /// (see `sourcePrefix`), the line number is appended to it.
     static func append(session s: SessionRecord, source: [UInt8], to out: inout [UInt8]) {
         // Room: the escaped cells, the times and numbers, the words (each
-        // under 32 bytes), the commas and the line end.
-        var bound = 2 * Timestamp.iso8601Bound + 2 * RowBytes.decimalBound + source.count + 5 * 32 + 16
+        // under 32 bytes), 15 commas, the line end and the source cell's
+        // closing quote.
+        var bound = 2 * Timestamp.iso8601Bound + 2 * RowBytes.decimalBound + source.count + 5 * 32 + 17
         bound += RowBytes.escapedBound(s.state.utf8.count) + RowBytes.escapedBound(s.clientID.utf8.count)
         bound += RowBytes.escapedBound(s.redirectURI.utf8.count) + RowBytes.escapedBound(s.error.utf8.count)
         bound += RowBytes.escapedBound(s.errorDescription.utf8.count) + RowBytes.escapedBound(s.clientIP.utf8.count)
@@ -54,8 +55,8 @@ package enum CSVReport {
 
     /// Appends one `findings.csv` row; `source` as for sessions.
     static func append(finding f: Finding, source: [UInt8], to out: inout [UInt8]) {
-        // Room as for a session row; severity and kind are words.
-        var bound = Timestamp.iso8601Bound + RowBytes.decimalBound + source.count + 2 * 32 + 16
+        // Room as for a session row (7 commas); severity and kind are words.
+        var bound = Timestamp.iso8601Bound + RowBytes.decimalBound + source.count + 2 * 32 + 9
         bound += RowBytes.escapedBound(f.state.utf8.count) + RowBytes.escapedBound(f.clientID.utf8.count)
         bound += RowBytes.escapedBound(f.redirectURI.utf8.count) + RowBytes.escapedBound(f.detail.utf8.count)
         RowBytes.write(atMost: bound, to: &out) { row in

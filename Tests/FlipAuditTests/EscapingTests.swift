@@ -158,3 +158,36 @@ struct EscapingTests {
         #expect(String(decoding: time, as: UTF8.self) == Timestamp.iso8601(ms))
     }
 }
+
+/// Whole rows at their largest fit the room worked out for them (a row
+/// that did not would stop the program): every text all quotes after a
+/// formula start, times whose years need ten bytes, the longest numbers,
+/// every finding kind, a quoted source name. Each cell reads back as the
+/// cell-by-cell escaping writes it.
+@Test func largestRowsFitTheirRoom() {
+    let worst = "=" + String(repeating: "\"", count: 40)
+    let escaped = CSV.cell(worst)
+    let session = SessionRecord(
+        state: worst, firstSeen: .min, lastSeen: .max,
+        target: RedirectTarget(flow: .other, app: .unknown, environment: .unknown, variant: .none),
+        clientID: worst, redirectURI: worst, outcome: .closedEarly, error: worst, errorDescription: worst,
+        latencyMs: .min, latencyAcrossRecords: true, findings: FindingKind.allCases, clientIP: worst,
+        source: SourceRef(file: 0, line: .max))
+    let prefix = CSVReport.sourcePrefix(displayName: "a \"quoted\", name")
+    #expect(prefix.first == .quote)
+    var out: [UInt8] = []
+    CSVReport.append(session: session, source: prefix, to: &out)
+    let row = String(decoding: out, as: UTF8.self)
+    #expect(row.hasPrefix(escaped + "," + Timestamp.iso8601(.min) + "," + Timestamp.iso8601(.max) + ","))
+    #expect(row.hasSuffix(",\"a \"\"quoted\"\", name:\(Int64.max)\"\n"))
+    #expect(row.components(separatedBy: escaped).count == 7)
+    #expect(row.contains(",\(Int64.min),"))
+    let finding = Finding(
+        kind: .codeToUnlistedRedirect, time: .min, state: worst, clientID: worst, redirectURI: worst, detail: worst,
+        source: SourceRef(file: 0, line: .max))
+    out.removeAll()
+    CSVReport.append(finding: finding, source: prefix, to: &out)
+    let findingRow = String(decoding: out, as: UTF8.self)
+    #expect(findingRow.hasPrefix(Timestamp.iso8601(.min) + ",critical,code-to-unlisted-redirect," + escaped + ","))
+    #expect(findingRow.components(separatedBy: escaped).count == 5)
+}
