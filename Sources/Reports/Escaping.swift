@@ -62,36 +62,9 @@ package enum CSV {
         out.append(.newline)
     }
 
-    /// Appends one escaped cell to `out`.
-    @inline(__always)
+    /// Appends one escaped cell to `out` (the rules are `RowBytes.cell`'s).
     static func append(_ value: String, to out: inout [UInt8]) {
-        if value.utf8.withContiguousStorageIfAvailable({ append(bytes: UnsafeRawBufferPointer($0), to: &out) }) != nil { return }
-        var copy = value
-        copy.withUTF8 { append(bytes: UnsafeRawBufferPointer($0), to: &out) }
-    }
-
-    /// Appends one escaped cell given as UTF-8 bytes.
-    static func append(bytes u: UnsafeRawBufferPointer, to out: inout [UInt8]) {
-        guard let first = u.first else { return }
-        let formula = startsFormula(first)
-        let quote = Bytes.containsAny(.comma, .quote, .newline, .carriageReturn, in: u)
-        // As typed bytes: appended with one copy, not byte by byte.
-        let typed = u.assumingMemoryBound(to: UInt8.self)
-        if !quote && !formula {
-            out.append(contentsOf: typed)
-            return
-        }
-        if quote { out.append(.quote) }
-        if formula { out.append(UInt8(ascii: "'")) }
-        if quote {
-            for b in u {
-                out.append(b)
-                if b == .quote { out.append(.quote) }
-            }
-            out.append(.quote)
-        } else {
-            out.append(contentsOf: typed)
-        }
+        RowBytes.write(atMost: RowBytes.escapedBound(value.utf8.count), to: &out) { row in row.cell(value) }
     }
 
     /// Whether a cell starting with `first` is prefixed with `'`.

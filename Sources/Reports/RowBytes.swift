@@ -73,7 +73,7 @@ struct RowBytes: ~Copyable {
         copy.withUTF8 { put(UnsafeRawBufferPointer($0)) }
     }
 
-    /// An escaped cell (see `CSV.append(bytes:to:)`).
+    /// An escaped cell (`cell(bytes:)`).
     mutating func cell(_ text: String) {
         if text.utf8.withContiguousStorageIfAvailable({ cell(bytes: UnsafeRawBufferPointer($0)) }) != nil { return }
         var copy = text
