@@ -55,6 +55,10 @@ def scenario(name, paths, args):
         "gzip -dc > /dev/null": "gzip -dc %s > /dev/null" % files,
         "flipaudit --csv (full audit)": "%s %s --quiet --csv %s" % (args.flipaudit, files, outdir),
     }
+    if args.against:
+        # Another build (say the last commit's) in the same rounds, so a
+        # change is measured against it under the same noise.
+        cmds["the --against build, --csv"] = "%s %s --quiet --csv %s-against" % (args.against, files, outdir)
     size, lines = size_and_lines(paths)
     results = {k: [] for k in cmds}
     for r in range(args.runs):
@@ -90,6 +94,7 @@ def main():
     ap.add_argument("--baseline", required=True, help="zscan (zlib)")
     ap.add_argument("--isal-baseline", required=True, help="isalscan (ISA-L)")
     ap.add_argument("--flipaudit", required=True)
+    ap.add_argument("--against", help="another flipaudit build, timed in the same rounds")
     ap.add_argument("--one", required=True)
     ap.add_argument("--two", nargs=2, required=True)
     ap.add_argument("--out", required=True)

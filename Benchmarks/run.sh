@@ -2,6 +2,7 @@
 # One command for the performance benchmark (docs/performance.md):
 #   bash Benchmarks/run.sh            # 2 GB file and two 1 GB files (first run generates them: minutes)
 #   SIZE_MB=200 RUNS=3 bash Benchmarks/run.sh   # a quicker look
+#   AGAINST=path/to/old/flipaudit bash Benchmarks/run.sh   # and another build, in the same rounds
 # Generates the logs with Tools/loggen.py (seeded, not committed), builds the
 # C baselines (zlib and ISA-L) and flipaudit in release mode, then times them alternately.
 set -euo pipefail
@@ -33,4 +34,4 @@ cc -O2 -o "$DATA/zscan" Benchmarks/baseline/zscan.c -lz
 cc -O2 -o "$DATA/isalscan" Benchmarks/baseline/isalscan.c -lisal
 swift build -c release --static-swift-stdlib -Xswiftc -enforce-exclusivity=unchecked -q
 python3 Benchmarks/bench.py --runs "$RUNS" --baseline "$DATA/zscan" --isal-baseline "$DATA/isalscan" --flipaudit .build/release/flipaudit \
-  --one "$one" --two "$a" "$b" --out "$DATA"
+  --one "$one" --two "$a" "$b" --out "$DATA" ${AGAINST:+--against "$AGAINST"}
