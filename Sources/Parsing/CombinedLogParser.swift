@@ -26,6 +26,8 @@ package struct CombinedLogParser: RecordParser {
 
     /// Parses `line`; `escapes` false promises that the line has no
     /// backslash (see `LineCheck`), so quoted fields need no unescaping.
+    /// Indices stay within the line or a few bytes past it, so their
+    /// arithmetic is written wrapping (`&+`): no overflow checks.
     package mutating func parse(_ line: UnsafeRawBufferPointer, into record: inout LogRecord, escapes: Bool) -> MalformedReason? {
         if escapes { scratch.reset() }
         record = LogRecord()
@@ -33,43 +35,43 @@ package struct CombinedLogParser: RecordParser {
         guard let sp = Bytes.find(.space, in: line), sp > 0 else { return .unparsable }
         record.clientIP = Bytes.slice(line, 0, sp)
         // ident and user up to the bracketed time
-        guard let open = Bytes.find(.openBracket, in: line, from: sp + 1) else { return .unparsable }
+        guard let open = Bytes.find(.openBracket, in: line, from: sp &+ 1) else { return .unparsable }
         let close: Int
-        if open + 27 < line.count, line[open + 27] == .closeBracket,
-            let time = cachedTime(Bytes.slice(line, open + 1, open + 27))
+        if open &+ 27 < line.count, line[open &+ 27] == .closeBracket,
+            let time = cachedTime(Bytes.slice(line, open &+ 1, open &+ 27))
         {
             // The usual `dd/Mon/yyyy:HH:MM:SS +zzzz`: a time that parses
             // holds no `]`, so this is the first one, found without a search.
-            close = open + 27
+            close = open &+ 27
             record.time = time
         } else {
-            guard let found = Bytes.find(.closeBracket, in: line, from: open + 1) else { return .unparsable }
-            guard let time = cachedTime(Bytes.slice(line, open + 1, found)) else { return .badTime }
+            guard let found = Bytes.find(.closeBracket, in: line, from: open &+ 1) else { return .unparsable }
+            guard let time = cachedTime(Bytes.slice(line, open &+ 1, found)) else { return .badTime }
             close = found
             record.time = time
         }
         // "request"
-        var i = close + 1
-        guard i + 1 < line.count, line[i] == .space, line[i + 1] == .quote else { return .unparsable }
-        guard let (request, afterRequest) = quoted(line, from: i + 1, escapes: escapes) else { return .unparsable }
+        var i = close &+ 1
+        guard i &+ 1 < line.count, line[i] == .space, line[i &+ 1] == .quote else { return .unparsable }
+        guard let (request, afterRequest) = quoted(line, from: i &+ 1, escapes: escapes) else { return .unparsable }
         RequestLine.split(request, into: &record)
         i = afterRequest
         // status
         guard i < line.count, line[i] == .space else { return .unparsable }
-        let statusStart = i + 1
+        let statusStart = i &+ 1
         let statusEnd = Bytes.find(.space, in: line, from: statusStart) ?? line.count
         guard let status = Bytes.parseInt(Bytes.slice(line, statusStart, statusEnd)), status < 1000 else { return .unparsable }
         record.status = status
         // bytes
         i = statusEnd
         guard i < line.count else { return nil }
-        let bytesEnd = Bytes.find(.space, in: line, from: i + 1) ?? line.count
+        let bytesEnd = Bytes.find(.space, in: line, from: i &+ 1) ?? line.count
         i = bytesEnd
         // "referer" "user agent" "tenth" ...
         var field = 0
-        while i + 1 < line.count, line[i] == .space, line[i + 1] == .quote {
-            guard let (value, after) = quoted(line, from: i + 1, escapes: escapes) else { return .unparsable }
-            field += 1
+        while i &+ 1 < line.count, line[i] == .space, line[i &+ 1] == .quote {
+            guard let (value, after) = quoted(line, from: i &+ 1, escapes: escapes) else { return .unparsable }
+            field &+= 1
             if field == 3 {
                 if Bytes.equals(value, "-") || value.isEmpty {
                     record.location = .empty
@@ -115,10 +117,10 @@ package struct CombinedLogParser: RecordParser {
     /// content is the bytes up to the next quote.
     @inline(__always)
     private mutating func quoted(_ line: UnsafeRawBufferPointer, from at: Int, escapes: Bool) -> (UnsafeRawBufferPointer, Int)? {
-        let start = at + 1
+        let start = at &+ 1
         if !escapes {
             guard let q = Bytes.find(.quote, in: line, from: start) else { return nil }
-            return (Bytes.slice(line, start, q), q + 1)
+            return (Bytes.slice(line, start, q), q &+ 1)
         }
         return escapedQuoted(line, from: start)
     }

@@ -352,6 +352,27 @@ struct LineCheckTests {
         }
     }
 
+    /// The sixty-four-byte step folds its bytes (`min(v, v ^ 0x5C) - 1`,
+    /// then the maximum of four blocks): every byte value, alone in a
+    /// block of plain bytes and filling all of it, is a mark exactly when
+    /// it is NUL, ≥ 0x80 or a backslash.
+    @Test("firstMark's sixty-four-byte step tells every byte value right")
+    func firstMarkEveryByte() {
+        for value in 0...255 {
+            let byte = UInt8(value)
+            let mark = byte == 0 || byte >= 0x80 || byte == .backslash
+            for position in [0, 17, 37, 63] {
+                var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: 200)
+                bytes[position] = byte
+                let found = bytes.withUnsafeBytes { Bytes.LineCheck.firstMark(in: $0, from: 0) }
+                #expect(found == (mark ? position : nil), "byte \(value) at \(position)")
+            }
+            let filled = [UInt8](repeating: byte, count: 128)
+            let found = filled.withUnsafeBytes { Bytes.LineCheck.firstMark(in: $0, from: 0) }
+            #expect(found == (mark ? 0 : nil), "128 bytes of \(value)")
+        }
+    }
+
     @Test("firstMark finds the first NUL, byte ≥ 0x80 or backslash at or after an offset")
     func firstMark() {
         for length in 0...150 {

@@ -37,10 +37,11 @@ final class RowOrder: AuditSink {
 
     func finding(_ finding: Finding) { findings.insert(finding) }
 
-    /// Hands on every row keyed before `time`.
+    /// Hands on every row keyed before `time`, lent from its box: a copy
+    /// would retain, and then release, each of its Strings.
     func release(before time: Int64) {
-        while let row = sessions.popMin(before: time) { for s in sinks { s.session(row) } }
-        while let row = findings.popMin(before: time) { for s in sinks { s.finding(row) } }
+        while let box = sessions.popMin(before: time) { for s in sinks { s.session(box.row) } }
+        while let box = findings.popMin(before: time) { for s in sinks { s.finding(box.row) } }
     }
 
     /// Hands on everything left (at the end of the audit).
@@ -103,7 +104,7 @@ struct RowQueue<Row: OrderedRow> {
     }
 
     /// The smallest row waiting, when it is keyed before `time`.
-    mutating func popMin(before time: Int64) -> Row? {
+    mutating func popMin(before time: Int64) -> Box? {
         var best = -1
         var key = heap.min
         for i in runs.indices {
@@ -111,10 +112,10 @@ struct RowQueue<Row: OrderedRow> {
             if key == nil || head < key! { key = head; best = i }
         }
         guard let key, key.time < time else { return nil }
-        if best < 0 { return heap.removeMin().row }
+        if best < 0 { return heap.removeMin().boxed }
         runs[best].head = Self.read(runs[best].file, warn: warn)
         if runs[best].head == nil { runs.remove(at: best) }
-        return key.row
+        return key.boxed
     }
 
     private mutating func spill() {
