@@ -24,7 +24,7 @@ package enum CSVReport {
         bound += RowBytes.escapedBound(s.redirectURI.utf8.count) + RowBytes.escapedBound(s.error.utf8.count)
         bound += RowBytes.escapedBound(s.errorDescription.utf8.count) + RowBytes.escapedBound(s.clientIP.utf8.count)
         for kind in s.findings { bound += kind.rawValue.utf8.count + 1 }
-        RowBytes.write(atMost: bound, to: &out) { row in
+        RowBytes.write(atMost: bound, to: &out, s) { row, s in
             row.cell(s.state)
             row.put(.comma)
             row.put(time: s.firstSeen)
@@ -59,7 +59,7 @@ package enum CSVReport {
         var bound = Timestamp.iso8601Bound + RowBytes.decimalBound + source.count + 2 * 32 + 9
         bound += RowBytes.escapedBound(f.state.utf8.count) + RowBytes.escapedBound(f.clientID.utf8.count)
         bound += RowBytes.escapedBound(f.redirectURI.utf8.count) + RowBytes.escapedBound(f.detail.utf8.count)
-        RowBytes.write(atMost: bound, to: &out) { row in
+        RowBytes.write(atMost: bound, to: &out, f) { row, f in
             row.put(time: f.time)
             row.nextWord(f.severity.rawValue)
             row.nextWord(f.kind.rawValue)

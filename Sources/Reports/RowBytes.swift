@@ -32,9 +32,16 @@ struct RowBytes: ~Copyable {
     /// Writes a row of at most `bound` bytes with `body` and appends it to
     /// `out`.
     static func write(atMost bound: Int, to out: inout [UInt8], _ body: (inout RowBytes) -> Void) {
+        write(atMost: bound, to: &out, ()) { row, _ in body(&row) }
+    }
+
+    /// `write` of a row made from `value`, which `body` is lent: captured
+    /// by the closure instead, a row record (a dozen Strings) is copied
+    /// into its context, and each String retained and released.
+    static func write<Value>(atMost bound: Int, to out: inout [UInt8], _ value: Value, _ body: (inout RowBytes, Value) -> Void) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bound) { room in
             var row = RowBytes(start: room.baseAddress!, end: room.baseAddress! + bound)
-            body(&row)
+            body(&row, value)
             out.append(contentsOf: UnsafeBufferPointer(start: row.start, count: row.next - row.start))
         }
     }
