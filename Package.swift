@@ -93,7 +93,8 @@ let package = Package(
             ]
         ),
         /// jemalloc's settings for the executable: freed pages are returned
-        /// at once (see malloc_conf.c).
+        /// at once for blocks of 1 MiB or more, after 100 ms for others
+        /// (see malloc_conf.c).
         .target(name: "CMallocConf"),
         /// The thin executable: `Command` run on jemalloc (Linux). Events are
         /// made on one thread and freed on another, which glibc's malloc

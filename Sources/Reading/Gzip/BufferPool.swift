@@ -2,7 +2,7 @@ import Foundation
 
 /// Read buffers (`LogFileReader.bufferSize` bytes) and gzip decoders kept
 /// for the next input instead of being freed: the executable has jemalloc
-/// hand freed pages back at once, so a folder of thousands of small files
+/// hand freed pages back within 100 ms, so a folder of thousands of small files
 /// would otherwise fault in fresh pages (and the decoder fresh state)
 /// for every one of them. Keeps at most `limit` idle buffers and as many
 /// streams; any size other than `bufferSize` is allocated and freed as
