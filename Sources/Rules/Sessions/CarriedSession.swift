@@ -42,7 +42,10 @@ struct CarriedSession: Sendable, Equatable {
         Field("client IP", \.clientIP, .text),
         Field("request count", \.requestCount, count),
         Field("return count", \.returnCount, count),
-        .group("first return", \.firstReturn, blank: (0, SourceRef(file: 0, line: 0), false, nil, nil), absent: "return fields without a return", firstReturn),
+        .group(
+            "first return", \.firstReturn,
+            blank: Session.FirstReturn(time: 0, source: SourceRef(file: 0, line: 0), hasCode: false, error: nil, errorDescription: nil),
+            absent: "return fields without a return", firstReturn),
         .group("failure", \.failure, blank: (0, 0, SourceRef(file: 0, line: 0)), absent: "failure fields without a failure", failure),
         Field("findings", \.findings, .findingKinds),
         Field("code keys", \.codeKeys, codeKeys),

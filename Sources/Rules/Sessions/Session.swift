@@ -33,7 +33,16 @@ package final class Session {
     package var returnCount = 0
     /// The first return: outcome, error and timing come from it.
     package var firstReturn: FirstReturn?
-    package typealias FirstReturn = (time: Int64, source: SourceRef, hasCode: Bool, error: String?, errorDescription: String?)
+    /// A struct, not a tuple: Swift copies and destroys an optional tuple
+    /// that holds Strings through its runtime's generic value witnesses
+    /// (about 400 instructions each way), a struct in a few.
+    package struct FirstReturn: Sendable {
+        package var time: Int64
+        package var source: SourceRef
+        package var hasCode: Bool
+        package var error: String?
+        package var errorDescription: String?
+    }
     /// The first 4xx/5xx answer to a request of this session.
     var failure: Failure?
     typealias Failure = (status: Int, time: Int64, source: SourceRef)
@@ -83,7 +92,9 @@ package final class Session {
             firstSource: map(firstSource), lastLineInFirstFile: lastLineInFirstFile,
             clientID: clientID, redirectURI: redirectURI, clientMismatch: clientMismatch, clientIP: clientIP,
             requestCount: requestCount, returnCount: returnCount,
-            firstReturn: firstReturn.map { ($0.time, map($0.source), $0.hasCode, $0.error, $0.errorDescription) },
+            firstReturn: firstReturn.map {
+                FirstReturn(time: $0.time, source: map($0.source), hasCode: $0.hasCode, error: $0.error, errorDescription: $0.errorDescription)
+            },
             failure: failure.map { ($0.status, $0.time, map($0.source)) },
             findings: findings.kinds, codeKeys: (codeKey.map { [$0] } ?? []) + moreCodeKeys,
             expiresAt: expiresAt, observable: observable)
@@ -107,7 +118,9 @@ package final class Session {
         clientIP = c.clientIP
         requestCount = c.requestCount
         returnCount = c.returnCount
-        firstReturn = c.firstReturn.map { ($0.time, map($0.source), $0.hasCode, $0.error, $0.errorDescription) }
+        firstReturn = c.firstReturn.map {
+            FirstReturn(time: $0.time, source: map($0.source), hasCode: $0.hasCode, error: $0.error, errorDescription: $0.errorDescription)
+        }
         failure = c.failure.map { ($0.status, $0.time, map($0.source)) }
         for kind in c.findings { findings.insert(kind) }
         codeKey = c.codeKeys.first

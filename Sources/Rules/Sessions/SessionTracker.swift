@@ -283,7 +283,8 @@ package final class SessionTracker {
             touch(session, event.time, source: event.source)
             trace?(.returned(session))
             if session.returnCount == 1 {
-                session.firstReturn = (event.time, event.source, ret.hasCode, ret.error, ret.errorDescription)
+                session.firstReturn = Session.FirstReturn(
+                    time: event.time, source: event.source, hasCode: ret.hasCode, error: ret.error, errorDescription: ret.errorDescription)
                 if !session.state.isEmpty { endedStates.remember(session.stateHash, at: clock) }
             } else {
                 raise(.duplicateReturn, session: session, event: event, detail: "return number \(session.returnCount) for this session")
