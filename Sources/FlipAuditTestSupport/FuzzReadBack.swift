@@ -99,6 +99,6 @@ private func carryOn(_ checkpoint: Checkpoint) {
 
 /// An audit sink that keeps nothing.
 private final class DiscardingSink: AuditSink {
-    func finding(_ finding: Finding) {}
-    func sessionClosed(_ session: SessionRecord) {}
+    func finding(_ finding: consuming Finding) {}
+    func sessionClosed(_ session: consuming SessionRecord) {}
 }

@@ -11,11 +11,11 @@ final class CheckingSink: AuditSink {
     /// Raw authorization codes seen in the input lines (long, unique ones).
     var codes: [String] = []
 
-    func finding(_ finding: Finding) {
+    func finding(_ finding: consuming Finding) {
         check([finding.state, finding.clientID, finding.redirectURI, finding.detail], urls: [finding.redirectURI])
     }
 
-    func sessionClosed(_ session: SessionRecord) {
+    func sessionClosed(_ session: consuming SessionRecord) {
         check(
             [session.state, session.clientID, session.redirectURI, session.error, session.errorDescription, session.clientIP],
             urls: [session.redirectURI, session.clientIP])

@@ -97,8 +97,8 @@ struct CodecBenchmarkTests {
 
         // A checkpoint of 2000 open sessions: some returned, some failed.
         final class Sink: AuditSink {
-            func finding(_ finding: Finding) {}
-            func sessionClosed(_ session: SessionRecord) {}
+            func finding(_ finding: consuming Finding) {}
+            func sessionClosed(_ session: consuming SessionRecord) {}
         }
         let sink = Sink()
         let tracker = SessionTracker(configuration: AuditConfiguration(), files: 1, sink: sink)

@@ -87,14 +87,14 @@ final class RowLines: AuditSink {
 
     init(output: StageOutput) { self.output = output }
 
-    func finding(_ finding: Finding) {
+    func finding(_ finding: consuming Finding) {
         written.add(appendedTo: &output.buffer) {
             $0.append(contentsOf: "finding\t".utf8)
             RowCodec.encode(finding, into: &$0)
         }
     }
 
-    func sessionClosed(_ session: SessionRecord) {
+    func sessionClosed(_ session: consuming SessionRecord) {
         written.add(appendedTo: &output.buffer) {
             $0.append(contentsOf: "session\t".utf8)
             RowCodec.encode(session, into: &$0)

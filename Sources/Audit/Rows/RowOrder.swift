@@ -33,9 +33,11 @@ final class RowOrder: AuditSink {
         findings = RowQueue(budget: budget, warn: warn)
     }
 
-    func sessionClosed(_ session: SessionRecord) { sessions.insert(session) }
+    /// Rows are taken, not copied: a copy would retain each String of the
+    /// row, and the tracker's release them again.
+    func sessionClosed(_ session: consuming SessionRecord) { sessions.insert(session) }
 
-    func finding(_ finding: Finding) { findings.insert(finding) }
+    func finding(_ finding: consuming Finding) { findings.insert(finding) }
 
     /// Hands on every row keyed before `time`, lent from its box: a copy
     /// would retain, and then release, each of its Strings.
@@ -64,7 +66,7 @@ struct RowQueue<Row: OrderedRow> {
         let boxed: Box
         var row: Row { boxed.row }
 
-        init(_ row: Row) {
+        init(_ row: consuming Row) {
             time = row.orderTime
             source = row.source
             rank = row.orderRank
@@ -83,7 +85,7 @@ struct RowQueue<Row: OrderedRow> {
     /// A row on the heap (of the process), so that `Pending` stays small.
     final class Box {
         let row: Row
-        init(_ row: Row) { self.row = row }
+        init(_ row: consuming Row) { self.row = row }
     }
 
     private let budget: Int
@@ -98,7 +100,7 @@ struct RowQueue<Row: OrderedRow> {
         self.warn = warn
     }
 
-    mutating func insert(_ row: Row) {
+    mutating func insert(_ row: consuming Row) {
         heap.insert(Pending(row))
         if heap.count > budget && !spillFailed { spill() }
     }

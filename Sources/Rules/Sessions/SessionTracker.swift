@@ -3,8 +3,8 @@ import Reading
 
 /// Receives what the session tracker decides, as it decides it.
 package protocol AuditSink: AnyObject {
-    func finding(_ finding: Finding)
-    func sessionClosed(_ session: SessionRecord)
+    func finding(_ finding: consuming Finding)
+    func sessionClosed(_ session: consuming SessionRecord)
 }
 
 /// Rebuilds App Flip sessions from flip events in time order and raises the
@@ -460,7 +460,7 @@ package final class SessionTracker {
             latencyMs: latency, latencyAcrossRecords: across, findings: s.findings.kinds,
             clientIP: s.clientIP, source: s.firstSource)
         trace?(.closed(s, record))
-        sink.sessionClosed(record)
+        sink.sessionClosed(consume record)
     }
 
     // MARK: Raising
@@ -476,7 +476,7 @@ package final class SessionTracker {
             kind: kind, time: time, state: session.state, clientID: session.clientID ?? "",
             redirectURI: session.redirectShown, detail: detail(), source: source)
         trace?(.finding(finding, session))
-        sink.finding(finding)
+        sink.finding(consume finding)
     }
 
     /// Raises `kind` for a return outside any session, once per record.
@@ -489,7 +489,7 @@ package final class SessionTracker {
             kind: kind, time: event.time, state: state, clientID: "", redirectURI: ret.base,
             detail: detail, source: event.source)
         trace?(.finding(finding, nil))
-        sink.finding(finding)
+        sink.finding(consume finding)
     }
 }
 
