@@ -18,7 +18,14 @@ import Reading
 /// `@unchecked Sendable`: `HMAC` is an immutable value here (only copies
 /// are updated) that this swift-crypto release does not mark Sendable.
 package struct Fingerprint: @unchecked Sendable {
-    private let keyed: HMAC<SHA256>?
+    /// The keyed HMAC, boxed: a Fingerprint is copied into every scanner,
+    /// and Swift copies and destroys an optional `HMAC` (a generic struct)
+    /// through its runtime's value witnesses, a box with a retain.
+    private final class Keyed {
+        let hmac: HMAC<SHA256>
+        init(_ hmac: HMAC<SHA256>) { self.hmac = hmac }
+    }
+    private let keyed: Keyed?
     /// The key's bytes, to keep in a checkpoint.
     package let keyBytes: [UInt8]?
 
@@ -27,7 +34,7 @@ package struct Fingerprint: @unchecked Sendable {
 
     /// HMAC-SHA256 under `key` (32 bytes).
     package static func keyed(_ key: [UInt8]) -> Fingerprint {
-        Fingerprint(keyed: HMAC<SHA256>(key: SymmetricKey(data: key)), keyBytes: key)
+        Fingerprint(keyed: Keyed(HMAC<SHA256>(key: SymmetricKey(data: key))), keyBytes: key)
     }
 
     /// A new random 32-byte key.
@@ -36,11 +43,12 @@ package struct Fingerprint: @unchecked Sendable {
     }
 
     func of(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
-        guard var hmac = keyed else {
+        guard let keyed else {
             var hasher = Hasher()
             hasher.combine(bytes: bytes)
             return UInt64(UInt(bitPattern: hasher.finalize()))
         }
+        var hmac = keyed.hmac
         hmac.update(data: bytes)
         return hmac.finalize().withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) }
     }
