@@ -20,7 +20,7 @@ import Reading
 package struct Fingerprint: @unchecked Sendable {
     /// The keyed HMAC, boxed: a Fingerprint is copied into every scanner,
     /// and Swift copies and destroys an optional `HMAC` (a generic struct)
-    /// through its runtime's value witnesses, a box with a retain.
+    /// through its runtime's value witnesses; a box costs one retain.
     private final class Keyed {
         let hmac: HMAC<SHA256>
         init(_ hmac: HMAC<SHA256>) { self.hmac = hmac }

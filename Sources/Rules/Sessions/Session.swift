@@ -42,6 +42,13 @@ package final class Session {
         package var hasCode: Bool
         package var error: String?
         package var errorDescription: String?
+
+        /// The same return, at `source`.
+        func from(_ source: SourceRef) -> Self {
+            var moved = self
+            moved.source = source
+            return moved
+        }
     }
     /// The first 4xx/5xx answer to a request of this session.
     var failure: Failure?
@@ -92,9 +99,7 @@ package final class Session {
             firstSource: map(firstSource), lastLineInFirstFile: lastLineInFirstFile,
             clientID: clientID, redirectURI: redirectURI, clientMismatch: clientMismatch, clientIP: clientIP,
             requestCount: requestCount, returnCount: returnCount,
-            firstReturn: firstReturn.map {
-                FirstReturn(time: $0.time, source: map($0.source), hasCode: $0.hasCode, error: $0.error, errorDescription: $0.errorDescription)
-            },
+            firstReturn: firstReturn.map { $0.from(map($0.source)) },
             failure: failure.map { ($0.status, $0.time, map($0.source)) },
             findings: findings.kinds, codeKeys: (codeKey.map { [$0] } ?? []) + moreCodeKeys,
             expiresAt: expiresAt, observable: observable)
@@ -118,9 +123,7 @@ package final class Session {
         clientIP = c.clientIP
         requestCount = c.requestCount
         returnCount = c.returnCount
-        firstReturn = c.firstReturn.map {
-            FirstReturn(time: $0.time, source: map($0.source), hasCode: $0.hasCode, error: $0.error, errorDescription: $0.errorDescription)
-        }
+        firstReturn = c.firstReturn.map { $0.from(map($0.source)) }
         failure = c.failure.map { ($0.status, $0.time, map($0.source)) }
         for kind in c.findings { findings.insert(kind) }
         codeKey = c.codeKeys.first
