@@ -41,12 +41,16 @@ let package = Package(
                 .linkedLibrary("z"),
             ]
         ),
+        /// Line ends and plain lines found in one pass over decoded bytes
+        /// (AVX2 where the CPU has it, a byte loop elsewhere).
+        .target(name: "CLines"),
         /// bytes → lines: inputs found, opened and inflated, cut into lines;
         /// the threads that read, and the one way they meet (`HandOff`).
         .target(
             name: "Reading",
             dependencies: [
                 "CInflate",
+                "CLines",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
@@ -114,7 +118,7 @@ let package = Package(
         .target(name: "FlipAuditTestSupport", dependencies: ["Command"]),
         .testTarget(
             name: "FlipAuditTests",
-            dependencies: ["Command", "FlipAuditTestSupport"],
+            dependencies: ["Command", "FlipAuditTestSupport", "CLines"],
             resources: [.copy("Fixtures")]
         ),
     ]

@@ -1,25 +1,28 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import CLines
 
 /// Receives the lines a `LineSplitter` finds.
 public protocol LineSink {
     /// A complete line without its `\n` (and without a `\r` before it). The
     /// bytes are valid only during the call. `plain` says that the line has
-    /// no NUL byte, no byte ≥ 0x80 and no backslash (found by one pass
-    /// over the chunk, `Bytes.LineCheck.firstMark`); false says nothing.
+    /// no NUL byte, no byte ≥ 0x80 and no backslash (found in the pass
+    /// that finds its end, `fa_line_ends`); false says nothing.
     mutating func line(_ bytes: UnsafeRawBufferPointer, number: Int, plain: Bool)
     /// A line longer than the limit; its bytes were skipped, never held.
     mutating func overlongLine(number: Int, length: Int)
 }
 
-/// Splits decoded chunks into lines with `memchr`, never rescanning a byte
-/// (but for one more pass over each chunk, for the bytes that make a line
-/// not plain — see `LineSink.line`). A line that spans two chunks is
-/// carried by its `LineFraming`: held up to `maxLine` bytes, counted and
-/// skipped as it streams past when longer.
+/// Splits decoded chunks into lines, never rescanning a byte: one pass
+/// (`fa_line_ends`, a C shim) finds a run of line ends and tells which of
+/// those lines are plain (see `LineSink.line`), and the lines are handed
+/// out from the ends it wrote.
+///
+/// ```
+/// chunk   |203.0.113.9 - - [...] "GET / ..." 200 ...\n198.51.100.2 ...\n17|
+///                                                  ^                  ^  ^
+/// ends    [ 62,                                      101 | NOT_PLAIN ]  carried
+/// ```
+/// A line that spans two chunks is carried by its `LineFraming`: held up
+/// to `maxLine` bytes, counted and skipped as it streams past when longer.
 public struct LineSplitter: ~Copyable {
     /// Longest line accepted, in bytes (without the line end).
     public var maxLine: Int { framing.maxLine }
@@ -29,34 +32,58 @@ public struct LineSplitter: ~Copyable {
     @usableFromInline var lines = 0
 
     @usableFromInline var framing: LineFraming
+    /// Where the pass writes line ends: `endsCapacity` of them, each an
+    /// offset from where the pass started, `FA_LINE_NOT_PLAIN` set on a
+    /// line that is not plain. Read only between a pass and the next.
+    @usableFromInline let ends: UnsafeMutablePointer<UInt32>
+    @usableFromInline static var endsCapacity: Int { 1024 }
 
     public init(maxLine: Int) {
         framing = LineFraming(maxLine: maxLine)
+        ends = .allocate(capacity: Self.endsCapacity)
     }
+
+    deinit { ends.deallocate() }
 
     /// Splits `chunk`, handing every complete line to `sink`.
     @inlinable public mutating func feed<Sink: LineSink>(_ chunk: UnsafeRawBufferPointer, to sink: inout Sink) {
-        guard let base = chunk.baseAddress else { return }
-        var start = 0
+        guard let base = chunk.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
         let end = chunk.count
-        // The next NUL, byte ≥ 0x80 or backslash: lines ending before it
-        // are plain.
-        var mark = Bytes.LineCheck.firstMark(in: chunk, from: 0) ?? end
+        var start = 0
         while start < end {
-            guard let hit = memchr(base + start, Int32(UInt8.newline), end - start) else {
-                framing.carry(UnsafeRawBufferPointer(start: base + start, count: end - start))
-                return
+            // A pass from the next line's start: its offsets are from there.
+            let from = base + start
+            let window = min(end &- start, Int(FA_LINES_MAX_BYTES))
+            let wholeRest = window == end &- start
+            let found = fa_line_ends(from, window, ends, Self.endsCapacity)
+            guard found > 0 else {
+                if wholeRest { break }
+                // No line end in a whole window: a line too long to keep.
+                framing.carry(UnsafeRawBufferPointer(start: from, count: window))
+                start &+= window
+                continue
             }
-            let lineEnd = UnsafeRawPointer(hit) - base
-            if !framing.isCarrying {
-                emit(UnsafeRawBufferPointer(start: base + start, count: lineEnd - start), plain: lineEnd <= mark, to: &sink)
-            } else {
-                framing.carry(UnsafeRawBufferPointer(start: base + start, count: lineEnd - start))
+            var first = 0
+            if framing.isCarrying {
+                // The carried line's end: its start came from an earlier
+                // chunk, so nothing is known of it.
+                let lineEnd = Int(ends[0] & ~FA_LINE_NOT_PLAIN)
+                framing.carry(UnsafeRawBufferPointer(start: from, count: lineEnd))
                 emitCarried(to: &sink)
+                first = 1
             }
-            start = lineEnd + 1
-            if mark < start { mark = Bytes.LineCheck.firstMark(in: chunk, from: start) ?? end }
+            var lineStart = first == 0 ? 0 : Int(ends[0] & ~FA_LINE_NOT_PLAIN) &+ 1
+            for k in first..<found {
+                let word = ends[k]
+                let lineEnd = Int(word & ~FA_LINE_NOT_PLAIN)
+                emit(UnsafeRawBufferPointer(start: from + lineStart, count: lineEnd &- lineStart), plain: word & FA_LINE_NOT_PLAIN == 0, to: &sink)
+                lineStart = lineEnd &+ 1
+            }
+            start &+= lineStart
+            // Fewer ends than room: no newline after the last one.
+            if found < Self.endsCapacity && wholeRest { break }
         }
+        if start < end { framing.carry(UnsafeRawBufferPointer(start: base + start, count: end - start)) }
     }
 
     /// Hands out a last line that has no newline after it.
