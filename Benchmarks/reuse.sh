@@ -2,12 +2,17 @@
 # Reuse memory: one day of 1,000,000 distinct flip sessions, each answered
 # with a code on its own record, audited with the default 24 h
 # --reuse-window (every ended state and returned code is remembered the
-# whole run). Prints peak RSS; the target is 128 MiB.
+# whole run). Prints the medians of RUNS runs (default 1): wall time, CPU
+# time and peak RSS; the target is 128 MiB.
 #   bash Benchmarks/reuse.sh
 #   SESSIONS=200000 bash Benchmarks/reuse.sh
+#   RUNS=5 AGAINST=path/to/old/flipaudit bash Benchmarks/reuse.sh   # and another build, in the same rounds
+#   NO_BUILD=1 BIN=path/to/flipaudit bash Benchmarks/reuse.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SESSIONS=${SESSIONS:-1000000}
+RUNS=${RUNS:-1}
+BIN=${BIN:-.build/release/flipaudit}
 DATA=Benchmarks/data
 mkdir -p "$DATA"
 log="$DATA/reuse-$SESSIONS.log.gz"
@@ -29,9 +34,30 @@ for i in range(n):
               f'302 0 "-" "GoogleApp/1.0" "{ret}?code={code}&state={state}"\n')
 PY
 fi
-swift build -c release --static-swift-stdlib -Xswiftc -enforce-exclusivity=unchecked -q
+[ -n "${NO_BUILD:-}" ] || swift build -c release --static-swift-stdlib -Xswiftc -enforce-exclusivity=unchecked -q
 out=$(mktemp -d)
-/usr/bin/time -f "%e %M" -o "$DATA/reuse.time" .build/release/flipaudit "$log" --csv "$out" --quiet || true
-read -r wall rss < "$DATA/reuse.time"
-printf '%s sessions over one day, --reuse-window 24h: %ss, peak RSS %.1f MiB\n' "$SESSIONS" "$wall" "$(echo "$rss / 1024" | bc -l)"
-rm -rf "$out"
+trap 'rm -rf "$out"' EXIT
+run() {  # binary, name; appends "wall cpu rss_kib" to $out/$name.runs
+  /usr/bin/time -f "%e %U %S %M" -o "$out/t" "$1" "$log" --csv "$out/$2" --quiet || true
+  read -r wall user sys rss < "$out/t"
+  echo "$wall $(echo "$user + $sys" | bc -l) $rss" >> "$out/$2.runs"
+}
+for _ in $(seq "$RUNS"); do
+  run "$BIN" this
+  [ -z "${AGAINST:-}" ] || run "$AGAINST" against
+done
+report() {
+  python3 - "$1" "$SESSIONS" "$out/$2.runs" <<'PY'
+import statistics, sys
+rows = [list(map(float, l.split())) for l in open(sys.argv[3])]
+med = lambda i: statistics.median(r[i] for r in rows)
+print(f"{sys.argv[1]}: {sys.argv[2]} sessions over one day, --reuse-window 24h: "
+      f"wall {med(0):.2f} s ({min(r[0] for r in rows):.2f}-{max(r[0] for r in rows):.2f}), "
+      f"cpu {med(1):.2f} s, peak RSS {max(r[2] for r in rows) / 1024:.1f} MiB (largest of {len(rows)})")
+PY
+}
+report "$BIN" this
+if [ -n "${AGAINST:-}" ]; then
+  report "$AGAINST" against
+  cmp -s "$out/this/sessions.csv" "$out/against/sessions.csv" || echo "DIFFERENT from AGAINST: sessions.csv"
+fi
