@@ -183,8 +183,8 @@ public enum Bytes {
         public var highOrNUL = false
         public var backslash = false
 
-        /// A line that holds none of those bytes (`firstMark` says so for a
-        /// whole run of lines): nothing to look at.
+        /// A line that holds none of those bytes (the splitter's pass,
+        /// `fa_line_ends`, says so of most lines): nothing to look at.
         @inlinable public static var plain: LineCheck { LineCheck() }
 
         @usableFromInline init() {}
@@ -199,9 +199,9 @@ public enum Bytes {
         }
 
         /// Index of the first byte at or after `from` that is NUL, ≥ 0x80
-        /// or a backslash — a line ending before it needs no `LineCheck` of
-        /// its own. Sixty-four bytes per step while nothing is found, then
-        /// sixteen; the last step overlaps the one before.
+        /// or a backslash (for a line the splitter could not call plain).
+        /// Sixty-four bytes per step while nothing is found, then sixteen;
+        /// the last step overlaps the one before.
         @usableFromInline static func firstMark(in buffer: UnsafeRawBufferPointer, from: Int) -> Int? {
             let count = buffer.count
             guard from < count, let base = buffer.baseAddress else { return nil }

@@ -17,9 +17,9 @@ public protocol LineSink {
 /// out from the ends it wrote.
 ///
 /// ```
-/// chunk   |203.0.113.9 - - [...] "GET / ..." 200 ...\n198.51.100.2 ...\n17|
-///                                                  ^                  ^  ^
-/// ends    [ 62,                                      101 | NOT_PLAIN ]  carried
+/// chunk   |GET /a ...\nGET /é ...\nGET /b|    (é: two bytes ≥ 0x80)
+///          0         10          22
+/// ends    [10, 22 | NOT_PLAIN]   "GET /b" is carried to the next chunk
 /// ```
 /// A line that spans two chunks is carried by its `LineFraming`: held up
 /// to `maxLine` bytes, counted and skipped as it streams past when longer.
