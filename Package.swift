@@ -115,7 +115,7 @@ let package = Package(
         ),
         /// What the fuzz targets (the `Fuzz/` package) call: the only
         /// public API, so the layers keep theirs to the package.
-        .target(name: "FlipAuditTestSupport", dependencies: ["Command"]),
+        .target(name: "FlipAuditTestSupport", dependencies: ["Command", "CLines"]),
         .testTarget(
             name: "FlipAuditTests",
             dependencies: ["Command", "FlipAuditTestSupport", "CLines"],

@@ -1,4 +1,5 @@
 import Audit
+import CLines
 import Command
 import Parsing
 import Reading
@@ -36,6 +37,7 @@ let scratchPath = "/tmp/flipaudit-fuzz-\(getpid()).log"
 /// file is read: magic sniffing, gzip members, damage, line splitting.
 public func fuzzGzip(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     guard let start else { return 0 }
+    lineEndsAgree(start, count)
     let fd = open(scratchPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
     guard fd >= 0 else { fatalError("cannot write \(scratchPath)") }
     var written = 0
@@ -62,4 +64,17 @@ public func fuzzGzip(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     invariant(reader.compressedBytes <= UInt64(count), "read \(reader.compressedBytes) of a \(count)-byte input")
     if reader.encoding == .plain { invariant(decoded <= count, "plain input grew") }
     return 0
+}
+
+/// The splitter's one pass (`fa_line_ends`: AVX2 where the machine has
+/// it) and its byte loop find the same line ends and flags in the raw
+/// input, with room for many ends and for a few.
+func lineEndsAgree(_ start: UnsafePointer<UInt8>, _ count: Int) {
+    for capacity in [1024, 3] {
+        var fast = [UInt32](repeating: 0, count: capacity)
+        var slow = [UInt32](repeating: 0, count: capacity)
+        let a = fast.withUnsafeMutableBufferPointer { fa_line_ends(start, count, $0.baseAddress, capacity) }
+        let b = slow.withUnsafeMutableBufferPointer { fa_line_ends_portable(start, count, $0.baseAddress, capacity) }
+        invariant(a == b && fast[0..<a] == slow[0..<b], "the line-end pass and its byte loop disagree (room \(capacity))")
+    }
 }
