@@ -64,6 +64,7 @@ public struct LineSplitter: ~Copyable {
                 continue
             }
             var first = 0
+            var lineStart = 0
             if framing.isCarrying {
                 // The carried line's end: its start came from an earlier
                 // chunk, so nothing is known of it.
@@ -71,8 +72,8 @@ public struct LineSplitter: ~Copyable {
                 framing.carry(UnsafeRawBufferPointer(start: from, count: lineEnd))
                 emitCarried(to: &sink)
                 first = 1
+                lineStart = lineEnd &+ 1
             }
-            var lineStart = first == 0 ? 0 : Int(ends[0] & ~FA_LINE_NOT_PLAIN) &+ 1
             for k in first..<found {
                 let word = ends[k]
                 let lineEnd = Int(word & ~FA_LINE_NOT_PLAIN)
