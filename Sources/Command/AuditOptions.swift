@@ -128,11 +128,10 @@ struct RepeatedValues {
     private var values: [String: [String]] = [:]
 
     /// `arguments` without the repeatable options' `--name VALUE` and
-    /// `--name=VALUE` (before a `--`), and their values. `takesValue` names
-    /// the other long options that take a value, so a value is never taken
-    /// for an option. A value that starts with `-` (other than `-`) is left
-    /// for ArgumentParser to judge, as it would have.
-    static func extract(_ arguments: [String], takesValue: Set<String>) -> (rest: [String], values: RepeatedValues) {
+    /// `--name=VALUE` (before a `--`), and their values. A value that
+    /// starts with `-` (other than `-`) is left for ArgumentParser to
+    /// judge, as it would have; so is every other argument, in its place.
+    static func extract(_ arguments: [String]) -> (rest: [String], values: RepeatedValues) {
         var rest: [String] = []
         rest.reserveCapacity(arguments.count)
         var taken = RepeatedValues()
@@ -167,18 +166,8 @@ struct RepeatedValues {
                 continue
             }
             rest.append(a)
-            if takesValue.contains(name), i < arguments.count, isValue(arguments[i]) {
-                rest.append(arguments[i])
-                i += 1
-            }
         }
         return (rest, taken)
-    }
-
-    /// The long options of `command` that take a value.
-    static func valueOptions(of command: ParsableCommand.Type) -> Set<String> {
-        let specs = (try? ConfigFile.options(fromToolInfo: command._dumpHelp())) ?? []
-        return Set(specs.filter { $0.kind == .single || $0.kind == .repeating }.map(\.name)).union(["config"])
     }
 
     /// Adds the values taken out to what ArgumentParser parsed.

@@ -159,7 +159,7 @@ struct FlipAuditCommand: ParsableCommand {
                 try ExplainCommand.runExplain(Array(arguments.dropFirst()))
             } else {
                 let expanded = try ConfigArguments.expand(arguments)
-                let (rest, repeated) = RepeatedValues.extract(expanded, takesValue: RepeatedValues.valueOptions(of: Self.self))
+                let (rest, repeated) = RepeatedValues.extract(expanded)
                 var command = try parseAsRoot(rest)
                 if var audit = command as? FlipAuditCommand {
                     repeated.apply(to: &audit.audit)

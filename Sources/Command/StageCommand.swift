@@ -38,7 +38,7 @@ struct StageCommand: ParsableCommand {
         // `stage plan` takes the audit options (see `RepeatedValues`).
         let (rest, repeated) =
             arguments.first == "plan"
-            ? RepeatedValues.extract(arguments, takesValue: RepeatedValues.valueOptions(of: Plan.self)) : (arguments, RepeatedValues())
+            ? RepeatedValues.extract(arguments) : (arguments, RepeatedValues())
         do { command = try parseAsRoot(rest) } catch { throw Failure(error: error) }
         if var plan = command as? Plan {
             repeated.apply(to: &plan.audit)
@@ -66,8 +66,7 @@ struct StageCommand: ParsableCommand {
     static func load(_ path: String) throws -> (JobPlan, AuditConfiguration) {
         let plan = try JobPlan.load(path)
         let options: AuditOptions
-        let all = Set(["format", "log-format", "session-timeout", "reuse-window", "bucket", "max-line"])
-        let (rest, repeated) = RepeatedValues.extract(plan.options, takesValue: all)
+        let (rest, repeated) = RepeatedValues.extract(plan.options)
         do {
             var parsed = try AuditOptions.parse(rest)
             repeated.apply(to: &parsed)
