@@ -41,6 +41,9 @@ let package = Package(
                 .linkedLibrary("z"),
             ]
         ),
+        /// The keyed fingerprint of states, codes and record lines:
+        /// SipHash-2-4 from libsodium (`libsodium-dev`).
+        .target(name: "CKeyedHash", linkerSettings: [.linkedLibrary("sodium")]),
         /// Line ends and plain lines found in one pass over decoded bytes
         /// (AVX2 where the CPU has it, a byte loop elsewhere).
         .target(name: "CLines"),
@@ -65,6 +68,7 @@ let package = Package(
             name: "Rules",
             dependencies: [
                 "Parsing",
+                "CKeyedHash",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "DequeModule", package: "swift-collections"),
@@ -118,7 +122,10 @@ let package = Package(
         .target(name: "FlipAuditTestSupport", dependencies: ["Command", "CLines"]),
         .testTarget(
             name: "FlipAuditTests",
-            dependencies: ["Command", "FlipAuditTestSupport", "CLines"],
+            dependencies: [
+                "Command", "FlipAuditTestSupport", "CLines",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             resources: [.copy("Fixtures")]
         ),
     ]

@@ -18,6 +18,7 @@ command -v hyperfine >/dev/null 2>&1 || need+=(hyperfine)
 dpkg -s zlib1g-dev >/dev/null 2>&1 || need+=(zlib1g-dev)
 dpkg -s libisal-dev >/dev/null 2>&1 || need+=(libisal-dev)
 dpkg -s libjemalloc-dev >/dev/null 2>&1 || need+=(libjemalloc-dev)
+dpkg -s libsodium-dev >/dev/null 2>&1 || need+=(libsodium-dev)
 if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}"
 fi

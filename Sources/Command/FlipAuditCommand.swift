@@ -110,7 +110,7 @@ struct FlipAuditCommand: ParsableCommand {
                 throw ExitCode(2)
             }
             if carried == nil { stderr.write("flipaudit: --checkpoint \(TerminalText.escape(checkpoint)) does not exist: starting fresh") }
-            config.fingerprint = .keyed(carried?.key ?? Fingerprint.newKey())
+            config.fingerprint = carried?.fingerprint ?? .keyed(Fingerprint.newKey())
         }
         let meter: ProgressLine? = (output.quiet || output.noProgress || isatty(STDERR_FILENO) != 1) ? nil : ProgressLine()
         var onProgress: (@Sendable (Analyzer.Progress) -> Void)?

@@ -90,7 +90,7 @@ public func fuzzReadBack(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
 private func carryOn(_ checkpoint: Checkpoint) {
     var configuration = AuditConfiguration()
     configuration.maxSessions = 2
-    configuration.fingerprint = .keyed(checkpoint.key.count == 32 ? checkpoint.key : Array(repeating: 1, count: 32))
+    configuration.fingerprint = checkpoint.key.count == 32 ? checkpoint.fingerprint : .keyed(Array(repeating: 1, count: 32))
     let sink = DiscardingSink()
     let tracker = SessionTracker(configuration: configuration, files: 1, sink: sink, carried: checkpoint)
     let next = tracker.carry(watermark: checkpoint.watermark + 600_000, names: ["fuzz.log"])

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Testing
 
@@ -48,7 +49,7 @@ private func run(_ paths: [String], carried: Checkpoint?, configure: (inout Audi
 {
     var config = AuditConfiguration()
     config.sessionTimeoutSeconds = 100_000
-    config.fingerprint = .keyed(carried?.key ?? Fingerprint.newKey())
+    config.fingerprint = carried?.fingerprint ?? .keyed(Fingerprint.newKey())
     configure(&config)
     let collector = RowCollector()
     let dir = temporaryDirectory()
@@ -97,6 +98,48 @@ struct CheckpointTests {
         #expect(!whole.sessions.contains { $0.outcome == .pending })
     }
 
+    @Test("a chain begun before version 3 keeps its HMAC fingerprints, and its version")
+    func legacyChain() throws {
+        let dir = temporaryDirectory()
+        let paths = nights.enumerated().map { writeLog($1, named: "night\($0 + 1).log", in: dir) }
+        let (whole, _) = try run(paths, carried: nil)
+        let key = Fingerprint.newKey()
+        let (first, legacy) = try run([paths[0]], carried: nil) { $0.fingerprint = .legacyKeyed(key) }
+        #expect(legacy.legacyFingerprints)
+        #expect(legacy.encoded().starts(with: Array("flipaudit checkpoint 2\n".utf8)))
+        // The states it remembers are HMAC-SHA256's first 8 bytes, not SipHash.
+        let ended = Set(legacy.endedStates.map(\.key))
+        let hmac = HMAC<SHA256>.authenticationCode(for: Array("R".utf8), using: SymmetricKey(data: key))
+        #expect(ended.contains(hmac.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) }))
+        #expect(!ended.contains(Fingerprint.keyed(key).of("R")))
+        var chained = rows(first)
+        var carried = legacy
+        for path in paths.dropFirst() {
+            let (night, next) = try run([path], carried: carried)
+            #expect(next.legacyFingerprints && next.key == key)
+            chained += rows(night)
+            carried = next
+        }
+        #expect(chained.sorted() == rows(whole).sorted())
+        // Read with SipHash, the same checkpoint misses the code returned
+        // again across the cut (K, remembered only by its fingerprint): what
+        // keeping the chain's own fingerprint is for.
+        let (wrong, _) = try run([paths[1]], carried: legacy) { $0.fingerprint = .keyed(key) }
+        let (right, _) = try run([paths[1]], carried: legacy)
+        #expect(right.findings.contains { $0.kind == .codeReuse })
+        #expect(!wrong.findings.contains { $0.kind == .codeReuse })
+    }
+
+    @Test("fingerprints are SipHash-2-4: the reference vector of its paper")
+    func sipHashVector() {
+        // Key 00…0f (the first 16 of the 32 key bytes), message 00…0e.
+        let key = (0..<32).map { UInt8($0) }
+        let message = (0..<15).map { UInt8($0) }
+        #expect(message.withUnsafeBytes { Fingerprint.keyed(key).of($0) } == 0xa129_ca61_49be_45e5)
+        #expect(Fingerprint.keyed(key).of("") == Fingerprint.keyed(key + [1]).of(""))
+        #expect(Fingerprint.keyed(key).of("a") != Fingerprint.keyed(key.reversed()).of("a"))
+    }
+
     @Test("each night alone, without a checkpoint, reports the cut sessions wrongly (what chaining mends)")
     func unchained() throws {
         let dir = temporaryDirectory()
@@ -128,9 +171,9 @@ struct CheckpointTests {
         #expect(throws: Checkpoint.Damaged.self) { try Checkpoint.decode(Array(good.prefix(good.count / 2))) }
         #expect(throws: Checkpoint.Damaged.self) { try Checkpoint.decode([]) }
         var other = good
-        other[21] = UInt8(ascii: "3")  // "flipaudit checkpoint 3"
+        other[21] = UInt8(ascii: "4")  // "flipaudit checkpoint 4"
         do { _ = try Checkpoint.decode(other); Issue.record("another version was read") } catch {
-            #expect(error.description.contains("version 3"))
+            #expect(error.description.contains("version 4"))
         }
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<3000 {

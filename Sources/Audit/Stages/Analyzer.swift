@@ -344,6 +344,7 @@ package final class Analyzer {
             let watermark = max(newest.compactMap { $0 }.min() ?? Checkpoint.noWatermark, carry.from?.watermark ?? Checkpoint.noWatermark)
             var next = tracker.carry(watermark: watermark, names: sourceFiles.map(\.displayName))
             next.key = configuration.fingerprint.keyBytes ?? []
+            next.legacyFingerprints = configuration.fingerprint.isLegacy
             next.run = (carry.from?.run ?? 0) + 1
             next.records = rules.duplicates.handedOn(watermark: watermark)
             let keep = watermark - Int64(configuration.reuseWindowSeconds) * 1000

@@ -1,40 +1,68 @@
+import CKeyedHash
 import Crypto
 import Parsing
 import Reading
 
-/// How states and codes become the 64-bit keys the audit compares and
-/// remembers. Either Swift's `Hasher` (SipHash under this process's random
-/// seed: fast, and nobody can make two values collide on purpose), or, for
-/// keys that must mean the same in the next run (`--checkpoint`), the
-/// first 8 bytes of HMAC-SHA256 under a key kept with the checkpoint.
+/// How states, codes and record lines become the 64-bit keys the audit
+/// compares and remembers: SipHash-2-4 (`fa_keyed_hash`, libsodium), a
+/// pseudorandom function made for short inputs, under a 16-byte key. The
+/// key is random per process, or, for keys that must mean the same in the
+/// next run (`--checkpoint`) or in every step of a distributed job, the
+/// first 16 bytes of the 32-byte key kept with the checkpoint or plan.
 /// Worked out where a record is scanned, so the cost is spread over the
 /// scanning threads.
 ///
-/// The HMAC is keyed once: each fingerprint updates a copy of it. Keying
-/// hashes two blocks of its own and costs more than the rest of a short
-/// value's code; the copy's hashers are copy-on-write values, so a copy
-/// made on any thread shares nothing that it writes.
+/// Chains begun before checkpoint version 3 keep HMAC-SHA256 (the first
+/// 8 bytes, big-endian) under their 32-byte key: what they remember was
+/// fingerprinted so, and must still match (`legacyKeyed`).
 ///
 /// `@unchecked Sendable`: `HMAC` is an immutable value here (only copies
 /// are updated) that this swift-crypto release does not mark Sendable.
 package struct Fingerprint: @unchecked Sendable {
-    /// The keyed HMAC, boxed: a Fingerprint is copied into every scanner,
-    /// and Swift copies and destroys an optional `HMAC` (a generic struct)
-    /// through its runtime's value witnesses; a box costs one retain.
-    private final class Keyed {
+    /// The keyed HMAC of a chain begun before version 3, boxed: a
+    /// Fingerprint is copied into every scanner, and Swift copies and
+    /// destroys an optional `HMAC` (a generic struct) through its
+    /// runtime's value witnesses; a box costs one retain.
+    private final class Legacy {
         let hmac: HMAC<SHA256>
         init(_ hmac: HMAC<SHA256>) { self.hmac = hmac }
     }
-    private let keyed: Keyed?
-    /// The key's bytes, to keep in a checkpoint.
+    private let legacy: Legacy?
+    /// SipHash's key.
+    private let sipKey: SIMD16<UInt8>
+    /// The 32-byte key's bytes, to keep in a checkpoint or plan; nil for
+    /// a process's own key.
     package let keyBytes: [UInt8]?
 
-    /// This process's `Hasher`: keys that mean nothing to another run.
-    package static let process = Fingerprint(keyed: nil, keyBytes: nil)
+    /// Whether this is the HMAC of a chain begun before version 3.
+    package var isLegacy: Bool { legacy != nil }
 
-    /// HMAC-SHA256 under `key` (32 bytes).
+    private init(sipKey: SIMD16<UInt8>, legacy: Legacy?, keyBytes: [UInt8]?) {
+        self.sipKey = sipKey
+        self.legacy = legacy
+        self.keyBytes = keyBytes
+    }
+
+    /// This process's own random key: keys that mean nothing to another run.
+    package static let process: Fingerprint = {
+        var generator = SystemRandomNumberGenerator()
+        var key = SIMD16<UInt8>()
+        for i in key.indices { key[i] = generator.next() }
+        return Fingerprint(sipKey: key, legacy: nil, keyBytes: nil)
+    }()
+
+    /// SipHash-2-4 under the first 16 bytes of `key` (32 bytes).
     package static func keyed(_ key: [UInt8]) -> Fingerprint {
-        Fingerprint(keyed: Keyed(HMAC<SHA256>(key: SymmetricKey(data: key))), keyBytes: key)
+        precondition(key.count >= Int(FA_KEYED_HASH_KEY_BYTES), "a fingerprint key has 32 bytes")
+        var sip = SIMD16<UInt8>()
+        for i in sip.indices { sip[i] = key[i] }
+        return Fingerprint(sipKey: sip, legacy: nil, keyBytes: key)
+    }
+
+    /// HMAC-SHA256 under `key` (32 bytes): what checkpoints before version 3
+    /// remember.
+    package static func legacyKeyed(_ key: [UInt8]) -> Fingerprint {
+        Fingerprint(sipKey: SIMD16(), legacy: Legacy(HMAC<SHA256>(key: SymmetricKey(data: key))), keyBytes: key)
     }
 
     /// A new random 32-byte key.
@@ -43,12 +71,14 @@ package struct Fingerprint: @unchecked Sendable {
     }
 
     func of(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
-        guard let keyed else {
-            var hasher = Hasher()
-            hasher.combine(bytes: bytes)
-            return UInt64(UInt(bitPattern: hasher.finalize()))
+        guard let legacy else {
+            return withUnsafeBytes(of: sipKey) { key in
+                fa_keyed_hash(
+                    key.baseAddress!.assumingMemoryBound(to: UInt8.self), bytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                    bytes.count)
+            }
         }
-        var hmac = keyed.hmac
+        var hmac = legacy.hmac
         hmac.update(data: bytes)
         return hmac.finalize().withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) }
     }

@@ -11,7 +11,7 @@ import Reading
 ///
 /// The file is text, a record a line, in `TextFields` syntax:
 ///
-///     flipaudit checkpoint 2
+///     flipaudit checkpoint 3
 ///     watermark MS
 ///     key       64 hex digits
 ///     serial    N                   the next session serial
@@ -25,14 +25,19 @@ import Reading
 ///     totals    RUN  STARTED  JSON  one per run of the last 60 (`RunTotals`)
 ///     end       LINES  SHA-256 of every byte before this line
 ///
-/// Version 1 (a `clock` line instead of `watermark`, no `run`, `record` or
-/// `audited` lines) is read too, and so is a version 2 file without
-/// `totals` lines (written before trends were kept). It is read back as bad input: any damage
+/// Version 3 fingerprints with SipHash-2-4 (`Fingerprint.keyed`). Versions
+/// 1 and 2 fingerprinted with HMAC-SHA256: a chain begun with one keeps it
+/// (`legacyFingerprints`), and is written as version 2 again, so that
+/// what it remembers still matches. Version 1 (a `clock` line instead of
+/// `watermark`, no `run`, `record` or `audited` lines) is read too, and so
+/// is a version 2 file without `totals` lines (written before trends were
+/// kept). It is read back as bad input: any damage
 /// — a changed byte, a cut, a value out of range, another version — is an
 /// error naming the line, never a silent fresh start or a trap.
 package struct Checkpoint: Sendable, Equatable {
-    package static let version = 2
+    package static let version = 3
     static let magic = "flipaudit checkpoint \(version)"
+    static let magicV2 = "flipaudit checkpoint 2"
     static let magicV1 = "flipaudit checkpoint 1"
 
     /// The smallest, over the inputs with audited records, of each one's
@@ -41,6 +46,9 @@ package struct Checkpoint: Sendable, Equatable {
     package var watermark: Int64
     /// The fingerprint key (32 bytes).
     package var key: [UInt8]
+    /// Whether the chain fingerprints with HMAC-SHA256 (begun before
+    /// version 3); written as version 2 then.
+    package var legacyFingerprints = false
     /// The next session serial.
     var serial: Int
     /// Runs this chain has taken in, the one that wrote it included.
@@ -113,6 +121,9 @@ package struct Checkpoint: Sendable, Equatable {
     /// past, yet far from overflow when windows are taken from it.
     package static let noWatermark: Int64 = -TextFields.timeBound
 
+    /// How this chain's states, codes and lines are fingerprinted.
+    package var fingerprint: Fingerprint { legacyFingerprints ? .legacyKeyed(key) : .keyed(key) }
+
     /// How many sessions it carries.
     package var openSessions: Int { sessions.count }
 
@@ -138,7 +149,7 @@ package struct Checkpoint: Sendable, Equatable {
             out.append(.newline)
             lines += 1
         }
-        out.append(contentsOf: Self.magic.utf8)
+        out.append(contentsOf: (legacyFingerprints ? Self.magicV2 : Self.magic).utf8)
         out.append(.newline)
         lines += 1
         line("watermark") {
@@ -196,10 +207,11 @@ package struct Checkpoint: Sendable, Equatable {
         guard lines.last?.isEmpty == true else { throw Damaged(description: "cut off (no newline at the end)") }
         lines.removeLast()
         let v1 = lines.first?.elementsEqual(magicV1.utf8) == true
-        guard let first = lines.first, v1 || first.elementsEqual(magic.utf8) else {
+        let v2 = lines.first?.elementsEqual(magicV2.utf8) == true
+        guard let first = lines.first, v1 || v2 || first.elementsEqual(magic.utf8) else {
             let head = String(decoding: (lines.first ?? [][...]).prefix(40), as: UTF8.self)
             if head.hasPrefix("flipaudit checkpoint ") {
-                throw Damaged(description: "line 1: version \(head.dropFirst(21)), this flipaudit reads version \(version)")
+                throw Damaged(description: "line 1: version \(head.dropFirst(21)), this flipaudit reads versions 1 to \(version)")
             }
             throw Damaged(description: "line 1: not a flipaudit checkpoint")
         }
@@ -276,9 +288,11 @@ package struct Checkpoint: Sendable, Equatable {
         guard sessions.allSatisfy({ $0.serial < serial }) else { throw Damaged(description: "a session's serial is not below the next serial") }
         guard audited.allSatisfy({ $0.run <= run ?? 0 }) else { throw Damaged(description: "an audited file's run is past the checkpoint's run") }
         guard (totals.last?.run ?? 0) <= (run ?? 0) else { throw Damaged(description: "a run's totals are past the checkpoint's run") }
-        return Checkpoint(
+        var checkpoint = Checkpoint(
             watermark: watermark, key: key, serial: serial, run: run ?? 0, files: files, sessions: sessions,
             endedStates: states, returnedCodes: codes, records: records, audited: audited, totals: totals)
+        checkpoint.legacyFingerprints = v1 || v2
+        return checkpoint
     }
 
     /// `body` (the lines before the end line) under a valid end line: lets
