@@ -138,6 +138,38 @@ struct LineSchemaTests {
         #expect(v2.sessions.contains { $0.firstReturn != nil } && v2.sessions.contains { $0.failure != nil })
     }
 
+    @Test("numbers, fingerprints and texts are written as their String forms, escapes as the syntax says")
+    func writers() {
+        var generator = SystemRandomNumberGenerator()
+        var numbers: [Int64] = [0, 1, -1, 9, 10, -10, 99, 100, .max, .min, .max - 1, .min + 1, 1_795_219_314_000]
+        for _ in 0..<2000 { numbers.append(Int64.random(in: .min ... .max, using: &generator) >> Int64.random(in: 0...63, using: &generator)) }
+        for n in numbers {
+            var out: [UInt8] = []
+            TextFields.number(n, &out)
+            #expect(out == Array(String(n).utf8), "\(n)")
+            var hex: [UInt8] = []
+            TextFields.hex16(UInt64(bitPattern: n), &hex)
+            #expect(hex == Array(Checkpoint.hex(UInt64(bitPattern: n)).utf8))
+        }
+        let pieces = ["a", "\\", "\t", "\n", "\r", "é", "=", " ", "x\u{0}y", "🙂"]
+        for _ in 0..<2000 {
+            let text = (0..<Int.random(in: 0...12, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            var out: [UInt8] = []
+            TextFields.text(text, &out)
+            let escaped = text.utf8.flatMap { b -> [UInt8] in
+                switch b {
+                case .backslash: return [.backslash, .backslash]
+                case .tab: return [.backslash, UInt8(ascii: "t")]
+                case .newline: return [.backslash, UInt8(ascii: "n")]
+                case .carriageReturn: return [.backslash, UInt8(ascii: "r")]
+                default: return [b]
+                }
+            }
+            #expect(out == escaped)
+            #expect((try? TextFields.text(out[...])) == text)
+        }
+    }
+
     @Test("a session line's damage is named as before")
     func sessionLineErrors() throws {
         let line = lines(seed("checkpoint-v2")).first {

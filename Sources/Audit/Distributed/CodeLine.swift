@@ -32,7 +32,7 @@ package enum CodeLine {
     private static let fingerprint = FieldCodec<UInt64>(
         write: { key, out in
             out.append(contentsOf: "c:".utf8)
-            out.append(contentsOf: Checkpoint.hex(key).utf8)
+            TextFields.hex16(key, &out)
         },
         read: { field, name throws(Malformed) in
             guard field.count == 18, field.starts(with: "c:".utf8), let key = UInt64(String(decoding: field.dropFirst(2), as: UTF8.self), radix: 16)

@@ -37,7 +37,7 @@ package enum EventLine {
             // inputs meet in one reducer, which keeps the first (duplicates).
             out.append(UInt8(ascii: "r"))
             out.append(.colon)
-            TextFields.text(Checkpoint.hex(e.lineKey), &out)
+            TextFields.hex16(e.lineKey, &out)
         }
     }
 

@@ -68,7 +68,7 @@ package struct EventCodec {
             out.append(contentsOf: Array(repeating: UInt8.tab, count: 10))
         }
         F.tab(&out)
-        F.text(Checkpoint.hex(e.lineKey), &out)
+        F.hex16(e.lineKey, &out)
         out.append(.newline)
     }
 

@@ -99,7 +99,7 @@ extension FieldCodec where T == UInt64 {
     /// Exactly 16 hex digits, refused with `reason`.
     package static func hex16(_ reason: String) -> Self {
         Self(
-            write: { key, out in TextFields.text(Checkpoint.hex(key), &out) },
+            write: { key, out in TextFields.hex16(key, &out) },
             read: { field, _ throws(Malformed) in
                 guard let key = TextFields.hex(field, width: 16) else { throw Malformed(reason: reason) }
                 return key

@@ -22,16 +22,48 @@ package enum TextFields {
 
     package static func tab(_ out: inout [UInt8]) { out.append(.tab) }
     static func flag(_ b: Bool, _ out: inout [UInt8]) { out.append(b ? UInt8(ascii: "1") : UInt8(ascii: "0")) }
-    package static func number(_ n: Int64, _ out: inout [UInt8]) { out.append(contentsOf: String(n).utf8) }
+    /// `n` in decimal, as `String(n)` writes it, without making a String
+    /// (a checkpoint of a day's states writes millions).
+    package static func number(_ n: Int64, _ out: inout [UInt8]) {
+        if n < 0 { out.append(UInt8(ascii: "-")) }
+        var m = n.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for UInt64's 20 digits
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { room in
+            repeat {
+                room[23 - count] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: m % 10)
+                m /= 10
+                count += 1
+            } while m != 0
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: room[(24 - count)...]))
+        }
+    }
 
+    /// `n` as 16 lowercase hex digits (`Checkpoint.hex`'s form).
+    package static func hex16(_ n: UInt64, _ out: inout [UInt8]) {
+        let digits: StaticString = "0123456789abcdef"
+        for shift in stride(from: 60, through: 0, by: -4) {
+            out.append(digits.utf8Start[Int((n >> UInt64(shift)) & 0xF)])
+        }
+    }
+
+    /// `s` with `\`, tab, newline and carriage return escaped. Most texts
+    /// have none of them: those are appended whole.
     package static func text(_ s: String, _ out: inout [UInt8]) {
-        for b in s.utf8 {
-            switch b {
-            case .backslash: out.append(.backslash); out.append(.backslash)
-            case .tab: out.append(.backslash); out.append(UInt8(ascii: "t"))
-            case .newline: out.append(.backslash); out.append(UInt8(ascii: "n"))
-            case .carriageReturn: out.append(.backslash); out.append(UInt8(ascii: "r"))
-            default: out.append(b)
+        var s = s
+        s.withUTF8 { bytes in
+            guard bytes.contains(where: { $0 == .backslash || $0 == .tab || $0 == .newline || $0 == .carriageReturn }) else {
+                out.append(contentsOf: bytes)
+                return
+            }
+            for b in bytes {
+                switch b {
+                case .backslash: out.append(.backslash); out.append(.backslash)
+                case .tab: out.append(.backslash); out.append(UInt8(ascii: "t"))
+                case .newline: out.append(.backslash); out.append(UInt8(ascii: "n"))
+                case .carriageReturn: out.append(.backslash); out.append(UInt8(ascii: "r"))
+                default: out.append(b)
+                }
             }
         }
     }
