@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# A nightly run: the audit of one log that starts a chain (a fresh
+# --checkpoint, so every state, code and flip line is fingerprinted under
+# the chain's key, and the checkpoint is written). Prints the medians of
+# RUNS runs (default 3): wall time, CPU time and peak RSS; with AGAINST,
+# another build in the same alternating rounds, and whether the CSV files
+# are the same.
+#   bash Benchmarks/checkpoint.sh                                  # the 1 GB benchmark log
+#   LOG=Benchmarks/data/reuse-1000000.log.gz bash Benchmarks/checkpoint.sh   # a day of 1,000,000 sessions (Benchmarks/reuse.sh makes it)
+#   RUNS=5 AGAINST=path/to/old/flipaudit NO_BUILD=1 BIN=path/to/flipaudit bash Benchmarks/checkpoint.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RUNS=${RUNS:-3}
+BIN=${BIN:-.build/release/flipaudit}
+LOG=${LOG:-Benchmarks/data/one-1000m.log.gz}
+if [ ! -s "$LOG" ]; then
+  [ "$LOG" = Benchmarks/data/one-1000m.log.gz ] || { echo "no $LOG"; exit 2; }
+  mkdir -p Benchmarks/data
+  echo "generating $LOG"
+  python3 Tools/loggen.py large "$LOG" --size-mb 1000 --seed 42
+fi
+[ -n "${NO_BUILD:-}" ] || swift build -c release --static-swift-stdlib -Xswiftc -enforce-exclusivity=unchecked -q
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+run() {  # binary, name; appends "wall cpu rss_kib" to $out/$name.runs
+  rm -rf "$out/$2" "$out/$2.checkpoint" "$out/$2.checkpoint.lock"
+  # --now: the benchmark logs are dated in November 2026, never "in the future".
+  /usr/bin/time -f "%e %U %S %M" -o "$out/t" "$1" "$LOG" --csv "$out/$2" --quiet \
+    --checkpoint "$out/$2.checkpoint" --now 2026-11-30T00:00:00Z 2> /dev/null || true
+  read -r wall user sys rss < "$out/t"
+  echo "$wall $(echo "$user + $sys" | bc -l) $rss $(wc -c < "$out/$2.checkpoint")" >> "$out/$2.runs"
+}
+for _ in $(seq "$RUNS"); do
+  run "$BIN" this
+  [ -z "${AGAINST:-}" ] || run "$AGAINST" against
+done
+report() {
+  python3 - "$1" "$LOG" "$out/$2.runs" <<'PY'
+import statistics, sys
+rows = [list(map(float, l.split())) for l in open(sys.argv[3])]
+med = lambda i: statistics.median(r[i] for r in rows)
+print(f"{sys.argv[1]}: {sys.argv[2]} with a fresh --checkpoint: "
+      f"wall {med(0):.2f} s ({min(r[0] for r in rows):.2f}-{max(r[0] for r in rows):.2f}), "
+      f"cpu {med(1):.2f} s, peak RSS {max(r[2] for r in rows) / 1024:.1f} MiB, "
+      f"checkpoint {rows[-1][3] / 1e6:.1f} MB ({len(rows)} runs)")
+PY
+}
+report "$BIN" this
+if [ -n "${AGAINST:-}" ]; then
+  report "$AGAINST" against
+  diff -rq "$out/this" "$out/against" > /dev/null || echo "DIFFERENT from AGAINST: the CSV files"
+fi
