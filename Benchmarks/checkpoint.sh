@@ -34,16 +34,8 @@ for _ in $(seq "$RUNS"); do
   run "$BIN" this
   [ -z "${AGAINST:-}" ] || run "$AGAINST" against
 done
-report() {
-  python3 - "$1" "$LOG" "$out/$2.runs" <<'PY'
-import statistics, sys
-rows = [list(map(float, l.split())) for l in open(sys.argv[3])]
-med = lambda i: statistics.median(r[i] for r in rows)
-print(f"{sys.argv[1]}: {sys.argv[2]} with a fresh --checkpoint: "
-      f"wall {med(0):.2f} s ({min(r[0] for r in rows):.2f}-{max(r[0] for r in rows):.2f}), "
-      f"cpu {med(1):.2f} s, peak RSS {max(r[2] for r in rows) / 1024:.1f} MiB, "
-      f"checkpoint {rows[-1][3] / 1e6:.1f} MB ({len(rows)} runs)")
-PY
+report() {  # binary, name
+  echo "$1: $LOG with a fresh --checkpoint: $(python3 Benchmarks/runs.py "$out/$2.runs"), checkpoint $(tail -n 1 "$out/$2.runs" | awk '{printf "%.1f", $4 / 1e6}') MB"
 }
 report "$BIN" this
 if [ -n "${AGAINST:-}" ]; then

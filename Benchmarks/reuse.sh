@@ -46,15 +46,8 @@ for _ in $(seq "$RUNS"); do
   run "$BIN" this
   [ -z "${AGAINST:-}" ] || run "$AGAINST" against
 done
-report() {
-  python3 - "$1" "$SESSIONS" "$out/$2.runs" <<'PY'
-import statistics, sys
-rows = [list(map(float, l.split())) for l in open(sys.argv[3])]
-med = lambda i: statistics.median(r[i] for r in rows)
-print(f"{sys.argv[1]}: {sys.argv[2]} sessions over one day, --reuse-window 24h: "
-      f"wall {med(0):.2f} s ({min(r[0] for r in rows):.2f}-{max(r[0] for r in rows):.2f}), "
-      f"cpu {med(1):.2f} s, peak RSS {max(r[2] for r in rows) / 1024:.1f} MiB (largest of {len(rows)})")
-PY
+report() {  # binary, name
+  echo "$1: $SESSIONS sessions over one day, --reuse-window 24h: $(python3 Benchmarks/runs.py "$out/$2.runs")"
 }
 report "$BIN" this
 if [ -n "${AGAINST:-}" ]; then
