@@ -246,6 +246,31 @@ struct StageInputTests {
         #expect(p.rank(ofFileLine: Array("file\t0\t/etc/passwd\t/etc/passwd".utf8)[...]) == nil)
     }
 
+    @Test("a plan of version 1 (HMAC fingerprints) is refused, naming its version")
+    func planVersion() throws {
+        let bytes = plan([sampleLogs()]).encoded()
+        #expect(bytes.starts(with: "flipaudit plan 2\n".utf8))
+        // The same plan as an older flipaudit sealed it: only the version differs.
+        let lines = bytes.split(separator: .newline)
+        let body = Array("flipaudit plan 1\n".utf8) + lines.dropFirst().dropLast().flatMap { Array($0) + [.newline] }
+        let old = SealedText.seal(body, lines: lines.count - 1)
+        do {
+            _ = try JobPlan.decode(old, name: "job.plan")
+            Issue.record("a version 1 plan was read")
+        } catch {
+            #expect(error.description == "job.plan:1: plan version 1; this flipaudit reads version 2 (make the plan again with its `stage plan`)")
+        }
+        for first in ["flipaudit checkpoint 3", "flipaudit plan \u{1B}[31m", "flipaudit plan 12345678901"] {
+            let other = Array((first + "\n").utf8) + bytes.drop { $0 != .newline }.dropFirst()
+            do {
+                _ = try JobPlan.decode(other, name: "job.plan")
+                Issue.record("\(first) was read as a plan")
+            } catch {
+                #expect(error.description == "job.plan:1: not a flipaudit plan")
+            }
+        }
+    }
+
     @Test("unsorted, repeated or tampered event lines stop the session stage")
     func sessionInput() throws {
         let p = plan([sampleLogs()])

@@ -9,7 +9,7 @@ import Rules
 /// audit options, and the job's fingerprint key. Written once by
 /// `flipaudit stage plan`, read by every other stage.
 ///
-///     flipaudit plan 1
+///     flipaudit plan 2
 ///     key      64 hex digits         fingerprints of codes (keep private)
 ///     option   ARG                   one per audit argument, in order
 ///     file     RANK  NAME  PATH      one per input, by rank
@@ -18,8 +18,13 @@ import Rules
 ///
 /// Fields are `TextFields`. It is read back as bad input: any damage is an
 /// error naming the line.
+///
+/// Version 2 fingerprints with SipHash-2-4 (version 1 with HMAC-SHA256).
+/// Every step reads the plan, so refusing another version keeps one job's
+/// steps from mixing fingerprints that never match.
 package struct JobPlan: Sendable, Equatable {
-    static let magic = "flipaudit plan 1"
+    static let magic = "flipaudit plan 2"
+    private static let magicPrefix = "flipaudit plan "
 
     package var key: [UInt8]
     package var options: [String]
@@ -93,7 +98,7 @@ package struct JobPlan: Sendable, Equatable {
         var lines = bytes.split(separator: .newline, omittingEmptySubsequences: false)
         guard lines.last?.isEmpty == true else { throw StageError("\(name): cut off (no newline at the end)") }
         lines.removeLast()
-        guard let first = lines.first, first.elementsEqual(magic.utf8) else { throw StageError("\(name):1: not a flipaudit plan") }
+        guard lines.first?.elementsEqual(magic.utf8) == true else { throw Self.notThisVersion(lines.first ?? [], name: name) }
         if let problem = SealedText.problem(bytes, lines: lines) { throw StageError("\(name): \(problem)") }
         var key: [UInt8]?
         var options: [String] = []
@@ -128,6 +133,17 @@ package struct JobPlan: Sendable, Equatable {
         guard let key else { throw StageError("\(name): no key line") }
         guard files.count <= Int(Int32.max) else { throw StageError("\(name): too many files") }
         return JobPlan(key: key, options: options, files: files, problems: problems)
+    }
+
+    /// Why a first line that is not `magic` is refused: another version is
+    /// named (its digits only), anything else is not a plan.
+    private static func notThisVersion(_ first: ArraySlice<UInt8>, name: String) -> StageError {
+        let version = first.dropFirst(magicPrefix.utf8.count)
+        guard first.starts(with: magicPrefix.utf8), !version.isEmpty, version.count <= 9,
+            version.allSatisfy({ $0 >= .zero && $0 <= .nine })
+        else { return StageError("\(name):1: not a flipaudit plan") }
+        let text = String(decoding: version, as: UTF8.self)
+        return StageError("\(name):1: plan version \(text); this flipaudit reads version 2 (make the plan again with its `stage plan`)")
     }
 
     /// Reads the plan at `path`.
