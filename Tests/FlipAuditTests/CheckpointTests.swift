@@ -130,6 +130,27 @@ struct CheckpointTests {
         #expect(!wrong.findings.contains { $0.kind == .codeReuse })
     }
 
+    @Test("remembered keys are carried by time, then key, from within the reuse window only")
+    func rememberedOrder() {
+        var random = SplitMix(seed: 29)
+        var memory = ReuseMemory(retention: 3_000_000_000)
+        var reference: [UInt64: Int64] = [:]
+        for _ in 0..<5_000 {
+            // Few distinct times (negative ones too), so keys break many ties;
+            // a key remembered twice keeps its later time.
+            let time = Int64(random.next() % 2_001) * 1_000_000 - 1_000_000_000
+            let key = random.next() % 4_000 == 0 ? 0 : random.next() % 3_000 &* 0x9E37_79B9_7F4A_7C15
+            memory.remember(key, at: time)
+            reference[key] = max(reference[key] ?? .min, time)
+        }
+        for now: Int64 in [1_000_000_000, 2_500_000_000] {
+            let expected = reference.filter { now - $0.value <= 3_000_000_000 }.map { Checkpoint.Remembered(key: $0.key, time: $0.value) }
+                .sorted { ($0.time, $0.key) < ($1.time, $1.key) }
+            #expect(memory.live(now: now) == expected)
+            #expect(expected.count > 100 && Set(expected.map(\.time)).count < expected.count)
+        }
+    }
+
     @Test("fingerprints are SipHash-2-4: the reference vector of its paper")
     func sipHashVector() {
         // Key 00…0f (the first 16 of the 32 key bytes), message 00…0e.

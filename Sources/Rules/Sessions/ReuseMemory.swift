@@ -46,9 +46,21 @@ package struct ReuseMemory {
         return now - time <= retention
     }
 
-    /// Every entry still within `retention` at `now` (for a checkpoint).
-    func live(now: Int64) -> [(key: UInt64, time: Int64)] {
-        entries.compactMap { now - $0.value <= retention ? ($0.key.value, $0.value) : nil }
+    /// Every entry still within `retention` at `now`, by time and then key
+    /// (for a checkpoint). Each is sorted as one 128-bit word, the time
+    /// with its sign bit flipped above the key, so the sort compares
+    /// integers instead of calling a closure on pairs.
+    func live(now: Int64) -> [Checkpoint.Remembered] {
+        let signBit = UInt64(1) << 63
+        var packed: [UInt128] = []
+        packed.reserveCapacity(entries.count)
+        for (key, time) in entries where now - time <= retention {
+            packed.append(UInt128(UInt64(bitPattern: time) ^ signBit) << 64 | UInt128(key.value))
+        }
+        packed.sort()
+        return packed.map {
+            Checkpoint.Remembered(key: UInt64(truncatingIfNeeded: $0), time: Int64(bitPattern: UInt64(truncatingIfNeeded: $0 >> 64) ^ signBit))
+        }
     }
 
     private mutating func sweep(now: Int64) {

@@ -184,8 +184,7 @@ package final class SessionTracker {
         }
         let checkpoint = Checkpoint(
             watermark: watermark, key: [], serial: nextSerial, files: files, sessions: sessions,
-            endedStates: endedStates.live(now: now).map { .init(key: $0.key, time: $0.time) }.sorted { ($0.time, $0.key) < ($1.time, $1.key) },
-            returnedCodes: returnedCodes.live(now: now).map { .init(key: $0.key, time: $0.time) }.sorted { ($0.time, $0.key) < ($1.time, $1.key) })
+            endedStates: endedStates.live(now: now), returnedCodes: returnedCodes.live(now: now))
         clear()
         return checkpoint
     }
