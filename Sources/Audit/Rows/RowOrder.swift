@@ -91,6 +91,10 @@ struct RowQueue<Row: OrderedRow> {
     private let budget: Int
     private let warn: (String) -> Void
     private var heap = Heap<Pending>()
+    /// The time of the heap's smallest row (`.max` when it is empty): most
+    /// calls of `popMin` find no row due yet, and answer from it without
+    /// copying the heap's minimum (a retain and a release of its box).
+    private var heapMinTime = Int64.max
     /// Sorted runs on disk, each with its next row read ahead.
     private var runs: [(file: SpillFile, head: Pending?)] = []
     private var spillFailed = false
@@ -101,12 +105,20 @@ struct RowQueue<Row: OrderedRow> {
     }
 
     mutating func insert(_ row: consuming Row) {
-        heap.insert(Pending(row))
+        let pending = Pending(row)
+        heapMinTime = min(heapMinTime, pending.time)
+        heap.insert(pending)
         if heap.count > budget && !spillFailed { spill() }
     }
 
     /// The smallest row waiting, when it is keyed before `time`.
     mutating func popMin(before time: Int64) -> Box? {
+        if runs.isEmpty {
+            guard heapMinTime < time else { return nil }
+            let box = heap.removeMin().boxed
+            heapMinTime = heap.min?.time ?? .max
+            return box
+        }
         var best = -1
         var key = heap.min
         for i in runs.indices {
@@ -114,7 +126,11 @@ struct RowQueue<Row: OrderedRow> {
             if key == nil || head < key! { key = head; best = i }
         }
         guard let key, key.time < time else { return nil }
-        if best < 0 { return heap.removeMin().boxed }
+        if best < 0 {
+            heap.removeMin()
+            heapMinTime = heap.min?.time ?? .max
+            return key.boxed
+        }
         runs[best].head = Self.read(runs[best].file, warn: warn)
         if runs[best].head == nil { runs.remove(at: best) }
         return key.boxed
@@ -124,10 +140,11 @@ struct RowQueue<Row: OrderedRow> {
         var sorted: [Row] = []
         sorted.reserveCapacity(heap.count)
         while let p = heap.popMin() { sorted.append(p.row) }
+        heapMinTime = .max
         guard let file = SpillFile(sorted, encode: { row, out in row.encode(into: &out) }) else {
             spillFailed = true
             warn("cannot write the row order's temporary file; holding rows in memory")
-            for row in sorted { heap.insert(Pending(row)) }
+            for row in sorted { insert(row) }
             return
         }
         runs.append((file, Self.read(file, warn: warn)))
