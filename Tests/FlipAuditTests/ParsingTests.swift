@@ -450,19 +450,61 @@ struct FindByteTests {
     #expect(hit)
 }
 
-/// The client address's byte set, as two words, is the one its doc names.
+/// `hasValueMark` finds `%`, `+`, a backslash, NUL and bytes ≥ 0x80, and
+/// nothing else, wherever the byte stands: in a short value (one padded
+/// vector), in a long one (blocks of 32 and 16, the last overlapping), at
+/// every length from 1 to 70 and every position.
+@Test func valueMarksAreEscapesAndBytesThatAreNotPlainText() {
+    var checked = 0
+    var wrong: [String] = []
+    for b in 0...255 {
+        let byte = UInt8(b)
+        let mark = byte == UInt8(ascii: "%") || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "\\") || byte == 0 || byte >= 0x80
+        for length in 1...70 {
+            for position in 0..<length {
+                var value = [UInt8](repeating: UInt8(ascii: "Q"), count: length)
+                value[position] = byte
+                let found = value.withUnsafeBytes { Bytes.hasValueMark($0) }
+                if found != mark && wrong.count < 10 { wrong.append("byte \(b) at \(position) of \(length)") }
+                checked += 1
+            }
+        }
+    }
+    #expect(wrong.isEmpty, "\(wrong)")
+    #expect(checked == 256 * 2485)
+    #expect(![UInt8]().withUnsafeBytes { Bytes.hasValueMark($0) })
+}
+
+/// The client address's byte set is the one its doc names, wherever the
+/// byte stands: alone, in a short address (one padded vector), in a long
+/// one (full vectors and the overlapping last one), at every length from
+/// 1 to 40 and every position.
 @Test func clientAddressBytesAreLettersDigitsAndFewMarks() {
+    var checked = 0
+    var wrong: [String] = []
     for b in 0...255 {
         let byte = UInt8(b)
         let named =
             (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
             || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z")) || Array(".:-_[]%".utf8).contains(byte)
-        #expect(FlipEventExtractor.isAddressByte(byte) == named, "byte \(b)")
+        for length in 1...40 {
+            for position in 0..<length {
+                var address = [UInt8](repeating: UInt8(ascii: "7"), count: length)
+                address[position] = byte
+                let kept = address.withUnsafeBytes { FlipEventExtractor.keepsAddress($0) }
+                if kept != named && wrong.count < 10 { wrong.append("byte \(b) at \(position) of \(length)") }
+                checked += 1
+            }
+        }
     }
+    #expect(wrong.isEmpty, "\(wrong)")
+    #expect(checked == 256 * 820)
     let kept = Array("[2001:db8::1%eth0]".utf8).withUnsafeBytes { FlipEventExtractor.keepsAddress($0) }
     let hidden = Array("\"https://x/?code=abc\"".utf8).withUnsafeBytes { FlipEventExtractor.keepsAddress($0) }
+    let longest = [UInt8](repeating: UInt8(ascii: "a"), count: 255).withUnsafeBytes { FlipEventExtractor.keepsAddress($0) }
     let long = [UInt8](repeating: UInt8(ascii: "a"), count: 256).withUnsafeBytes { FlipEventExtractor.keepsAddress($0) }
-    #expect(kept && !hidden && !long)
+    let empty = [UInt8]().withUnsafeBytes { FlipEventExtractor.keepsAddress($0) }
+    #expect(kept && !hidden && longest && !long && empty)
 }
 
 /// `isAbsoluteURL`'s 8-byte shortcut for `http://` and `https://` agrees

@@ -87,6 +87,36 @@ public enum Bytes {
         return i < count && anyLane(hits(base.loadUnaligned(fromByteOffset: count - 16, as: SIMD16<UInt8>.self)))
     }
 
+    /// Whether `buffer` holds a byte that decoding a query value would
+    /// look at: `%`, `+`, a backslash, NUL or a byte ≥ 0x80. One pass,
+    /// sixteen bytes at a time; a value without any (nearly every state
+    /// and error) is its own decoded text.
+    @inlinable
+    public static func hasValueMark(_ buffer: UnsafeRawBufferPointer) -> Bool {
+        let percent = SIMD16<UInt8>(repeating: .percent), plus = SIMD16<UInt8>(repeating: .plus)
+        func hits(_ v: SIMD16<UInt8>) -> SIMDMask<SIMD16<Int8>> { LineCheck.marks(v) .| (v .== percent) .| (v .== plus) }
+        guard buffer.count >= 16 else { return !buffer.isEmpty && anyLane(hits(padded(buffer, with: UInt8(ascii: "a")))) }
+        return anyBlock(of: buffer, hits)
+    }
+
+    /// A buffer of fewer than sixteen bytes as the first lanes of a
+    /// vector, the other lanes `fill`.
+    @inlinable @inline(__always)
+    public static func padded(_ buffer: UnsafeRawBufferPointer, with fill: UInt8) -> SIMD16<UInt8> {
+        var v = SIMD16<UInt8>(repeating: fill)
+        if let base = buffer.baseAddress {
+            withUnsafeMutableBytes(of: &v) { $0.baseAddress!.copyMemory(from: base, byteCount: min(buffer.count, 16)) }
+        }
+        return v
+    }
+
+    /// Whether every lane of `mask` is set.
+    @inlinable @inline(__always)
+    public static func allLanes(_ mask: SIMDMask<SIMD16<Int8>>) -> Bool {
+        let words = unsafeBitCast(mask, to: SIMD2<UInt64>.self)
+        return words[0] & words[1] == ~0
+    }
+
     /// The sub-range `lower..<upper`, as a view.
     @inlinable @inline(__always)
     public static func slice(_ buffer: UnsafeRawBufferPointer, _ lower: Int, _ upper: Int) -> UnsafeRawBufferPointer {

@@ -149,18 +149,40 @@ package struct FlipEventExtractor {
     /// (letters, digits, `.:-_[]%`, at most 255 bytes). Anything else — a
     /// misaligned line can put a quoted URL, code and all, where the
     /// address should be — is kept as `?`, never copied into the outputs.
+    /// Sixteen bytes at a time, the last step overlapping the one before.
     static func keepsAddress(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        bytes.count <= 255 && bytes.allSatisfy(isAddressByte)
+        let count = bytes.count
+        guard count <= 255, let base = bytes.baseAddress else { return count <= 255 }
+        guard count >= 16 else { return Bytes.allLanes(addressLanes(Bytes.padded(bytes, with: UInt8(ascii: "a")))) }
+        var i = 0
+        while i < count {
+            let at = min(i, count - 16)
+            guard Bytes.allLanes(addressLanes(base.loadUnaligned(fromByteOffset: at, as: SIMD16<UInt8>.self))) else { return false }
+            i += 16
+        }
+        return true
     }
 
-    /// Whether `b` may be part of a kept client address: bit `b` of a
-    /// 128-bit set (`.:-_[]%`, digits, ASCII letters), as two words.
+    /// The lanes of `v` that may be part of a kept client address: a
+    /// letter (bit 5 set folds case), a digit or `:` (`0x30`–`0x3A`), `-`
+    /// or `.` (`0x2D`–`0x2E`), `[`, `]`, `_` or `%`. A range is one
+    /// subtraction and one unsigned compare.
     @inline(__always)
-    static func isAddressByte(_ b: UInt8) -> Bool {
-        let low: UInt64 = 0x07ff_6020_0000_0000  // % - . 0-9 :
-        let high: UInt64 = 0x07ff_fffe_afff_fffe  // A-Z [ ] _ a-z
-        let word = b < 64 ? low : (b < 128 ? high : 0)
-        return (word &>> UInt64(b & 63)) & 1 != 0
+    static func addressLanes(_ v: SIMD16<UInt8>) -> SIMDMask<SIMD16<Int8>> {
+        let letter = within(v | SIMD16(repeating: 0x20), UInt8(ascii: "a"), UInt8(ascii: "z"))
+        let digitOrColon = within(v, .zero, .colon)
+        let dashOrDot = within(v, .minus, .dot)
+        let open = SIMD16<UInt8>(repeating: .openBracket), close = SIMD16<UInt8>(repeating: .closeBracket)
+        let underscore = SIMD16<UInt8>(repeating: .underscore), percent = SIMD16<UInt8>(repeating: .percent)
+        let marks = (v .== open) .| (v .== close) .| (v .== underscore) .| (v .== percent)
+        return letter .| digitOrColon .| dashOrDot .| marks
+    }
+
+    /// The lanes of `v` from `low` to `high`.
+    @inline(__always)
+    private static func within(_ v: SIMD16<UInt8>, _ low: UInt8, _ high: UInt8) -> SIMDMask<SIMD16<Int8>> {
+        let base = SIMD16<UInt8>(repeating: low), width = SIMD16<UInt8>(repeating: high &- low)
+        return (v &- base) .<= width
     }
 
     /// The host of an absolute URL's bytes (after `://`, before the path,

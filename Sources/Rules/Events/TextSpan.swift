@@ -39,11 +39,13 @@ extension [UInt8] {
 
     /// Appends the decoded value of a query parameter, as
     /// `PercentDecoding.decode` (`exact` for a state) makes it; whether its
-    /// encoding is malformed. A value with nothing to decode — nearly all —
-    /// is copied as it is, without a String.
+    /// encoding is malformed. A value with nothing to decode — nearly all,
+    /// told by one pass (`hasValueMark`) — is copied as it is, without a
+    /// String.
     mutating func span(decoding raw: UnsafeRawBufferPointer, exact: Bool) -> (TextSpan, malformed: Bool) {
-        if Bytes.find(.percent, in: raw) == nil && Bytes.find(.plus, in: raw) == nil
-            && (!exact || Bytes.find(.backslash, in: raw) == nil) && Bytes.isValidText(raw)
+        if !Bytes.hasValueMark(raw)
+            || (Bytes.find(.percent, in: raw) == nil && Bytes.find(.plus, in: raw) == nil
+                && (!exact || Bytes.find(.backslash, in: raw) == nil) && Bytes.isValidText(raw))
         {
             return (span(appending: raw), false)
         }
