@@ -209,14 +209,57 @@ package enum Timestamp {
                 b += 1
             }
         }
+        b[0] = .minus; putTwo(b + 1, m); b[3] = .minus; putTwo(b + 4, d)
+        writeTimeOfDay(msOfDay, at: b + 6)
+        return b + 20 - p
+    }
+
+    /// Writes `T10:00:01.000Z` (14 bytes) at `p`.
+    @inline(__always)
+    private static func writeTimeOfDay(_ msOfDay: Int64, at b: UnsafeMutablePointer<UInt8>) {
         let h = Int(msOfDay / 3_600_000)
         let mi = Int((msOfDay / 60_000) % 60)
         let s = Int((msOfDay / 1000) % 60)
         let f = Int(msOfDay % 1000)
-        b[0] = .minus; putTwo(b + 1, m); b[3] = .minus; putTwo(b + 4, d)
-        b[6] = UInt8(ascii: "T"); putTwo(b + 7, h); b[9] = .colon; putTwo(b + 10, mi); b[12] = .colon; putTwo(b + 13, s)
-        b[15] = .dot; b[16] = .zero + UInt8(f / 100); putTwo(b + 17, f % 100); b[19] = UInt8(ascii: "Z")
-        return b + 20 - p
+        b[0] = UInt8(ascii: "T"); putTwo(b + 1, h); b[3] = .colon; putTwo(b + 4, mi); b[6] = .colon; putTwo(b + 7, s)
+        b[9] = .dot; b[10] = .zero + UInt8(f / 100); putTwo(b + 11, f % 100); b[13] = UInt8(ascii: "Z")
+    }
+
+    /// `writeISO8601` for a writer of many times close together (the rows
+    /// of a CSV file, in time order): it keeps the date of the last day it
+    /// wrote, so that a time on the same day costs its time of day only.
+    /// One per file written.
+    package struct ISO8601Writer {
+        /// The day `date` spells (days since the epoch); `Int64.min` before
+        /// the first time, or after a year `writeISO8601` spells otherwise.
+        private var day = Int64.min
+        /// `yyyy-mm-dd`, in the first ten lanes.
+        private var date = SIMD16<UInt8>()
+
+        package init() {}
+
+        /// Writes `ms` as `writeISO8601` does, at `p`, which has room for
+        /// `iso8601Bound` bytes; returns how many.
+        package mutating func write(_ ms: Int64, at p: UnsafeMutablePointer<UInt8>) -> Int {
+            let (days, msOfDay) = divFloor(ms, 86_400_000)
+            if days != day {
+                let (y, m, d) = civil(fromDays: Int(days))
+                guard y >= 0 && y <= 9999 else {
+                    day = .min
+                    return writeISO8601(ms, at: p)
+                }
+                withUnsafeMutableBytes(of: &date) { raw in
+                    let b = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
+                    putTwo(b, y / 100); putTwo(b + 2, y % 100); b[4] = .minus; putTwo(b + 5, m); b[7] = .minus; putTwo(b + 8, d)
+                }
+                day = days
+            }
+            // Sixteen bytes stored at once; the time of day overwrites
+            // the six after the date.
+            UnsafeMutableRawPointer(p).storeBytes(of: date, as: SIMD16<UInt8>.self)
+            writeTimeOfDay(msOfDay, at: p + 10)
+            return 24
+        }
     }
 
     /// Two decimal digits of `v` (0–99) at `p`.

@@ -14,8 +14,9 @@ package enum CSVReport {
     package static let errorDistributionHeader = ["period", "flow", "app", "environment", "error", "count", "share"]
 
     /// Appends one `sessions.csv` row; `source` is its `FILE:` cell prefix
-    /// (see `sourcePrefix`), the line number is appended to it.
-    static func append(session s: SessionRecord, source: [UInt8], to out: inout [UInt8]) {
+    /// (see `sourcePrefix`), the line number is appended to it; `times`
+    /// writes the file's times.
+    static func append(session s: SessionRecord, source: [UInt8], times: inout Timestamp.ISO8601Writer, to out: inout [UInt8]) {
         // Room: the escaped cells, the times and numbers, the words (each
         // under 32 bytes), 15 commas, the line end and the source cell's
         // closing quote.
@@ -27,9 +28,9 @@ package enum CSVReport {
         RowBytes.write(atMost: bound, to: &out, s) { row, s in
             row.cell(s.state)
             row.put(.comma)
-            row.put(time: s.firstSeen)
+            row.put(time: s.firstSeen, by: &times)
             row.put(.comma)
-            row.put(time: s.lastSeen)
+            row.put(time: s.lastSeen, by: &times)
             row.nextWord(s.target.flow.rawValue)
             row.nextWord(s.target.app.rawValue)
             row.nextWord(s.target.environment.rawValue)
@@ -54,13 +55,13 @@ package enum CSVReport {
     }
 
     /// Appends one `findings.csv` row; `source` as for sessions.
-    static func append(finding f: Finding, source: [UInt8], to out: inout [UInt8]) {
+    static func append(finding f: Finding, source: [UInt8], times: inout Timestamp.ISO8601Writer, to out: inout [UInt8]) {
         // Room as for a session row (7 commas); severity and kind are words.
         var bound = Timestamp.iso8601Bound + RowBytes.decimalBound + source.count + 2 * 32 + 9
         bound += RowBytes.escapedBound(f.state.utf8.count) + RowBytes.escapedBound(f.clientID.utf8.count)
         bound += RowBytes.escapedBound(f.redirectURI.utf8.count) + RowBytes.escapedBound(f.detail.utf8.count)
         RowBytes.write(atMost: bound, to: &out, f) { row, f in
-            row.put(time: f.time)
+            row.put(time: f.time, by: &times)
             row.nextWord(f.severity.rawValue)
             row.nextWord(f.kind.rawValue)
             row.nextCell(f.state)

@@ -23,6 +23,8 @@ package final class CSVWriter: RowSink {
         let temporary: String
         var fd: Int32
         var buffer: [UInt8] = []
+        /// Writes the rows' times.
+        var times = Timestamp.ISO8601Writer()
 
         /// A `replace` target is staged beside its (resolved) path; a
         /// `direct` one (a FIFO, a device) in the CSV folder, and copied
@@ -160,12 +162,12 @@ package final class CSVWriter: RowSink {
     }
 
     package func session(_ row: SessionRecord) {
-        CSVReport.append(session: row, source: prefix(row.source), to: &sessions.buffer)
+        CSVReport.append(session: row, source: prefix(row.source), times: &sessions.times, to: &sessions.buffer)
         keep(sessions)
     }
 
     package func finding(_ row: Finding) {
-        CSVReport.append(finding: row, source: prefix(row.source), to: &findings.buffer)
+        CSVReport.append(finding: row, source: prefix(row.source), times: &findings.times, to: &findings.buffer)
         keep(findings)
     }
 

@@ -141,8 +141,9 @@ struct RowBytes: ~Copyable {
         next += count
     }
 
-    /// A time as ISO 8601 (`Timestamp.writeISO8601`).
-    mutating func put(time ms: Int64) {
-        next += Timestamp.writeISO8601(ms, at: room(Timestamp.iso8601Bound))
+    /// A time as ISO 8601 (`Timestamp.writeISO8601`), by the file's
+    /// `writer`, which remembers the last date.
+    mutating func put(time ms: Int64, by writer: inout Timestamp.ISO8601Writer) {
+        next += writer.write(ms, at: room(Timestamp.iso8601Bound))
     }
 }

@@ -165,11 +165,33 @@ func referenceCell(_ text: String) -> String {
         RowBytes.write(atMost: RowBytes.decimalBound, to: &digits) { row in row.put(decimal: value) }
         #expect(String(decoding: digits, as: UTF8.self) == String(value))
     }
-    for ms: Int64 in [0, 1_763_800_000_123, -1, .max, .min, 253_402_300_800_000] {
+    // One writer over times as rows give them: the same day, the next,
+    // back again, a day's last and first milliseconds, and years it does
+    // not keep (before 0, after 9999) between kept ones.
+    let day: Int64 = 86_400_000
+    let night: Int64 = 1_763_769_600_000  // 2025-11-22T00:00:00Z
+    let times: [Int64] = [
+        0, 1_763_800_000_123, 1_763_800_000_124, night - 1, night, night + day - 1, night + day, night - 1, -1, .max,
+        1_763_800_000_123, .min, .min, 253_402_300_800_000, 253_402_300_799_999, 253_402_300_800_000, -62_167_219_200_001,
+        -62_167_219_200_000, 7,
+    ]
+    var writer = Timestamp.ISO8601Writer()
+    for ms in times {
         var time: [UInt8] = []
-        RowBytes.write(atMost: Timestamp.iso8601Bound, to: &time) { row in row.put(time: ms) }
-        #expect(String(decoding: time, as: UTF8.self) == Timestamp.iso8601(ms))
+        RowBytes.write(atMost: Timestamp.iso8601Bound, to: &time) { row in row.put(time: ms, by: &writer) }
+        #expect(String(decoding: time, as: UTF8.self) == Timestamp.iso8601(ms), "\(ms)")
     }
+    // A random walk over a few days, then anywhere.
+    var random = SystemRandomNumberGenerator()
+    var ms = night
+    var wrong: [Int64] = []
+    for step in 0..<4_000 {
+        ms = step < 2_000 ? ms + Int64.random(in: -3_600_000...7_200_000, using: &random) : Int64.random(in: .min ... .max, using: &random)
+        var time: [UInt8] = []
+        RowBytes.write(atMost: Timestamp.iso8601Bound, to: &time) { row in row.put(time: ms, by: &writer) }
+        if String(decoding: time, as: UTF8.self) != Timestamp.iso8601(ms) && wrong.count < 10 { wrong.append(ms) }
+    }
+    #expect(wrong.isEmpty, "\(wrong)")
 }
 
 /// Whole rows at their largest fit the room worked out for them (a row
@@ -190,7 +212,8 @@ func referenceCell(_ text: String) -> String {
     let prefix = CSVReport.sourcePrefix(displayName: "a \"quoted\", name")
     #expect(prefix.first == .quote)
     var out: [UInt8] = []
-    CSVReport.append(session: session, source: prefix, to: &out)
+    var times = Timestamp.ISO8601Writer()
+    CSVReport.append(session: session, source: prefix, times: &times, to: &out)
     let row = String(decoding: out, as: UTF8.self)
     #expect(row.hasPrefix(escaped + "," + Timestamp.iso8601(.min) + "," + Timestamp.iso8601(.max) + ","))
     #expect(row.hasSuffix(",\"a \"\"quoted\"\", name:\(Int64.max)\"\n"))
@@ -200,7 +223,7 @@ func referenceCell(_ text: String) -> String {
         kind: .codeToUnlistedRedirect, time: .min, state: worst, clientID: worst, redirectURI: worst, detail: worst,
         source: SourceRef(file: 0, line: .max))
     out.removeAll()
-    CSVReport.append(finding: finding, source: prefix, to: &out)
+    CSVReport.append(finding: finding, source: prefix, times: &times, to: &out)
     let findingRow = String(decoding: out, as: UTF8.self)
     #expect(findingRow.hasPrefix(Timestamp.iso8601(.min) + ",critical,code-to-unlisted-redirect," + escaped + ","))
     #expect(findingRow.components(separatedBy: escaped).count == 5)
