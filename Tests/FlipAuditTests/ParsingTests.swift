@@ -455,24 +455,38 @@ struct FindByteTests {
 /// vector), in a long one (blocks of 32 and 16, the last overlapping), at
 /// every length from 1 to 70 and every position.
 @Test func valueMarksAreEscapesAndBytesThatAreNotPlainText() {
+    let wrong = byteClassMismatches(lengths: 1...70, filler: UInt8(ascii: "Q")) { value in
+        value.withUnsafeBytes { Bytes.hasValueMark($0) }
+    } expected: { byte in
+        byte == UInt8(ascii: "%") || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "\\") || byte == 0 || byte >= 0x80
+    }
+    #expect(wrong.checked == 256 * 2485)
+    #expect(wrong.found.isEmpty, "\(wrong.found)")
+    #expect(![UInt8]().withUnsafeBytes { Bytes.hasValueMark($0) })
+}
+
+/// Where `check` of a buffer of `filler` bytes with one byte replaced
+/// disagrees with `expected` of that byte: every byte value, at every
+/// position of every length in `lengths` (the first ten disagreements,
+/// and how many buffers were checked).
+func byteClassMismatches(
+    lengths: ClosedRange<Int>, filler: UInt8, check: ([UInt8]) -> Bool, expected: (UInt8) -> Bool
+) -> (found: [String], checked: Int) {
     var checked = 0
-    var wrong: [String] = []
+    var found: [String] = []
     for b in 0...255 {
         let byte = UInt8(b)
-        let mark = byte == UInt8(ascii: "%") || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "\\") || byte == 0 || byte >= 0x80
-        for length in 1...70 {
+        let named = expected(byte)
+        for length in lengths {
             for position in 0..<length {
-                var value = [UInt8](repeating: UInt8(ascii: "Q"), count: length)
-                value[position] = byte
-                let found = value.withUnsafeBytes { Bytes.hasValueMark($0) }
-                if found != mark && wrong.count < 10 { wrong.append("byte \(b) at \(position) of \(length)") }
+                var buffer = [UInt8](repeating: filler, count: length)
+                buffer[position] = byte
+                if check(buffer) != named && found.count < 10 { found.append("byte \(b) at \(position) of \(length)") }
                 checked += 1
             }
         }
     }
-    #expect(wrong.isEmpty, "\(wrong)")
-    #expect(checked == 256 * 2485)
-    #expect(![UInt8]().withUnsafeBytes { Bytes.hasValueMark($0) })
+    return (found, checked)
 }
 
 /// The client address's byte set is the one its doc names, wherever the
@@ -480,25 +494,14 @@ struct FindByteTests {
 /// one (full vectors and the overlapping last one), at every length from
 /// 1 to 40 and every position.
 @Test func clientAddressBytesAreLettersDigitsAndFewMarks() {
-    var checked = 0
-    var wrong: [String] = []
-    for b in 0...255 {
-        let byte = UInt8(b)
-        let named =
-            (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+    let wrong = byteClassMismatches(lengths: 1...40, filler: UInt8(ascii: "7")) { address in
+        address.withUnsafeBytes { FlipEventExtractor.keepsAddress($0) }
+    } expected: { byte in
+        (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
             || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z")) || Array(".:-_[]%".utf8).contains(byte)
-        for length in 1...40 {
-            for position in 0..<length {
-                var address = [UInt8](repeating: UInt8(ascii: "7"), count: length)
-                address[position] = byte
-                let kept = address.withUnsafeBytes { FlipEventExtractor.keepsAddress($0) }
-                if kept != named && wrong.count < 10 { wrong.append("byte \(b) at \(position) of \(length)") }
-                checked += 1
-            }
-        }
     }
-    #expect(wrong.isEmpty, "\(wrong)")
-    #expect(checked == 256 * 820)
+    #expect(wrong.checked == 256 * 820)
+    #expect(wrong.found.isEmpty, "\(wrong.found)")
     let kept = Array("[2001:db8::1%eth0]".utf8).withUnsafeBytes { FlipEventExtractor.keepsAddress($0) }
     let hidden = Array("\"https://x/?code=abc\"".utf8).withUnsafeBytes { FlipEventExtractor.keepsAddress($0) }
     let longest = [UInt8](repeating: UInt8(ascii: "a"), count: 255).withUnsafeBytes { FlipEventExtractor.keepsAddress($0) }
