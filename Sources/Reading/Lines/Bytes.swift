@@ -19,9 +19,15 @@ public enum Bytes {
         // that it compiles without overflow checks.
         guard from < buffer.count, let base = buffer.baseAddress else { return nil }
         if from &+ 16 <= buffer.count {
+            let wanted = SIMD16<UInt8>(repeating: byte)
             let block = base.loadUnaligned(fromByteOffset: from, as: SIMD16<UInt8>.self)
-            if let lane = firstLane(block .== SIMD16<UInt8>(repeating: byte)) { return from &+ lane }
-            return memchrIndex(byte, in: buffer, from: from &+ 16)
+            if let lane = firstLane(block .== wanted) { return from &+ lane }
+            guard buffer.count &- from <= 32 else { return memchrIndex(byte, in: buffer, from: from &+ 16) }
+            // The rest in one block that ends where the buffer does: the
+            // lanes it shares with the first block hold no `byte`.
+            let last = buffer.count &- 16
+            let tail = base.loadUnaligned(fromByteOffset: last, as: SIMD16<UInt8>.self)
+            return firstLane(tail .== wanted).map { last &+ $0 }
         }
         return memchrIndex(byte, in: buffer, from: from)
     }
