@@ -151,6 +151,49 @@ struct CheckpointTests {
         }
     }
 
+    @Test("remembered keys answer as a dictionary would, through growth, sweeps and probe chains")
+    func rememberedAnswers() {
+        var random = SplitMix(seed: 33)
+        let retention: Int64 = 1_000_000
+        var memory = ReuseMemory(retention: retention)
+        var reference: [UInt64: Int64] = [:]
+        // Random keys, 0, and keys that differ only in their top bits (the
+        // same first slot for many of them: long probe chains).
+        let keys = (0..<3_000).map { i -> UInt64 in
+            switch i % 3 {
+            case 0: return random.next()
+            case 1: return UInt64(i) << 54
+            default: return i == 2 ? 0 : UInt64(i % 97)
+            }
+        }
+        var now: Int64 = -2_000_000
+        var answered = (known: 0, forgotten: 0)
+        for _ in 0..<40_000 {
+            // The clock moves on through six retention windows: sweeps drop
+            // keys and shrink the table, which grows again.
+            now += Int64(random.next() % 300)
+            let key = keys[Int(random.next() % UInt64(keys.count))]
+            switch random.next() % 3 {
+            case 0:
+                memory.remember(key, at: now)
+                reference[key] = max(reference[key] ?? .min, now)
+            case 1:
+                let expected = reference[key].flatMap { now - $0 <= retention ? $0 : nil }
+                if expected == nil { reference[key] = now }
+                let answer = memory.time(of: key, orRememberAt: now)
+                #expect(answer == expected, "key \(key) at \(now)")
+                if answer == nil { answered.forgotten += 1 } else { answered.known += 1 }
+            default:
+                let expected = reference[key].map { now - $0 <= retention } ?? false
+                #expect(memory.contains(key, now: now) == expected, "key \(key) at \(now)")
+            }
+        }
+        #expect(answered.known > 1_000 && answered.forgotten > 1_000)
+        let live = reference.filter { now - $0.value <= retention }.map { Checkpoint.Remembered(key: $0.key, time: $0.value) }
+            .sorted { ($0.time, $0.key) < ($1.time, $1.key) }
+        #expect(memory.live(now: now) == live)
+    }
+
     @Test("fingerprints are SipHash-2-4: the reference vector of its paper")
     func sipHashVector() {
         // Key 00…0f (the first 16 of the 32 key bytes), message 00…0e.
