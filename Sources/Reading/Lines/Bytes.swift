@@ -172,18 +172,23 @@ public enum Bytes {
         var i = 0
         let fold = SIMD16<UInt8>(repeating: 0x20)
         let first = SIMD16<UInt8>(repeating: p[0] | 0x20), last = SIMD16<UInt8>(repeating: p[n - 1] | 0x20)
-        while i + 15 <= lastStart {
-            let a = base.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self) | fold
-            let b = base.loadUnaligned(fromByteOffset: i + n - 1, as: SIMD16<UInt8>.self) | fold
+        // Blocks of sixteen starts, the last one overlapping the one
+        // before (a start looked at twice changes no answer); only a
+        // buffer with fewer than sixteen starts is looked at byte by byte.
+        while lastStart >= 15 {
+            let at = min(i, lastStart - 15)
+            let a = base.loadUnaligned(fromByteOffset: at, as: SIMD16<UInt8>.self) | fold
+            let b = base.loadUnaligned(fromByteOffset: at + n - 1, as: SIMD16<UInt8>.self) | fold
             let words = unsafeBitCast((a .== first) .& (b .== last), to: SIMD2<UInt64>.self)
             for k in 0..<2 {
                 var word = words[k]
                 while word != 0 {
                     let lane = word.trailingZeroBitCount &>> 3
-                    if matches(at: i + k &* 8 + lane) { return true }
+                    if matches(at: at + k &* 8 + lane) { return true }
                     word &= ~(UInt64(0xFF) &<< UInt64(lane &* 8))
                 }
             }
+            if at == lastStart - 15 { return false }
             i += 16
         }
         while i <= lastStart {
