@@ -137,7 +137,7 @@ package struct FlipEventExtractor {
     /// names include `client_id` or `redirect_uri`, whose `_` shows as it
     /// is or inside a percent escape: a query with neither `_` nor `%`
     /// (most queries of other traffic) names at most `state`, and is not
-    /// split. One pass of sixteen bytes at a time.
+    /// split. One pass, sixteen bytes at a time (`Bytes.containsAny`).
     @inline(__always)
     static func mayNameTwo(_ query: UnsafeRawBufferPointer) -> Bool {
         Bytes.containsAny(.underscore, .percent, .underscore, .percent, in: query)
