@@ -159,3 +159,102 @@ struct SessionTests {
     for (i, key) in keys.enumerated() { table[key] = i }
     #expect(keys.enumerated().allSatisfy { table[$1] == $0 })
 }
+
+/// `SessionTable` against a model of what it promises, over 10,000 random
+/// steps: slots are reused as sessions close, so a stale queue entry that
+/// were taken for the slot's new session would close the wrong one, and a
+/// state looked up would find a session that closed.
+@Test func sessionTableAnswersAsItsModel() {
+    var random = SplitMix(seed: 29)
+    let table = SessionTable()
+    // The model: open sessions by serial, the one each state finds, the
+    // expiry queue and the opening order.
+    var open: [Int: (state: String, firstSeen: Int64, expiresAt: Int64)] = [:]
+    var found: [String: Int] = [:]
+    var stateless = 0
+    var expiries: [(expiry: Int64, serial: Int)] = []
+    var order: [Int] = []
+    var slotOf: [Int: Int] = [:]
+    var now: Int64 = 0
+    var serial = 0
+    var closed = 0
+    func session(_ state: String, _ serial: Int) -> Session {
+        Session(
+            carried: CarriedSession(
+                state: state, serial: serial, firstSeen: now, lastSeen: now, firstSource: SourceRef(file: 0, line: Int64(serial)),
+                lastLineInFirstFile: Int64(serial), clientID: nil, redirectURI: nil, clientMismatch: false, clientIP: "192.0.2.1",
+                requestCount: 1, returnCount: 0, firstReturn: nil, failure: nil, findings: [], codeKeys: [], expiresAt: 0,
+                observable: true),
+            fileOffset: 0, fingerprint: .process, redirect: nil)
+    }
+    func touch(_ s: Int) {
+        open[s]!.expiresAt = now + 1_000
+        table[slotOf[s]!].expiresAt = now + 1_000
+        table.touched(slotOf[s]!)
+        expiries.append((now + 1_000, s))
+    }
+    func close(_ s: Int) {
+        let taken = table.remove(slotOf[s]!)
+        #expect(taken.serial == s)
+        if found[open[s]!.state] == s { found[open[s]!.state] = nil }
+        if open[s]!.state.isEmpty { stateless -= 1 }
+        open[s] = nil
+        slotOf[s] = nil
+        closed += 1
+    }
+    /// The model's next expired session: the queue's first entry that is
+    /// still its session's latest, before `time`.
+    func anyOpen() -> Int? {
+        let serials = open.keys.sorted()
+        return serials.isEmpty ? nil : serials[Int(random.next() % UInt64(serials.count))]
+    }
+    func modelExpired(before time: Int64?) -> Int? {
+        while let first = expiries.first, time.map({ first.expiry < $0 }) ?? true {
+            expiries.removeFirst()
+            if let s = open[first.serial], s.expiresAt == first.expiry { return first.serial }
+        }
+        return nil
+    }
+    for _ in 0..<10_000 {
+        now += Int64(random.next() % 20)
+        switch random.next() % 10 {
+        case 0..<4:
+            let n = random.next() % 60
+            let state = n < 6 ? "" : "state-\(n)"
+            let slot = table.open(session(state, serial))
+            slotOf[serial] = slot
+            open[serial] = (state, now, 0)
+            order.append(serial)
+            if state.isEmpty { stateless += 1 } else { found[state] = serial }
+            touch(serial)
+            serial += 1
+        case 4..<6:
+            if let s = anyOpen() { touch(s) }
+        case 6:
+            if let s = anyOpen() { close(s) }
+        case 7:
+            let expected = modelExpired(before: now - 500)
+            let slot = table.nextExpired(before: now - 500)
+            #expect(slot.map { table[$0].serial } == expected)
+            if let expected { close(expected) }
+        case 8:
+            if random.next() % 8 == 0 {
+                let expected = modelExpired(before: nil)
+                let slot = table.leastRecentlyActive()
+                #expect(slot.map { table[$0].serial } == expected)
+                if let expected { close(expected) }
+            }
+        default:
+            let state = "state-\(6 + random.next() % 54)"
+            let slot = state.utf8.withContiguousStorageIfAvailable {
+                table.find(hash: Fingerprint.process.of(state), state: UnsafeRawBufferPointer($0))
+            }!
+            #expect(slot.map { table[$0].serial } == found[state], "\(state)")
+        }
+        #expect(table.count == found.count + stateless)
+        order.removeAll { open[$0] == nil }
+        #expect(table.oldestFirstSeen == order.first.map { open[$0]!.firstSeen })
+    }
+    #expect(table.stillOpen.map { table[$0].serial } == order)
+    #expect(closed > 2_000 && open.count > 20)
+}

@@ -2,14 +2,17 @@ import Parsing
 import Reading
 
 /// One App Flip session while it is open: everything seen with its `state`.
-package final class Session {
+/// A value in `SessionTable`'s slots, not an object: opening, touching and
+/// closing a session retain and release nothing but its texts.
+package struct Session {
     /// The exact `state` value; empty for a request that had none. Made
     /// once, when the session opens.
     package let state: String
     /// The state's `Fingerprint`: what the tracker's tables know it by.
     let stateHash: UInt64
-    /// The next open session whose state has the same hash (`SessionTable`).
-    var sameHash: Session?
+    /// The slot of the next open session whose state has the same hash
+    /// (`SessionTable`); -1 for none.
+    var sameHash: Int32 = -1
     /// Distinguishes sessions that share a state (after `state-reuse`).
     package let serial: Int
     package let firstSeen: Int64
@@ -59,15 +62,16 @@ package final class Session {
     var codeKey: UInt64?
     var moreCodeKeys: [UInt64] = []
 
-    /// Whether the session's state has these bytes.
-    func hasState(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    /// Whether a state has these bytes. Static, and given the state
+    /// alone: a method would copy the whole session out of its slot.
+    static func equal(_ state: String, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        if let same = state.utf8.withContiguousStorageIfAvailable({ Bytes.equal(UnsafeRawBufferPointer($0), bytes) }) { return same }
         var text = state
         return text.withUTF8 { Bytes.equal(UnsafeRawBufferPointer($0), bytes) }
     }
 
     func received(_ key: UInt64) -> Bool { codeKey == key || moreCodeKeys.contains(key) }
-    func receive(_ key: UInt64) { if codeKey == nil { codeKey = key } else { moreCodeKeys.append(key) } }
-    var isClosed = false
+    mutating func receive(_ key: UInt64) { if codeKey == nil { codeKey = key } else { moreCodeKeys.append(key) } }
     /// For a session carried in from a checkpoint: whether its request's
     /// file had logged a Location by its last record in that file.
     var observable: Bool?

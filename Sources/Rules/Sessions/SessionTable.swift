@@ -1,128 +1,203 @@
 import DequeModule
 import Parsing
 
-/// The open sessions and when each one times out: by state, those without
-/// a state, the expiry queue and the order they opened in. It decides
+/// The open sessions and when each one times out: the sessions themselves,
+/// by state, the expiry queue and the order they opened in. It decides
 /// nothing about the protocol — `SessionTracker` does, and tells it which
 /// sessions open, move on and close.
+///
+/// Sessions are values in slots, named by their slot's index, and read
+/// and written where they lie (an array of them would copy a whole session
+/// in and out for every field written); a closed session's slot is reused. The queues name a session by slot and the
+/// slot's generation, which changes when its session closes:
+/// ```
+///  slots        [ s0 | free | s2 | s3 ]   byHash: hash → slot, then sameHash
+///  generations  [  4 |   7  |  1 |  2 ]   expiries: (expiry, slot, generation)
+///  free         [ 1 ]                     openOrder: (slot, generation)
+/// ```
+/// An entry whose generation is not its slot's any more is stale, and
+/// skipped, as is an expiry entry whose session was touched again since.
 /// Not `Sendable`: the audit thread only.
 final class SessionTable {
-    /// Open sessions by their state's hash, each the head of a chain of
-    /// those whose states share it (`Session.sameHash`: nearly always
-    /// none), so a return's state is looked up from its bytes, without a
-    /// String. Sessions without a state are never joined.
-    private var byHash: [FingerprintKey: Session] = [:]
+    /// The sessions: slot `i` is initialized when `live[i]`.
+    private var slots = UnsafeMutablePointer<Session>.allocate(capacity: 0)
+    private var capacity = 0
+    private var live: [Bool] = []
+    /// Per slot, how many sessions it has held and let go.
+    private var generations: [UInt32] = []
+    /// Free slots, the last freed first.
+    private var free: [Int32] = []
+    /// The slot of the open session with each state hash, the head of a
+    /// chain of those whose states share it (`Session.sameHash`: nearly
+    /// always none), so a return's state is looked up from its bytes,
+    /// without a String. Sessions without a state are never joined.
+    private var byHash: [FingerprintKey: Int32] = [:]
     private var withState = 0
     /// Open sessions with an empty state, kept only until they expire.
-    private var stateless: [Int: Session] = [:]
-    /// (expiry, session) in non-decreasing expiry order: events come in time
-    /// order, so appending on every touch keeps it sorted. Stale entries
-    /// (the session was touched again, or closed) are skipped.
-    private var expiries = Deque<(expiry: Int64, session: Session)>()
+    private var stateless = 0
+    /// (expiry, slot, generation) in non-decreasing expiry order: events
+    /// come in time order, so appending on every touch keeps it sorted.
+    private var expiries = Deque<(expiry: Int64, slot: Int32, generation: UInt32)>()
     /// Open sessions in the order they opened (closed ones are dropped
     /// from the front): the oldest open `firstSeen` bounds every row still
     /// to come.
-    private var openOrder = Deque<Session>()
+    private var openOrder = Deque<(slot: Int32, generation: UInt32)>()
 
     /// Sessions open now.
-    var count: Int { withState + stateless.count }
+    var count: Int { withState + stateless }
 
-    /// The open session whose state has `hash` and the bytes `state`, if any.
-    func session(hash: UInt64, state: UnsafeRawBufferPointer) -> Session? {
-        var next = byHash[FingerprintKey(hash)]
-        while let s = next {
-            if s.hasState(state) { return s }
-            next = s.sameHash
+    deinit {
+        removeAll()
+        slots.deallocate()
+    }
+
+    /// The open session in slot `id`.
+    subscript(id: Int) -> Session {
+        unsafeAddress {
+            assert(live[id], "a closed session's slot read")
+            return UnsafePointer(slots + id)
+        }
+        unsafeMutableAddress {
+            assert(live[id], "a closed session's slot written")
+            return slots + id
+        }
+    }
+
+    /// The slot of the open session whose state has `hash` and the bytes
+    /// `state`, if any.
+    func find(hash: UInt64, state: UnsafeRawBufferPointer) -> Int? {
+        guard var next = byHash[FingerprintKey(hash)] else { return nil }
+        while next >= 0 {
+            let s = Int(next)
+            if Session.equal(self[s].state, state) { return s }
+            next = self[s].sameHash
         }
         return nil
     }
 
-    /// Adds a session that has just opened (its expiry is set by `touched`).
-    func open(_ session: Session) {
-        if session.state.isEmpty {
-            stateless[session.serial] = session
-            openOrder.append(session)
-            return
+    /// Whether the state of the session in slot `id` has the bytes `state`.
+    func hasState(_ id: Int, _ state: UnsafeRawBufferPointer) -> Bool { Session.equal(self[id].state, state) }
+
+    /// Adds a session that has just opened (its expiry is set by
+    /// `touched`); its slot.
+    func open(_ session: consuming Session) -> Int {
+        let id: Int
+        if let slot = free.popLast() {
+            id = Int(slot)
+        } else {
+            id = live.count
+            if id == capacity { grow() }
+            live.append(false)
+            generations.append(0)
+        }
+        (slots + id).initialize(to: consume session)
+        live[id] = true
+        openOrder.append((Int32(id), generations[id]))
+        if self[id].state.isEmpty {
+            stateless += 1
+            return id
         }
         // An open session of the same state is no longer found by it (a
         // checkpoint's sessions can share one): the newer one is.
-        var text = session.state
-        if let older = text.withUTF8({ self.session(hash: session.stateHash, state: UnsafeRawBufferPointer($0)) }) { unlink(older) }
-        session.sameHash = byHash.updateValue(session, forKey: FingerprintKey(session.stateHash))
+        let hash = self[id].stateHash
+        var text = self[id].state
+        if let older = text.withUTF8({ find(hash: hash, state: UnsafeRawBufferPointer($0)) }) { unlink(older) }
+        self[id].sameHash = byHash.updateValue(Int32(id), forKey: FingerprintKey(hash)) ?? -1
         withState += 1
-        openOrder.append(session)
+        return id
     }
 
     /// Takes in sessions carried from a checkpoint, with their expiries.
     func restore(_ sessions: [Session]) {
-        for s in sessions.sorted(by: { ($0.firstSeen, $0.serial) < ($1.firstSeen, $1.serial) }) { open(s) }
-        for s in sessions.sorted(by: { ($0.expiresAt, $0.serial) < ($1.expiresAt, $1.serial) }) {
-            expiries.append((s.expiresAt, s))
+        var ids: [(session: Session, id: Int)] = []
+        for s in sessions.sorted(by: { ($0.firstSeen, $0.serial) < ($1.firstSeen, $1.serial) }) { ids.append((s, open(s))) }
+        for (_, id) in ids.sorted(by: { ($0.session.expiresAt, $0.session.serial) < ($1.session.expiresAt, $1.session.serial) }) {
+            touched(id)
         }
     }
 
     /// Notes the session's new `expiresAt`.
-    func touched(_ session: Session) {
-        expiries.append((session.expiresAt, session))
+    func touched(_ id: Int) {
+        expiries.append((self[id].expiresAt, Int32(id), generations[id]))
     }
 
-    /// Takes a session that is closing out of the table.
-    func remove(_ session: Session) {
-        if session.state.isEmpty {
-            stateless[session.serial] = nil
+    /// Takes a session that is closing out of the table, and frees its slot.
+    func remove(_ id: Int) -> Session {
+        if self[id].state.isEmpty {
+            stateless -= 1
         } else {
-            unlink(session)
+            unlink(id)
         }
+        generations[id] &+= 1
+        free.append(Int32(id))
+        live[id] = false
+        return (slots + id).move()
     }
 
-    /// Takes `session` out of its hash's chain, if it is in it.
-    private func unlink(_ session: Session) {
-        let hash = FingerprintKey(session.stateHash)
+    /// Twice the room, the open sessions moved into it.
+    private func grow() {
+        let room = max(64, 2 * capacity)
+        let moved = UnsafeMutablePointer<Session>.allocate(capacity: room)
+        for i in live.indices where live[i] { (moved + i).moveInitialize(from: slots + i, count: 1) }
+        slots.deallocate()
+        slots = moved
+        capacity = room
+    }
+
+    /// Takes the session in slot `id` out of its hash's chain, if it is in it.
+    private func unlink(_ id: Int) {
+        let hash = FingerprintKey(self[id].stateHash)
         guard let head = byHash[hash] else { return }
-        if head === session {
-            if let next = session.sameHash { byHash[hash] = next } else { byHash[hash] = nil }
+        if Int(head) == id {
+            let next = self[id].sameHash
+            if next >= 0 { byHash[hash] = next } else { byHash[hash] = nil }
         } else {
-            var previous = head
-            while let s = previous.sameHash, s !== session { previous = s }
-            guard previous.sameHash === session else { return }
-            previous.sameHash = session.sameHash
+            var previous = Int(head)
+            while self[previous].sameHash >= 0, Int(self[previous].sameHash) != id { previous = Int(self[previous].sameHash) }
+            guard Int(self[previous].sameHash) == id else { return }
+            self[previous].sameHash = self[id].sameHash
         }
-        session.sameHash = nil
+        self[id].sameHash = -1
         withState -= 1
     }
 
+    /// Whether a queue entry names the session in its slot now.
+    private func current(_ slot: Int32, _ generation: UInt32) -> Bool { generations[Int(slot)] == generation }
+
     /// The next open session whose timeout ran out before `time`.
-    func nextExpired(before time: Int64) -> Session? {
+    func nextExpired(before time: Int64) -> Int? {
         while let first = expiries.first, first.expiry < time {
             expiries.removeFirst()
-            let s = first.session
-            if s.expiresAt == first.expiry && !s.isClosed { return s }
+            if current(first.slot, first.generation) && self[Int(first.slot)].expiresAt == first.expiry { return Int(first.slot) }
         }
         return nil
     }
 
     /// The open session that has been idle longest (the next to expire).
-    func leastRecentlyActive() -> Session? {
+    func leastRecentlyActive() -> Int? {
         while let first = expiries.popFirst() {
-            let s = first.session
-            if s.expiresAt == first.expiry && !s.isClosed { return s }
+            if current(first.slot, first.generation) && self[Int(first.slot)].expiresAt == first.expiry { return Int(first.slot) }
         }
         return nil
     }
 
     /// The first request time of the oldest open session.
     var oldestFirstSeen: Int64? {
-        while let first = openOrder.first, first.isClosed { openOrder.removeFirst() }
-        return openOrder.first?.firstSeen
+        while let first = openOrder.first, !current(first.slot, first.generation) { openOrder.removeFirst() }
+        return openOrder.first.map { self[Int($0.slot)].firstSeen }
     }
 
-    /// Every open session, in the order they opened.
-    var stillOpen: [Session] { openOrder.filter { !$0.isClosed } }
+    /// The slots of every open session, in the order they opened.
+    var stillOpen: [Int] { openOrder.filter { current($0.slot, $0.generation) }.map { Int($0.slot) } }
 
     func removeAll() {
+        for i in live.indices where live[i] { (slots + i).deinitialize(count: 1) }
+        live.removeAll()
+        generations.removeAll()
+        free.removeAll()
         byHash.removeAll()
         withState = 0
-        stateless.removeAll()
+        stateless = 0
         expiries.removeAll()
         openOrder.removeAll()
     }

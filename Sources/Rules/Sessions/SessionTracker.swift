@@ -9,7 +9,7 @@ package protocol AuditSink: AnyObject {
 
 /// Rebuilds App Flip sessions from flip events in time order and raises the
 /// findings of docs/contract.md §4. This is where every finding is decided; `Session`
-/// only holds state.
+/// only holds state. A session is named by its slot in `table`.
 package final class SessionTracker {
     /// Whether an error value is one of App Flip's.
     static func isStandardError(_ error: UnsafeRawBufferPointer) -> Bool {
@@ -103,7 +103,7 @@ package final class SessionTracker {
             return Session(carried: c, fileOffset: Int32(files), fingerprint: configuration.fingerprint, redirect: redirect)
         }
         table.restore(sessions)
-        if let trace { for s in sessions { trace(.carriedIn(s)) } }
+        if let trace { for s in table.stillOpen { trace(.carriedIn(table[s])) } }
         while table.count > maxSessions { evictOldest() }
     }
 
@@ -129,15 +129,15 @@ package final class SessionTracker {
         if event.time > clock { clock = event.time }
         expire(before: clock)
         trace?(.record(event))
-        var session: Session?
+        var session: Int?
         if let request = event.request {
             session = handleRequest(request, event: event)
         }
         if let ret = event.returned {
             handleReturn(ret, event: event, requestSession: session)
-        } else if let session, event.status >= 400, session.failure == nil {
-            session.failure = (event.status, event.time, event.source)
-            trace?(.failed(session, status: event.status))
+        } else if let session, event.status >= 400, table[session].failure == nil {
+            table[session].failure = (event.status, event.time, event.source)
+            trace?(.failed(table[session], status: event.status))
         }
     }
 
@@ -179,8 +179,8 @@ package final class SessionTracker {
         }
         var sessions: [CarriedSession] = []
         for s in table.stillOpen {
-            trace?(.carriedOut(s))
-            sessions.append(s.carried(map: map, observable: logsLocation(s)))
+            trace?(.carriedOut(table[s]))
+            sessions.append(table[s].carried(map: map, observable: logsLocation(table[s])))
         }
         let checkpoint = Checkpoint(
             watermark: watermark, key: [], serial: nextSerial, files: files, sessions: sessions,
@@ -195,14 +195,14 @@ package final class SessionTracker {
 
     // MARK: Requests
 
-    private func handleRequest(_ request: FlipRequest, event: FlipEvent) -> Session {
+    private func handleRequest(_ request: FlipRequest, event: FlipEvent) -> Int {
         let hasState = request.hasFilledState
         var reused = false
-        if hasState, let existing = request.withState({ table.session(hash: request.stateHash, state: $0) }) {
-            if existing.returnCount == 0 {
-                existing.requestCount += 1
+        if hasState, let existing = request.withState({ table.find(hash: request.stateHash, state: $0) }) {
+            if table[existing].returnCount == 0 {
+                table[existing].requestCount += 1
                 touch(existing, event.time, source: event.source)
-                trace?(.joined(existing))
+                trace?(.joined(table[existing]))
                 requestFindings(request, session: existing, event: event)
                 return existing
             }
@@ -212,21 +212,20 @@ package final class SessionTracker {
             reused = true
         }
         if table.count >= maxSessions { evictOldest() }
-        let session = Session(serial: nextSerial, event: event, request: request)
+        let session = table.open(Session(serial: nextSerial, event: event, request: request))
         nextSerial += 1
-        table.open(session)
         touch(session, event.time, source: event.source)
-        trace?(.opened(session, reused: reused))
+        trace?(.opened(table[session], reused: reused))
         if reused {
             raise(
                 .stateReuse, session: session, event: event,
-                detail: "state \(Quote.text(session.state)) was already used by a session that returned or expired")
+                detail: "state \(Quote.text(table[session].state)) was already used by a session that returned or expired")
         }
         requestFindings(request, session: session, event: event)
         return session
     }
 
-    private func requestFindings(_ request: FlipRequest, session: Session, event: FlipEvent) {
+    private func requestFindings(_ request: FlipRequest, session: Int, event: FlipEvent) {
         if request.clientID == nil || !request.hasState || request.redirect == nil {
             let missing = [(FlipParam.clientID, request.clientID != nil), (.state, request.hasState), (.redirectURI, request.redirect != nil)]
                 .filter { !$0.1 }.map { $0.0.name }
@@ -254,19 +253,21 @@ package final class SessionTracker {
 
     // MARK: Returns
 
-    private func handleReturn(_ ret: FlipReturn, event: FlipEvent, requestSession: Session?) {
+    private func handleReturn(_ ret: FlipReturn, event: FlipEvent, requestSession: Int?) {
         var recordFindings = FindingKindSet()
-        let session: Session?
+        let session: Int?
         if let requestSession {
             session = requestSession
             // The bytes first; Strings only when they differ, as the two
             // states compare as text (canonically equivalent is equal).
-            if ret.hasState, !ret.withState({ requestSession.hasState($0) }), let returned = ret.state, returned != requestSession.state {
+            if ret.hasState, !ret.withState({ table.hasState(requestSession, $0) }), let returned = ret.state,
+                returned != table[requestSession].state
+            {
                 raise(
                     .stateMismatch, session: requestSession, event: event,
-                    detail: "request state \(Quote.text(requestSession.state)) came back as \(Quote.text(returned))")
+                    detail: "request state \(Quote.text(table[requestSession].state)) came back as \(Quote.text(returned))")
             }
-        } else if ret.hasState, let s = ret.withState({ table.session(hash: ret.stateHash, state: $0) }) {
+        } else if ret.hasState, let s = ret.withState({ table.find(hash: ret.stateHash, state: $0) }) {
             session = s
         } else {
             guard ret.toGoogleHost else { return }  // not a return
@@ -278,15 +279,15 @@ package final class SessionTracker {
             }
         }
         if let session {
-            session.returnCount += 1
+            table[session].returnCount += 1
             touch(session, event.time, source: event.source)
-            trace?(.returned(session))
-            if session.returnCount == 1 {
-                session.firstReturn = Session.FirstReturn(
+            trace?(.returned(table[session]))
+            if table[session].returnCount == 1 {
+                table[session].firstReturn = Session.FirstReturn(
                     time: event.time, source: event.source, hasCode: ret.hasCode, error: ret.error, errorDescription: ret.errorDescription)
-                if !session.state.isEmpty { endedStates.remember(session.stateHash, at: clock) }
+                if !table[session].state.isEmpty { endedStates.remember(table[session].stateHash, at: clock) }
             } else {
-                raise(.duplicateReturn, session: session, event: event, detail: "return number \(session.returnCount) for this session")
+                raise(.duplicateReturn, session: session, event: event, detail: "return number \(table[session].returnCount) for this session")
             }
         }
         func check(_ kind: FindingKind, _ detail: @autoclosure () -> String) {
@@ -323,18 +324,18 @@ package final class SessionTracker {
         guard let session else { return }
         // Compared in normal form: a variant of the requested URI is the
         // same destination (docs/contract.md §3 "Exact match").
-        if let uri = session.redirectURI, uri != ret.base, let requested = URLParts(uri), URLParts(ret.base) != nil,
+        if let uri = table[session].redirectURI, uri != ret.base, let requested = URLParts(uri), URLParts(ret.base) != nil,
             Allowlist.normalized(requested.base) != Allowlist.normalized(ret.base)
         {
             raise(
                 .redirectChanged, session: session, event: event,
                 detail: "request asked for \(Quote.url(requested.base)), return went to \(to)")
         }
-        if session.clientMismatch {
+        if table[session].clientMismatch {
             if let digest = ret.codeDigest {
                 raise(
                     .codeDespiteClientMismatch, session: session, event: event,
-                    detail: "code \(digest) issued for client_id \(Quote.text(session.clientID ?? ""))")
+                    detail: "code \(digest) issued for client_id \(Quote.text(table[session].clientID ?? ""))")
             }
             if let error = ret.error, error != "invalid_request" {
                 raise(
@@ -346,15 +347,15 @@ package final class SessionTracker {
             codeReturns(
                 CodeReturn(
                     key: digest.key, digest: digest.description, time: event.time, source: event.source,
-                    session: session.firstSource, state: session.state, clientID: session.clientID ?? "",
-                    redirectURI: session.redirectShown))
+                    session: table[session].firstSource, state: table[session].state, clientID: table[session].clientID ?? "",
+                    redirectURI: table[session].redirectShown))
         } else if let key = ret.codeKey {
             let first = returnedCodes.time(of: key, orRememberAt: clock)
-            if !session.received(key) {
+            if !table[session].received(key) {
                 if let first {
                     raise(.codeReuse, session: session, event: event, detail: Self.codeReuseDetail(ret.codeDigest!.description, first: first))
                 } else {
-                    session.receive(key)
+                    table[session].receive(key)
                 }
             }
         }
@@ -368,15 +369,16 @@ package final class SessionTracker {
 
     // MARK: Expiry and closing
 
-    private func touch(_ session: Session, _ time: Int64, source: SourceRef) {
-        session.lastSeen = max(session.lastSeen, time)
-        if source.file == session.firstSource.file && source.line > session.lastLineInFirstFile {
-            session.lastLineInFirstFile = source.line
+    private func touch(_ id: Int, _ time: Int64, source: SourceRef) {
+        let lastSeen = max(table[id].lastSeen, time)
+        table[id].lastSeen = lastSeen
+        if source.file == table[id].firstSource.file && source.line > table[id].lastLineInFirstFile {
+            table[id].lastLineInFirstFile = source.line
         }
         // On the clock, so the expiry queue stays in order even when a
         // record runs back in time.
-        session.expiresAt = max(session.lastSeen, clock) + timeoutMs
-        table.touched(session)
+        table[id].expiresAt = max(lastSeen, clock) + timeoutMs
+        table.touched(id)
     }
 
     /// Closes the sessions whose timeout ran out before `time`.
@@ -397,7 +399,7 @@ package final class SessionTracker {
     /// Location field by the session's last record in it (docs/contract.md
     /// §3): a server whose log format gains the field mid-file is judged
     /// from then on.
-    private func logsLocation(_ s: Session) -> Bool {
+    private func logsLocation(_ s: borrowing Session) -> Bool {
         if let carried = s.observable { return carried }
         let i = Int(s.firstSource.file)
         guard firstLocationLine.indices.contains(i), let first = firstLocationLine[i] else { return false }
@@ -406,52 +408,50 @@ package final class SessionTracker {
 
     /// Decides the outcome, raises the closing findings and hands the row
     /// on. `endTime` is set when the input ended with the session open.
-    private func close(_ s: Session, endTime: Int64?, why: TraceStep.Closing) {
-        guard !s.isClosed else { return }
+    private func close(_ id: Int, endTime: Int64?, why: TraceStep.Closing) {
         let evicted = why == .evicted
-        trace?(.closing(s, why: why, at: why == .expired ? s.expiresAt : max(clock, endTime ?? clock)))
-        s.isClosed = true
-        table.remove(s)
+        trace?(.closing(table[id], why: why, at: why == .expired ? table[id].expiresAt : max(clock, endTime ?? clock)))
         // Remembered from the session's last activity, not from the event
         // that happened to close it.
-        if !s.state.isEmpty && !evicted { endedStates.remember(s.stateHash, at: s.lastSeen) }
+        if !table[id].state.isEmpty && !evicted { endedStates.remember(table[id].stateHash, at: table[id].lastSeen) }
         let outcome: Outcome
         var error = ""
         var description = ""
         var latency: Int64?
         var across = false
-        if let r = s.firstReturn {
+        if let r = table[id].firstReturn {
             outcome = r.error != nil ? .error : (r.hasCode ? .code : .empty)
             error = r.error ?? ""
             description = r.errorDescription ?? ""
-            latency = r.time - s.firstSeen
-            across = r.source != s.firstSource
-        } else if let f = s.failure {
+            latency = r.time - table[id].firstSeen
+            across = r.source != table[id].firstSource
+        } else if let f = table[id].failure {
             // Refused without a redirect: correct when there is nowhere
             // safe to send the error — a `redirect_uri` that is not
             // allowlisted (a variant that matches only after
             // normalization included) or none at all (docs/contract.md §3).
-            if !s.redirectAllowlisted {
+            if !table[id].redirectAllowlisted {
                 outcome = .rejected
             } else {
                 outcome = .failed
                 raise(
-                    .missingErrorReturn, session: s, time: f.time, source: f.source,
-                    detail: "answered \(f.status) without returning an error to \(Quote.text(s.redirectShown))")
+                    .missingErrorReturn, session: id, time: f.time, source: f.source,
+                    detail: "answered \(f.status) without returning an error to \(Quote.text(self.table[id].redirectShown))")
             }
-        } else if !logsLocation(s) {
+        } else if !logsLocation(table[id]) {
             outcome = .unobservable
-            unobservableFiles.insert(s.firstSource.file)
+            unobservableFiles.insert(table[id].firstSource.file)
         } else if evicted {
             outcome = .closedEarly
-        } else if let endTime, s.expiresAt >= endTime {
+        } else if let endTime, table[id].expiresAt >= endTime {
             outcome = .pending
         } else {
             outcome = .noReturn
             raise(
-                .noReturn, session: s, time: s.firstSeen, source: s.firstSource,
+                .noReturn, session: id, time: table[id].firstSeen, source: table[id].firstSource,
                 detail: "no return within \(timeoutMs / 1000) s of the last request")
         }
+        let s = table.remove(id)
         let record = SessionRecord(
             state: s.state, firstSeen: s.firstSeen, lastSeen: s.lastSeen, target: s.target,
             clientID: s.clientID ?? "", redirectURI: s.redirectShown,
@@ -464,23 +464,26 @@ package final class SessionTracker {
 
     // MARK: Raising
 
-    private func raise(_ kind: FindingKind, session: Session, event: FlipEvent, detail: @autoclosure () -> String) {
+    private func raise(_ kind: FindingKind, session: Int, event: FlipEvent, detail: @autoclosure () -> String) {
         raise(kind, session: session, time: event.time, source: event.source, detail: detail())
     }
 
-    /// Raises `kind` on `session`, at most once per session.
-    private func raise(_ kind: FindingKind, session: Session, time: Int64, source: SourceRef, detail: @autoclosure () -> String) {
-        guard session.findings.insert(kind) else { return }
+    /// Raises `kind` on the session in slot `id`, at most once per session.
+    /// `detail` may read the table: it is asked for once no access to it
+    /// is under way.
+    private func raise(_ kind: FindingKind, session id: Int, time: Int64, source: SourceRef, detail: @autoclosure () -> String) {
+        guard table[id].findings.insert(kind) else { return }
+        let text = detail()
         let finding = Finding(
-            kind: kind, time: time, state: session.state, clientID: session.clientID ?? "",
-            redirectURI: session.redirectShown, detail: detail(), source: source)
-        trace?(.finding(finding, session))
+            kind: kind, time: time, state: table[id].state, clientID: table[id].clientID ?? "",
+            redirectURI: table[id].redirectShown, detail: text, source: source)
+        trace?(.finding(finding, table[id]))
         sink.finding(consume finding)
     }
 
     /// Raises `kind` for a return outside any session, once per record.
     private func emit(
-        _ kind: FindingKind, session: Session?, recordSet: inout FindingKindSet, event: FlipEvent, state: String,
+        _ kind: FindingKind, session: Int?, recordSet: inout FindingKindSet, event: FlipEvent, state: String,
         ret: FlipReturn, detail: String
     ) {
         guard recordSet.insert(kind) else { return }
