@@ -258,3 +258,28 @@ struct SessionTests {
     #expect(table.stillOpen.map { table[$0].serial } == order)
     #expect(closed > 2_000 && open.count > 20)
 }
+
+/// `StateIndex` against a `Dictionary` over 40,000 random updates,
+/// removals and look-ups of 3,000 keys: the table grows from 16 entries
+/// and runs near three quarters full, so removals shift long runs back.
+@Test func stateIndexAnswersAsADictionary() {
+    var random = SplitMix(seed: 41)
+    let keys = (0..<3_000).map { i in i % 2 == 0 ? random.next() : UInt64(i) }
+    var index = StateIndex()
+    var model: [UInt64: Int32] = [:]
+    for step in 0..<40_000 {
+        let key = keys[Int(random.next() % UInt64(keys.count))]
+        switch random.next() % 3 {
+        case 0:
+            let slot = Int32(step)
+            #expect(index.update(slot, for: key) == model.updateValue(slot, forKey: key))
+        case 1:
+            index.remove(key)
+            model[key] = nil
+        default:
+            #expect(index[key] == model[key], "key \(key)")
+        }
+    }
+    #expect(keys.allSatisfy { index[$0] == model[$0] })
+    #expect(model.count > 1_000)
+}

@@ -31,7 +31,7 @@ final class SessionTable {
     /// chain of those whose states share it (`Session.sameHash`: nearly
     /// always none), so a return's state is looked up from its bytes,
     /// without a String. Sessions without a state are never joined.
-    private var byHash: [FingerprintKey: Int32] = [:]
+    private var byHash = StateIndex()
     private var withState = 0
     /// Open sessions with an empty state, kept only until they expire.
     private var stateless = 0
@@ -66,7 +66,7 @@ final class SessionTable {
     /// The slot of the open session whose state has `hash` and the bytes
     /// `state`, if any.
     func find(hash: UInt64, state: UnsafeRawBufferPointer) -> Int? {
-        guard var next = byHash[FingerprintKey(hash)] else { return nil }
+        guard var next = byHash[hash] else { return nil }
         while next >= 0 {
             let s = Int(next)
             if Session.equal(self[s].state, state) { return s }
@@ -102,7 +102,7 @@ final class SessionTable {
         let hash = self[id].stateHash
         var text = self[id].state
         if let older = text.withUTF8({ find(hash: hash, state: UnsafeRawBufferPointer($0)) }) { unlink(older) }
-        self[id].sameHash = byHash.updateValue(Int32(id), forKey: FingerprintKey(hash)) ?? -1
+        self[id].sameHash = byHash.update(Int32(id), for: hash) ?? -1
         withState += 1
         return id
     }
@@ -146,11 +146,11 @@ final class SessionTable {
 
     /// Takes the session in slot `id` out of its hash's chain, if it is in it.
     private func unlink(_ id: Int) {
-        let hash = FingerprintKey(self[id].stateHash)
+        let hash = self[id].stateHash
         guard let head = byHash[hash] else { return }
         if Int(head) == id {
             let next = self[id].sameHash
-            if next >= 0 { byHash[hash] = next } else { byHash[hash] = nil }
+            if next >= 0 { _ = byHash.update(next, for: hash) } else { byHash.remove(hash) }
         } else {
             var previous = Int(head)
             while self[previous].sameHash >= 0, Int(self[previous].sameHash) != id { previous = Int(self[previous].sameHash) }
