@@ -31,13 +31,10 @@ package enum CSVReport {
             row.put(time: s.firstSeen, by: &times)
             row.put(.comma)
             row.put(time: s.lastSeen, by: &times)
-            row.nextWord(s.target.flow.rawValue)
-            row.nextWord(s.target.app.rawValue)
-            row.nextWord(s.target.environment.rawValue)
-            row.nextWord(s.target.variant.rawValue)
+            row.put(targetCells[s.target.index])
             row.nextCell(s.clientID)
             row.nextCell(s.redirectURI)
-            row.nextWord(s.outcome.rawValue)
+            row.put(outcomeCells[s.outcome.rank])
             row.nextCell(s.error)
             row.nextCell(s.errorDescription)
             row.put(.comma)
@@ -53,6 +50,14 @@ package enum CSVReport {
             row.put(.newline)
         }
     }
+
+    /// Per target (by `RedirectTarget.index`), its four cells, each after
+    /// a comma, ready to copy: flipaudit's own words, never escaped.
+    private static let targetCells = RedirectTarget.all.map { t in
+        Array(",\(t.flow.rawValue),\(t.app.rawValue),\(t.environment.rawValue),\(t.variant.rawValue)".utf8)
+    }
+    /// Per outcome (by rank), its cell after a comma.
+    private static let outcomeCells = Outcome.allCases.sorted { $0.rank < $1.rank }.map { Array(",\($0.rawValue)".utf8) }
 
     /// Appends one `findings.csv` row; `source` as for sessions.
     static func append(finding f: Finding, source: [UInt8], times: inout Timestamp.ISO8601Writer, to out: inout [UInt8]) {

@@ -228,3 +228,27 @@ func referenceCell(_ text: String) -> String {
     #expect(findingRow.hasPrefix(Timestamp.iso8601(.min) + ",critical,code-to-unlisted-redirect," + escaped + ","))
     #expect(findingRow.components(separatedBy: escaped).count == 5)
 }
+
+/// Every target and every outcome is written in its own columns of
+/// `sessions.csv`, under the header's names (the writer copies them from
+/// tables indexed by target and outcome).
+@Test func sessionRowsPutEachWordUnderItsColumn() {
+    let header = CSVReport.sessionsHeader
+    for (i, target) in RedirectTarget.all.enumerated() {
+        let outcome = Outcome.allCases[i % Outcome.allCases.count]
+        let session = SessionRecord(
+            state: "s\(i)", firstSeen: 0, lastSeen: 0, target: target, clientID: "c", redirectURI: "r", outcome: outcome,
+            error: "e", errorDescription: "d", latencyMs: 5, latencyAcrossRecords: false, findings: [.noReturn], clientIP: "ip",
+            source: SourceRef(file: 0, line: 7))
+        var out: [UInt8] = []
+        var times = Timestamp.ISO8601Writer()
+        CSVReport.append(session: session, source: CSVReport.sourcePrefix(displayName: "f"), times: &times, to: &out)
+        let cells = String(decoding: out.dropLast(), as: UTF8.self).split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        #expect(cells.count == header.count)
+        let row = Dictionary(uniqueKeysWithValues: zip(header, cells))
+        #expect(row["flow"] == target.flow.rawValue && row["app"] == target.app.rawValue)
+        #expect(row["environment"] == target.environment.rawValue && row["variant"] == target.variant.rawValue)
+        #expect(row["outcome"] == outcome.rawValue && row["client_id"] == "c" && row["redirect_uri"] == "r")
+        #expect(row["state"] == "s\(i)" && row["findings"] == "no-return" && row["source"] == "f:7")
+    }
+}

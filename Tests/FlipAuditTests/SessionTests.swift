@@ -146,6 +146,15 @@ struct SessionTests {
     }
 }
 
+/// `RedirectTarget.index` numbers every target once, as `all` lists them
+/// (the CSV writer's table of target cells is indexed by it).
+@Test func redirectTargetsIndexTheirTable() {
+    let all = RedirectTarget.all
+    #expect(all.count == Flow.allCases.count * GoogleApp.allCases.count * GoogleEnvironment.allCases.count * Variant.allCases.count)
+    #expect(all.enumerated().allSatisfy { $0.offset == $0.element.index })
+    #expect(Set(all.map { "\($0.flow)/\($0.app)/\($0.environment)/\($0.variant)" }).count == all.count)
+}
+
 /// A fingerprint key's table hash spreads keys that differ only in their
 /// high bits over the low bits a table's buckets use, and depends on the
 /// table's seed; keys still find their values.

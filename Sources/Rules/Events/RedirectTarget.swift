@@ -45,6 +45,14 @@ package enum GoogleEnvironment: String, CaseIterable, Sendable, Comparable {
 /// The bundle variant of a flip redirect; empty for web and other flows.
 package enum Variant: String, CaseIterable, Sendable {
     case release, dev, enterprise, none = ""
+    var sortRank: Int {
+        switch self {
+        case .release: return 0
+        case .dev: return 1
+        case .enterprise: return 2
+        case .none: return 3
+        }
+    }
 }
 
 /// Flow, app, environment and variant of a redirect URI.
@@ -55,6 +63,23 @@ package struct RedirectTarget: Equatable, Sendable {
     package var variant: Variant
 
     package static let unknown = RedirectTarget(flow: .other, app: .unknown, environment: .unknown, variant: .none)
+
+    /// Every target, each at its `index`.
+    package static let all: [RedirectTarget] = Flow.allCases.flatMap { flow in
+        GoogleApp.allCases.flatMap { app in
+            GoogleEnvironment.allCases.flatMap { environment in
+                Variant.allCases.map { RedirectTarget(flow: flow, app: app, environment: environment, variant: $0) }
+            }
+        }
+    }
+    /// Where the target is in `all`: a table indexed by it answers
+    /// without hashing.
+    package var index: Int {
+        let apps = GoogleApp.allCases.count
+        let environments = GoogleEnvironment.allCases.count
+        let variants = Variant.allCases.count
+        return ((flow.sortRank * apps + app.sortRank) * environments + environment.sortRank) * variants + variant.sortRank
+    }
 
     private static let productionPrefix = Array("https://\(GoogleHosts.production)/".utf8)
     private static let sandboxPrefix = Array("https://\(GoogleHosts.sandbox)/".utf8)

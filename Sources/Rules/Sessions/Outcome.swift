@@ -13,7 +13,7 @@ package enum Outcome: String, CaseIterable, Sendable, Codable, Comparable {
     package static func < (a: Self, b: Self) -> Bool { a.rank < b.rank }
     /// By rank, not by the raw String.
     package func hash(into hasher: inout Hasher) { hasher.combine(rank) }
-    var rank: Int {
+    package var rank: Int {
         switch self {
         case .code: return 0
         case .error: return 1
