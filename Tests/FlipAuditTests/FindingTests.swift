@@ -452,3 +452,36 @@ struct ExtractorTests {
         #expect(ret.badEncodingParams == [.state, .code, .error])
     }
 }
+
+/// `EventText` against a plain byte array over 3,000 appends of 0 to 700
+/// bytes, its room grown from nothing many times over and reset at
+/// random: every span names exactly the bytes appended for it, and the
+/// whole text is their concatenation.
+@Test func eventTextKeepsWhatWasAppended() {
+    var random = SplitMix(seed: 7)
+    var text = EventText()
+    var model: [UInt8] = []
+    var spans: [(TextSpan, [UInt8])] = []
+    var countsDiffer = 0
+    for step in 0..<3_000 {
+        if random.next() % 16 == 0 {
+            text.removeAll()
+            model.removeAll()
+            spans.removeAll()
+        }
+        let bytes = (0..<Int(random.next() % 701)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+        // Raw bytes on even steps, a String (ASCII) on odd ones.
+        let kept = step % 2 == 0 ? bytes : bytes.map { $0 & 0x7f }
+        let span =
+            step % 2 == 0
+            ? kept.withUnsafeBytes { text.span(appending: $0) } : text.span(appending: String(decoding: kept, as: UTF8.self))
+        model += kept
+        spans.append((span, kept))
+        if text.count != model.count { countsDiffer += 1 }
+    }
+    #expect(countsDiffer == 0)
+    #expect(spans.allSatisfy { span, kept in text.bytes(span) { Array($0) } == kept })
+    // Compared to a Bool: a failing `==` of two long arrays is diffed.
+    #expect(text.withUnsafeBytes { Array($0) == model })
+    #expect(text.span(appending: nil as String?).isAbsent && text.bytes(.absent) { $0.count } == 0)
+}

@@ -59,7 +59,7 @@ package struct CodeHash: Hashable, Sendable, CustomStringConvertible, CustomRefl
 extension FlipQuery {
     /// The decoded `code`, appended to an event's `text`, with its key; the
     /// code itself never becomes a String.
-    func code(into text: inout [UInt8], duplicates: inout FlipParamSet, bad: inout FlipParamSet, fingerprint: Fingerprint)
+    func code(into text: inout EventText, duplicates: inout FlipParamSet, bad: inout FlipParamSet, fingerprint: Fingerprint)
         -> (key: UInt64, span: TextSpan)?
     {
         guard let raw = values[FlipParam.code.rawValue] else { return nil }

@@ -39,7 +39,7 @@ package struct FlipEvent: @unchecked Sendable {  // its storage is never written
         time: Int64, source: SourceRef, clientIP: String, status: Int, request: FlipRequest.Texts?, returned: FlipReturn.Texts?,
         lineKey: UInt64
     ) {
-        var text: [UInt8] = []
+        var text = EventText()
         let clientSpan = text.span(appending: clientIP)
         let requestFacts = request.map { $0.facts(appendingTo: &text) }
         let returnFacts = returned.map { $0.facts(appendingTo: &text) }

@@ -31,7 +31,7 @@ package struct FlipEventExtractor {
     private var locationQuery = FlipQuery()
     /// The texts of the event being built; copied out, at its size, into
     /// the event.
-    private var text: [UInt8] = []
+    private var text = EventText()
     /// Recent raw `redirect_uri` values, decoded and judged.
     private var redirectURIs = RecentValues<RedirectValue>()
     /// Recent raw `client_id` values: decoded text, malformed, configured.
@@ -74,7 +74,7 @@ package struct FlipEventExtractor {
 
         var classification = Classification.unrelated
         var request: EventStorage.RequestFacts?
-        text.removeAll(keepingCapacity: true)
+        text.removeAll()
         if isFlipRequest {
             var duplicates = FlipParamSet()
             var bad = FlipParamSet()

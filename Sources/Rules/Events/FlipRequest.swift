@@ -45,7 +45,7 @@ package struct FlipRequest: @unchecked Sendable {  // its storage is never writt
         var badEncodingParams: FlipParamSet
         var fingerprint: Fingerprint
 
-        func facts(appendingTo text: inout [UInt8]) -> EventStorage.RequestFacts {
+        func facts(appendingTo text: inout EventText) -> EventStorage.RequestFacts {
             .init(
                 stateSpan: text.span(appending: state), stateHash: fingerprint.of(state ?? ""), clientID: clientID,
                 clientMismatch: clientMismatch, redirect: redirect, duplicateParams: duplicateParams,

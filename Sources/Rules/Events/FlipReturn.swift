@@ -68,7 +68,7 @@ package struct FlipReturn: @unchecked Sendable {  // its storage is never writte
         var badEncodingParams: FlipParamSet
         var fingerprint: Fingerprint
 
-        func facts(appendingTo text: inout [UInt8]) -> EventStorage.ReturnFacts {
+        func facts(appendingTo text: inout EventText) -> EventStorage.ReturnFacts {
             .init(
                 base: base, toGoogleHost: toGoogleHost, allowlisted: allowlisted, exactVariantOf: exactVariantOf,
                 stateSpan: text.span(appending: state), stateHash: fingerprint.of(state ?? ""), codeKey: codeDigest?.key,
