@@ -70,7 +70,6 @@ package struct Session {
         return text.withUTF8 { Bytes.equal(UnsafeRawBufferPointer($0), bytes) }
     }
 
-    func received(_ key: UInt64) -> Bool { codeKey == key || moreCodeKeys.contains(key) }
     mutating func receive(_ key: UInt64) { if codeKey == nil { codeKey = key } else { moreCodeKeys.append(key) } }
     /// For a session carried in from a checkpoint: whether its request's
     /// file had logged a Location by its last record in that file.

@@ -78,6 +78,11 @@ final class SessionTable {
     /// Whether the state of the session in slot `id` has the bytes `state`.
     func hasState(_ id: Int, _ state: UnsafeRawBufferPointer) -> Bool { Session.equal(self[id].state, state) }
 
+    /// Whether the session in slot `id` was the first to receive the code
+    /// `key`. Here, not a method of `Session`: called on a session read
+    /// in place, a method copies it whole.
+    func received(_ id: Int, _ key: UInt64) -> Bool { self[id].codeKey == key || self[id].moreCodeKeys.contains(key) }
+
     /// Adds a session that has just opened (its expiry is set by
     /// `touched`); its slot.
     func open(_ session: consuming Session) -> Int {

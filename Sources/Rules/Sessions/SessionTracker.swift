@@ -324,7 +324,7 @@ package final class SessionTracker {
         guard let session else { return }
         // Compared in normal form: a variant of the requested URI is the
         // same destination (docs/contract.md §3 "Exact match").
-        if let uri = table[session].redirectURI, uri != ret.base, let requested = URLParts(uri), URLParts(ret.base) != nil,
+        if let uri = table[session].redirect?.uri, uri != ret.base, let requested = URLParts(uri), URLParts(ret.base) != nil,
             Allowlist.normalized(requested.base) != Allowlist.normalized(ret.base)
         {
             raise(
@@ -351,7 +351,7 @@ package final class SessionTracker {
                     redirectURI: table[session].redirectShown))
         } else if let key = ret.codeKey {
             let first = returnedCodes.time(of: key, orRememberAt: clock)
-            if !table[session].received(key) {
+            if !table.received(session, key) {
                 if let first {
                     raise(.codeReuse, session: session, event: event, detail: Self.codeReuseDetail(ret.codeDigest!.description, first: first))
                 } else {
