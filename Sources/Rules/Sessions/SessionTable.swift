@@ -8,8 +8,9 @@ import Parsing
 ///
 /// Sessions are values in slots, named by their slot's index, and read
 /// and written where they lie (an array of them would copy a whole session
-/// in and out for every field written); a closed session's slot is reused. The queues name a session by slot and the
-/// slot's generation, which changes when its session closes:
+/// in and out for every field written); a closed session's slot is
+/// reused. The queues name a session by slot and the slot's generation,
+/// which changes when its session closes:
 /// ```
 ///  slots        [ s0 | free | s2 | s3 ]   byHash: hash → slot, then sameHash
 ///  generations  [  4 |   7  |  1 |  2 ]   expiries: (expiry, slot, generation)
