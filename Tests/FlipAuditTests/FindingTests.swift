@@ -264,6 +264,26 @@ struct FindingTests {
         #expect(missing.kinds() == [.missingParam])
     }
 
+    /// Swift's `==` on Strings is canonical equivalence; the contract
+    /// compares states, client IDs and redirect URIs by their bytes (§1,
+    /// §7). Each pair below is one String to Swift and two to the audit.
+    @Test("states, client IDs and allowlisted URIs compare by bytes, not canonical equivalence")
+    func bytesNotCanonicalEquivalence() {
+        #expect("caf\u{E9}" == "cafe\u{301}" && "\u{212A}123" == "K123")  // what Swift's == says
+        let target = "/oauth/authorize?response_type=code&client_id=\(googleClient)&redirect_uri=\(enc(opa))&state=caf%C3%A9&scope=a"
+        let state = audit([combined(1, target, 302, location: "\(opa)?code=c1&state=cafe%CC%81")])
+        #expect(state.kinds().contains(.stateMismatch))
+        #expect(!state.kinds().contains(.unknownState))
+        let client = audit([combined(1, authorize(client: "\u{212A}123"), 302, location: "\(opa)?error=invalid_request&state=s1")]) {
+            $0.clientIDs = ["K123"]
+        }
+        #expect(client.kinds() == [.clientIDMismatch])
+        let allowlist = Allowlist(extra: ["https://app.example/cb;v"])
+        #expect(allowlist.contains("https://app.example/cb;v"))
+        #expect(!allowlist.contains("https://app.example/cb\u{37E}v"))
+        #expect(Bytes.equal("K123", "K123") && !Bytes.equal("\u{212A}123", "K123"))
+    }
+
     @Test("nonstandard-error: an error value outside the four App Flip values")
     func nonstandardError() {
         #expect(audit([combined(1, authorize(), 302, location: "\(opa)?error=server_error&state=s1")]).kinds() == [.nonstandardError])

@@ -152,6 +152,14 @@ public enum Bytes {
         return memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0
     }
 
+    /// Whether two texts have the same UTF-8 bytes. Swift's `==` on
+    /// Strings compares canonical equivalence: `K` (U+212A KELVIN SIGN)
+    /// equals `K`, `é` equals `e` + U+0301. States, client IDs and redirect
+    /// URIs are compared by their bytes (docs/contract.md §1, §7).
+    public static func equal(_ a: String, _ b: String) -> Bool {
+        a.utf8.elementsEqual(b.utf8)
+    }
+
     /// Case-insensitive search for an ASCII needle (lowercase) in `buffer`.
     /// Sixteen start positions at a time: a position is a candidate when
     /// its byte and the byte where the needle would end both match, with

@@ -4,7 +4,8 @@ import Reading
 /// The redirect URIs a code or error may be sent to (docs/contract.md §3): Google's 12
 /// flip URIs, `/r/ID` for each `--project-id`, each `--allow-redirect`; and,
 /// while no project ID is pinned, any well-formed `/r/ID` on Google's hosts.
-/// Matching is exact string comparison of the decoded value.
+/// Matching is exact string comparison of the decoded value, byte for
+/// byte (`Bytes.equal`), never Swift's canonical equivalence.
 package struct Allowlist: Sendable {
     /// The 12 App Flip redirect URIs.
     static let flipURIs: [String] = {
@@ -19,32 +20,42 @@ package struct Allowlist: Sendable {
         return uris
     }()
 
-    private let exact: Set<String>
-    /// Each allowlisted URI by its lowercase form; of several that differ
-    /// only in case, the least (so the answer never depends on set order).
-    private let byLowercase: [String: String]
-    /// Each allowlisted URI by its normal form (`normalized`); of several
-    /// with one form, the least.
-    private let byNormalForm: [String: String]
+    /// Every allowlisted URI once.
+    private let uris: [String]
+    /// Their bytes, what a URI is matched against.
+    private let exact: Set<[UInt8]>
+    /// Each allowlisted URI by the bytes of its lowercase form; of several
+    /// that differ only in case, the least by bytes (so the answer never
+    /// depends on the order of the options).
+    private let byLowercase: [[UInt8]: String]
+    /// Each allowlisted URI by the bytes of its normal form
+    /// (`normalized`); of several with one form, the least by bytes.
+    private let byNormalForm: [[UInt8]: String]
     /// Whether `/r/ID` for any ID is accepted (no `--project-id` given).
     let acceptsAnyProject: Bool
 
     package init(projectIDs: [String] = [], extra: [String] = []) {
-        var set = Set(Self.flipURIs)
+        var all = Self.flipURIs
         for id in projectIDs {
-            set.insert("https://\(GoogleHosts.production)/r/\(id)")
-            set.insert("https://\(GoogleHosts.sandbox)/r/\(id)")
+            all.append("https://\(GoogleHosts.production)/r/\(id)")
+            all.append("https://\(GoogleHosts.sandbox)/r/\(id)")
         }
-        set.formUnion(extra)
-        exact = set
-        byLowercase = Dictionary(set.map { ($0.lowercased(), $0) }, uniquingKeysWith: min)
-        byNormalForm = Dictionary(set.map { (Self.normalized($0), $0) }, uniquingKeysWith: min)
+        var seen = Set<[UInt8]>()
+        uris = (all + extra).filter { seen.insert(Array($0.utf8)).inserted }
+        exact = seen
+        byLowercase = Dictionary(uris.map { (Array($0.lowercased().utf8), $0) }, uniquingKeysWith: Self.least)
+        byNormalForm = Dictionary(uris.map { (Array(Self.normalized($0).utf8), $0) }, uniquingKeysWith: Self.least)
         acceptsAnyProject = projectIDs.isEmpty
+    }
+
+    /// Of two texts, the one whose bytes sort first.
+    private static func least(_ a: String, _ b: String) -> String {
+        b.utf8.lexicographicallyPrecedes(a.utf8) ? b : a
     }
 
     /// Whether `uri` is allowlisted.
     package func contains(_ uri: String) -> Bool {
-        exact.contains(uri) || unpinnedProjectID(uri) != nil
+        exact.contains(Array(uri.utf8)) || unpinnedProjectID(uri) != nil
     }
 
     /// The project ID of an `/r/ID` URI accepted only because no project is
@@ -60,7 +71,7 @@ package struct Allowlist: Sendable {
                     let l = b | 0x20
                     return (l >= UInt8(ascii: "a") && l <= UInt8(ascii: "z")) || (b >= .zero && b <= .nine) || b == .minus || b == UInt8(ascii: "_")
                 }
-            return ok && !exact.contains(uri) ? String(Substring(id)) : nil
+            return ok && !exact.contains(Array(uri.utf8)) ? String(Substring(id)) : nil
         }
         return nil
     }
@@ -72,8 +83,8 @@ package struct Allowlist: Sendable {
     func exactVariant(of uri: String) -> String? {
         guard !contains(uri) else { return nil }
         let form = Self.normalized(uri)
-        guard form != uri else { return nil }
-        if let match = byNormalForm[form] { return match }
+        guard !Bytes.equal(form, uri) else { return nil }
+        if let match = byNormalForm[Array(form.utf8)] { return match }
         return unpinnedProjectID(form) != nil ? form : nil
     }
 
@@ -129,10 +140,10 @@ package struct Allowlist: Sendable {
             return "not an exact match: equals \(match) only after normalizing \(Self.normalizations(uri))"
         }
         let decodedAgain = PercentDecoding.decode(uri).text
-        if decodedAgain != uri && contains(decodedAgain) {
+        if !Bytes.equal(decodedAgain, uri) && contains(decodedAgain) {
             return "double percent-encoding: decodes again to \(decodedAgain)"
         }
-        if let match = byLowercase[uri.lowercased()] {
+        if let match = byLowercase[Array(uri.lowercased().utf8)] {
             return "differs only in letter case from \(match)"
         }
         guard let url = URLParts(uri) else { return nil }
@@ -160,7 +171,7 @@ package struct Allowlist: Sendable {
             if url.query != nil { return "added query ?\(url.query!)" }
             if url.fragment != nil { return "added fragment #\(url.fragment!)" }
         }
-        if exact.contains(where: { base.hasPrefix($0 + "/") }) || (acceptsAnyProject && base.contains("/r/") && base.split(separator: "/").count > 4) {
+        if uris.contains(where: { base.hasPrefix($0 + "/") }) || (acceptsAnyProject && base.contains("/r/") && base.split(separator: "/").count > 4) {
             return "extra path segment"
         }
         return nil

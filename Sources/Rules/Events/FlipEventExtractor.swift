@@ -17,7 +17,8 @@ package struct FlipEventExtractor {
         case returnOnly
     }
 
-    private let clientIDs: Set<String>
+    /// The configured client IDs' bytes: an ID matches byte for byte.
+    private let clientIDs: Set<[UInt8]>
     private let endpoints: [[UInt8]]
     private let allowlist: Allowlist
     /// Whether any allowlisted URI is off Google's hosts (`--allow-redirect`).
@@ -42,7 +43,7 @@ package struct FlipEventExtractor {
     private var returnBases = RecentValues<(text: String, allowlisted: Bool, variantOf: String?, toGoogleHost: Bool)>()
 
     package init(configuration: AuditConfiguration) {
-        clientIDs = configuration.clientIDs
+        clientIDs = Set(configuration.clientIDs.map { Array($0.utf8) })
         endpoints = configuration.endpoints.map { Array($0.utf8) }
         allowlist = configuration.allowlist
         hasCustomAllowlist = !configuration.allowRedirects.isEmpty
@@ -88,7 +89,7 @@ package struct FlipEventExtractor {
             let client = query[.clientID].map { raw in
                 clientIDValues.value(for: raw) {
                     let (text, malformed) = PercentDecoding.decode(raw)
-                    return (text, malformed, clientIDs.contains(text))
+                    return (text, malformed, clientIDs.contains(Array(text.utf8)))
                 }
             }
             if isEndpoint || (client?.configured ?? false) || (redirect?.google ?? false) {

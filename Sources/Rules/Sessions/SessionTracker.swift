@@ -258,11 +258,9 @@ package final class SessionTracker {
         let session: Int?
         if let requestSession {
             session = requestSession
-            // The bytes first; Strings only when they differ, as the two
-            // states compare as text (canonically equivalent is equal).
-            if ret.hasState, !ret.withState({ table.hasState(requestSession, $0) }), let returned = ret.state,
-                returned != table[requestSession].state
-            {
+            // By their bytes (docs/contract.md §7): a state that is only
+            // canonically equivalent to the request's is another state.
+            if ret.hasState, !ret.withState({ table.hasState(requestSession, $0) }), let returned = ret.state {
                 raise(
                     .stateMismatch, session: requestSession, event: event,
                     detail: "request state \(Quote.text(table[requestSession].state)) came back as \(Quote.text(returned))")
@@ -324,8 +322,8 @@ package final class SessionTracker {
         guard let session else { return }
         // Compared in normal form: a variant of the requested URI is the
         // same destination (docs/contract.md §3 "Exact match").
-        if let uri = table[session].redirect?.uri, uri != ret.base, let requested = URLParts(uri), URLParts(ret.base) != nil,
-            Allowlist.normalized(requested.base) != Allowlist.normalized(ret.base)
+        if let uri = table[session].redirect?.uri, !Bytes.equal(uri, ret.base), let requested = URLParts(uri), URLParts(ret.base) != nil,
+            !Bytes.equal(Allowlist.normalized(requested.base), Allowlist.normalized(ret.base))
         {
             raise(
                 .redirectChanged, session: session, event: event,
