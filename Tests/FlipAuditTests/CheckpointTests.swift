@@ -98,6 +98,41 @@ struct CheckpointTests {
         #expect(!whole.sessions.contains { $0.outcome == .pending })
     }
 
+    /// Two servers whose nights end at different times. C, opened on srv1
+    /// late in night 1, is carried with an expiry set on that night's
+    /// clock, later than the expiry of S, opened on srv0 at the start of
+    /// night 2. S must still expire first: when the carried expiries and
+    /// this run's shared one queue, S waited behind C, and S's state used
+    /// again after its expiry joined it instead of opening a new session.
+    @Test("a session of the next night expires on time, whatever the carried sessions' expiries")
+    func carriedExpiriesWaitApart() throws {
+        let dir = temporaryDirectory()
+        let srv0 = [
+            [at("21/Nov/2026:21:00:00", "/healthz", 200), at("21/Nov/2026:22:00:00", "/healthz", 200)],
+            [
+                at("21/Nov/2026:22:01:00", authorize(state: "S"), 200), at("21/Nov/2026:22:15:00", authorize(state: "S"), 200),
+                at("21/Nov/2026:23:30:00", "/healthz", 200),
+            ],
+        ]
+        let srv1 = [
+            [at("21/Nov/2026:21:00:00", "/healthz", 200), at("21/Nov/2026:22:50:00", authorize(state: "C"), 200), at("21/Nov/2026:22:55:00", "/healthz", 200)],
+            [at("21/Nov/2026:23:30:00", "/healthz", 200)],
+        ]
+        let files = (0..<2).map { n in [writeLog(srv0[n], named: "srv0-\(n).log", in: dir), writeLog(srv1[n], named: "srv1-\(n).log", in: dir)] }
+        let timeout: (inout AuditConfiguration) -> Void = { $0.sessionTimeoutSeconds = 600 }
+        let (first, checkpoint) = try run(files[0], carried: nil, configure: timeout)
+        #expect(first.sessions.isEmpty && checkpoint.sessions.map(\.state) == ["C"])
+        let (second, _) = try run(files[1], carried: checkpoint, configure: timeout)
+        let s = second.sessions.filter { $0.state == "S" }
+        #expect(s.map(\.outcome) == [.noReturn, .noReturn])
+        #expect(s.last?.findings.contains(.stateReuse) == true)
+        // S's rows as in one run over all four files (where C is still
+        // carried: that run's watermark is srv0's first night's end).
+        let (one, _) = try run(files[0] + files[1], carried: nil, configure: timeout)
+        func rowsOfS(_ a: Audit) -> [String] { rows(a).filter { $0.hasPrefix("S,") || $0.contains(",S,") }.sorted() }
+        #expect(rowsOfS(second).count == 5 && rowsOfS(second) == rowsOfS(one))
+    }
+
     @Test("a chain begun before version 3 keeps its HMAC fingerprints, and its version")
     func legacyChain() throws {
         let dir = temporaryDirectory()

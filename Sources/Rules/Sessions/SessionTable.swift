@@ -38,7 +38,15 @@ final class SessionTable {
     private var stateless = 0
     /// (expiry, slot, generation) in non-decreasing expiry order: events
     /// come in time order, so appending on every touch keeps it sorted.
-    private var expiries = Deque<(expiry: Int64, slot: Int32, generation: UInt32)>()
+    private var expiries = Deque<Expiry>()
+    /// The same for the sessions carried in from a checkpoint, sorted once:
+    /// their expiries were set on the previous run's clock, which may have
+    /// run past the watermark this run's clock starts from, so they can
+    /// fall after expiries this run appends. They wait apart, and the
+    /// sooner of the two queues' heads goes first. Touched again, a
+    /// carried session moves to `expiries`.
+    private var carriedExpiries = Deque<Expiry>()
+    typealias Expiry = (expiry: Int64, slot: Int32, generation: UInt32)
     /// Open sessions in the order they opened (closed ones are dropped
     /// from the front): the oldest open `firstSeen` bounds every row still
     /// to come.
@@ -118,7 +126,7 @@ final class SessionTable {
         var ids: [(session: Session, id: Int)] = []
         for s in sessions.sorted(by: { ($0.firstSeen, $0.serial) < ($1.firstSeen, $1.serial) }) { ids.append((s, open(s))) }
         for (_, id) in ids.sorted(by: { ($0.session.expiresAt, $0.session.serial) < ($1.session.expiresAt, $1.session.serial) }) {
-            touched(id)
+            carriedExpiries.append((self[id].expiresAt, Int32(id), generations[id]))
         }
     }
 
@@ -172,19 +180,22 @@ final class SessionTable {
 
     /// The next open session whose timeout ran out before `time`.
     func nextExpired(before time: Int64) -> Int? {
-        while let first = expiries.first, first.expiry < time {
-            expiries.removeFirst()
+        while let first = popSoonest(before: time) {
             if current(first.slot, first.generation) && self[Int(first.slot)].expiresAt == first.expiry { return Int(first.slot) }
         }
         return nil
     }
 
     /// The open session that has been idle longest (the next to expire).
-    func leastRecentlyActive() -> Int? {
-        while let first = expiries.popFirst() {
-            if current(first.slot, first.generation) && self[Int(first.slot)].expiresAt == first.expiry { return Int(first.slot) }
-        }
-        return nil
+    func leastRecentlyActive() -> Int? { nextExpired(before: .max) }
+
+    /// The sooner head of the two expiry queues, taken off its queue, when
+    /// it falls before `time`; on a tie, the carried one.
+    private func popSoonest(before time: Int64) -> Expiry? {
+        let carried = carriedExpiries.first.map { $0.expiry } ?? .max
+        let touched = expiries.first.map { $0.expiry } ?? .max
+        guard min(carried, touched) < time else { return nil }
+        return carried <= touched ? carriedExpiries.popFirst() : expiries.popFirst()
     }
 
     /// The first request time of the oldest open session.
@@ -205,6 +216,7 @@ final class SessionTable {
         withState = 0
         stateless = 0
         expiries.removeAll()
+        carriedExpiries.removeAll()
         openOrder.removeAll()
     }
 }
