@@ -162,10 +162,12 @@ struct LineSchemaTests {
                 case .tab: return [.backslash, UInt8(ascii: "t")]
                 case .newline: return [.backslash, UInt8(ascii: "n")]
                 case .carriageReturn: return [.backslash, UInt8(ascii: "r")]
+                case 0: return [.backslash, UInt8(ascii: "0")]
                 default: return [b]
                 }
             }
             #expect(out == escaped)
+            #expect(!out.contains(0))  // `grep` reads the lines as text
             #expect((try? TextFields.text(out[...])) == text)
         }
     }

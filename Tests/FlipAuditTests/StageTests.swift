@@ -295,11 +295,20 @@ struct StageInputTests {
         #expect(throws: StageError.self) { try SessionStage.facts(try LineSource(path: writeBytes([], named: "none", in: temporaryDirectory())), plan: p) }
     }
 
-    @Test("event, code and facts lines round-trip; a raw CR is refused")
+    @Test("event, code and facts lines round-trip; a raw CR or NUL is refused")
     func roundTrip() throws {
         let p = plan([sampleLogs()])
         let lines = try mapped(p)
         var codec = EventCodec(allowlist: AuditConfiguration().allowlist, fingerprint: .keyed(p.key))
+        // The samples hold a state with a NUL (`%00`): written `\0`, so
+        // `grep` reads the lines as text; the raw byte is refused.
+        #expect(!lines.contains { $0.contains(0) })
+        let escaped = Array("\\0".utf8)
+        let nul = try #require(lines.first { line in line.indices.dropLast().contains { line[$0...].starts(with: escaped) } })
+        let at = nul.indices.dropLast().first { nul[$0...].starts(with: escaped) }!
+        var raw = Array(nul)
+        raw.replaceSubrange((at - nul.startIndex)..<(at - nul.startIndex + 2), with: [0])
+        #expect(throws: TextFields.Malformed.self) { try EventLine.decode(raw[...], codec: &codec) }
         for line in lines where !line.starts(with: "facts\t".utf8) {
             let event = try EventLine.decode(line[...], codec: &codec).event
             var again: [UInt8] = []

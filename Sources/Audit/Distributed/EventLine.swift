@@ -44,6 +44,8 @@ package enum EventLine {
     /// The key and event of a line (without its newline). The sort fields
     /// and the key must be the event's own.
     package static func decode(_ line: ArraySlice<UInt8>, codec: inout EventCodec) throws(Malformed) -> (key: ArraySlice<UInt8>, event: FlipEvent) {
+        // One form per event: a NUL is written `\0`, never as itself.
+        guard line.withUnsafeBytes({ Bytes.find(0, in: $0) }) == nil else { throw Malformed(reason: "a raw NUL byte") }
         var fields: [ArraySlice<UInt8>] = []
         var start = line.startIndex
         while fields.count < 4 {

@@ -47,12 +47,13 @@ package enum TextFields {
         }
     }
 
-    /// `s` with `\`, tab, newline and carriage return escaped. Most texts
-    /// have none of them: those are appended whole.
+    /// `s` with `\`, tab, newline, carriage return and NUL escaped (a NUL
+    /// makes `grep` take a stage's lines for binary). Most texts have none
+    /// of them: those are appended whole.
     package static func text(_ s: String, _ out: inout [UInt8]) {
         var s = s
         s.withUTF8 { bytes in
-            guard bytes.contains(where: { $0 == .backslash || $0 == .tab || $0 == .newline || $0 == .carriageReturn }) else {
+            guard bytes.contains(where: { $0 == .backslash || $0 == .tab || $0 == .newline || $0 == .carriageReturn || $0 == 0 }) else {
                 out.append(contentsOf: bytes)
                 return
             }
@@ -62,6 +63,7 @@ package enum TextFields {
                 case .tab: out.append(.backslash); out.append(UInt8(ascii: "t"))
                 case .newline: out.append(.backslash); out.append(UInt8(ascii: "n"))
                 case .carriageReturn: out.append(.backslash); out.append(UInt8(ascii: "r"))
+                case 0: out.append(.backslash); out.append(UInt8(ascii: "0"))
                 default: out.append(b)
                 }
             }
@@ -165,6 +167,7 @@ package enum TextFields {
                 case UInt8(ascii: "t"): out.append(.tab)
                 case UInt8(ascii: "n"): out.append(.newline)
                 case UInt8(ascii: "r"): out.append(.carriageReturn)
+                case UInt8(ascii: "0"): out.append(0)
                 default: throw Malformed(reason: "unknown escape")
                 }
             } else {
