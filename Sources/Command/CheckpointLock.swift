@@ -23,6 +23,27 @@ struct CheckpointLock: ~Copyable {
     /// The lock file of a checkpoint.
     static func path(for checkpoint: String) -> String { checkpoint + ".lock" }
 
+    /// The checkpoint that `path` names: through a symbolic link, the file
+    /// it points to, so that two runs given two names of one checkpoint
+    /// take one lock and write one file (a rename onto the link would
+    /// replace the link). Any other path as it is. A link whose target is
+    /// missing names that target, where the first run will write it.
+    static func target(of path: String) -> String {
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else { return path }
+        if let real = realpath(path, nil) {
+            defer { free(real) }
+            return String(cString: real)
+        }
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink(path, &buffer, buffer.count - 1)
+        guard count > 0 else { return path }
+        let link = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        if link.hasPrefix("/") { return link }
+        let folder = (path as NSString).deletingLastPathComponent
+        return folder.isEmpty ? link : folder + "/" + link
+    }
+
     /// Takes the lock of `checkpoint`, or throws at once.
     init(checkpoint: String) throws(Refused) {
         let path = Self.path(for: checkpoint)

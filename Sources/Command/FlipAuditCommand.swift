@@ -93,6 +93,7 @@ struct FlipAuditCommand: ParsableCommand {
         config.maxSessions = maxSessions
 
         let stderr = StandardError()
+        let checkpoint = self.checkpoint.map(CheckpointLock.target)
         // Every output is checked, and the CSV folder made, before any
         // input is read.
         var plan = try output.plan(inputs: inputs, checkpoint: checkpoint)
@@ -106,7 +107,7 @@ struct FlipAuditCommand: ParsableCommand {
             // A folder read as input skips the lock as it skips the checkpoint.
             if let identity = FileIdentity.of(path: CheckpointLock.path(for: checkpoint)) { plan.ownOutputs.identities.insert(identity) }
             do { carried = try Checkpoint.load(checkpoint) } catch {
-                stderr.write("flipaudit: --checkpoint \(TerminalText.escape(checkpoint)): \(error); nothing written")
+                stderr.write("flipaudit: --checkpoint \(TerminalText.escape(checkpoint)): \(TerminalText.escape("\(error)")); nothing written")
                 throw ExitCode(2)
             }
             if carried == nil { stderr.write("flipaudit: --checkpoint \(TerminalText.escape(checkpoint)) does not exist: starting fresh") }

@@ -79,6 +79,20 @@ if [ $st = 2 ] && grep -q "PID $first" lock2.err && [ $took -lt 5000 ] && [ $st1
   ok "two runs at once: the second exits 2 in ${took} ms naming PID $first; the first commits; the next run goes on"
 else ko "two runs at once" "second exit $st after ${took} ms ($(head -c 200 lock2.err)), first exit $st1"; fi
 
+# 2b. The same checkpoint through a symbolic link: one lock, one file. A
+# lock named after the link would let both runs commit, and the second
+# run's rename would replace the link with a file of its own.
+for _ in $(seq 41); do cat n2/web1.log; done > long2.log
+ln -sf lock.cp alias.cp
+"$bin" -q long2.log --checkpoint lock.cp 2>/dev/null & first=$!; children+=($first)
+for _ in $(seq 100); do [ -s lock.cp.lock ] && [ "$(cat lock.cp.lock 2>/dev/null)" = "$first" ] && break; sleep 0.05; done
+{ cat n2/web2.json; echo; } > web2-again.json  # another file: not refused as audited already
+"$bin" -q web2-again.json --checkpoint alias.cp 2> lock3.err; st=$?
+wait $first; st1=$?
+if [ $st = 2 ] && grep -q "PID $first" lock3.err && [ $st1 = 0 ] && [ -L alias.cp ] && [ ! -e alias.cp.lock ]; then
+  ok "two runs at once through a link to the checkpoint: the second exits 2 naming PID $first; the link stays a link"
+else ko "two runs through a link" "second exit $st ($(head -c 200 lock3.err)), first exit $st1, $(ls -l alias.cp* | head -c 200)"; fi
+
 # 3. The last 250 s of an audited night fed again: duplicates, no false
 # code-reuse, nothing critical.
 python3 - "$root/SampleLogs/web1-access.log.gz" tail.log <<'EOF'
