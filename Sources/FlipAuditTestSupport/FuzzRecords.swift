@@ -72,7 +72,7 @@ public func fuzzRecords(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     for which in 0..<3 {
         let sink = CheckingSink()
         let tracker = SessionTracker(configuration: configuration, files: 1, sink: sink)
-        tracker.markLogsLocation(file: 0, line: 1)
+        tracker.markLogsLocation(file: 0, lines: LocationLines(text: 1, json: 1))
         var extractor = FlipEventExtractor(configuration: configuration)
         var record = LogRecord()
         var lineStart = 0

@@ -54,6 +54,27 @@ struct FormatDetectionTests {
         }
     }
 
+    /// docs/contract.md §3: `unobservable` looks at the Location fields of
+    /// the records of the session's own format (combined or JSON).
+    @Test("unobservable is judged per format: in one mixed input, one format's Location says nothing of the other's")
+    func unobservablePerFormat() {
+        let jsonLogs = #"{"time":"2026-11-22T10:00:00Z","remote_addr":"203.0.113.9","request":"GET /healthz HTTP/1.1","status":200,"location":"-"}"#
+        let late = #"{"time":"2026-11-22T10:30:00Z","remote_addr":"203.0.113.9","request":"GET /healthz HTTP/1.1","status":200}"#
+        let combinedRequest = combined(1, authorize(state: "c1"), 200, location: nil)
+        // A JSON server logs Location; a combined one (nine fields) does not.
+        let mixed = audit([jsonLogs, combinedRequest, late])
+        #expect(mixed.sessions.first { $0.state == "c1" }?.outcome == .unobservable)
+        // The converse: the combined lines log it, a JSON request has none.
+        let jsonRequest = #"{"time":"2026-11-22T10:00:02Z","remote_addr":"203.0.113.9","request":"GET \#(authorize(state: "j1")) HTTP/1.1","status":200}"#
+        let converse = audit([combined(0, "/healthz", 200, location: "-"), jsonRequest, late])
+        #expect(converse.sessions.first { $0.state == "j1" }?.outcome == .unobservable)
+        // Its own format logging Location: judged.
+        let judged = audit([combined(0, "/healthz", 200, location: "-"), combinedRequest, late])
+        #expect(judged.sessions.first { $0.state == "c1" }?.outcome == .noReturn)
+        let judgedJSON = audit([jsonLogs, jsonRequest, late])
+        #expect(judgedJSON.sessions.first { $0.state == "j1" }?.outcome == .noReturn)
+    }
+
     @Test("all the samples piped through one standard input give the findings of the folder")
     func samplesThroughStandardInput() throws {
         let binary = Bundle.module.bundleURL.deletingLastPathComponent().appendingPathComponent("flipaudit").path

@@ -21,7 +21,7 @@ func drain(_ feed: EventFeed) -> [String] {
                     + "ret=\(e.returned.map { "\($0.state ?? "-")|\($0.codeDigest?.description ?? "-")|\($0.error ?? "-")" } ?? "none")"
             }
             out.append(
-                "batch frontier=\(batch.frontier.map(String.init) ?? "nil") location=\(batch.firstLocationLine.map(String.init) ?? "nil") [\(events.joined(separator: "; "))]"
+                "batch frontier=\(batch.frontier.map(String.init) ?? "nil") location=\(batch.locationLines.text.map(String.init) ?? "nil")/\(batch.locationLines.json.map(String.init) ?? "nil") [\(events.joined(separator: "; "))]"
             )
         case .end(let scan):
             var accounting = scan.accounting

@@ -16,7 +16,7 @@ package struct FileFacts: Sendable, Codable, Equatable {
     /// before them in this input.
     package var accounting: InputAccounting
     package var summary: FileSummary
-    package var firstLocationLine: Int64?
+    package var locationLines: LocationLines
     var latestTime: Int64?
     /// The messages one process prints for this input, in line order.
     package var warnings: [String]
@@ -35,7 +35,7 @@ package struct FileFacts: Sendable, Codable, Equatable {
         blank: FileFacts(
             rank: 0, accounting: InputAccounting(),
             summary: FileSummary(name: "", encoding: "", format: "", lines: 0, logsLocation: false, error: nil, hint: nil),
-            firstLocationLine: nil, latestTime: nil, warnings: [], error: nil, job: "", events: LineTally()),
+            locationLines: LocationLines(), latestTime: nil, warnings: [], error: nil, job: "", events: LineTally()),
         [
             .tag(tag),
             Field("rank", \.rank, .sortRank),
@@ -57,7 +57,7 @@ package struct FileFacts: Sendable, Codable, Equatable {
         let bound = 1 << 48
         guard counts.allSatisfy({ (0...bound).contains($0) }), a.malformedByReason.values.allSatisfy({ (0...bound).contains($0) }),
             a.compressedBytes <= 1 << 56, a.uncompressedBytes <= 1 << 56,
-            [facts.latestTime, facts.firstLocationLine].allSatisfy({ ($0 ?? 0).magnitude <= TextFields.timeBound })
+            [facts.latestTime, facts.locationLines.text, facts.locationLines.json].allSatisfy({ ($0 ?? 0).magnitude <= TextFields.timeBound })
         else { throw TextFields.Malformed(reason: "facts hold counts or times out of range") }
     }
 

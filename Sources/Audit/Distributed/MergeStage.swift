@@ -120,7 +120,7 @@ package enum MergeStage {
             results.add(
                 Int(f.rank),
                 FileScan(
-                    accounting: f.accounting, firstLocationLine: f.firstLocationLine, latestTime: f.latestTime, summary: f.summary,
+                    accounting: f.accounting, locationLines: f.locationLines, latestTime: f.latestTime, summary: f.summary,
                     error: f.error, warnings: f.warnings),
                 warn: warn)
         }

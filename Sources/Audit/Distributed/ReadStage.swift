@@ -64,7 +64,7 @@ package enum ReadStage {
         }
         return FileFacts(
             rank: Int32(rank), accounting: scan.accounting, summary: scan.summary,
-            firstLocationLine: step.firstLocationLine, latestTime: scan.latestTime, warnings: scan.warnings, error: scan.error,
+            locationLines: step.locationLines, latestTime: scan.latestTime, warnings: scan.warnings, error: scan.error,
             job: job, events: events)
     }
 }

@@ -24,9 +24,7 @@ package enum SessionStage {
         let tracker = SessionTracker(
             configuration: configuration, files: plan.files.count, sink: rows,
             codeReturns: { code in codesWritten.add(appendedTo: &output.buffer) { CodeLine.encode(code, into: &$0) } })
-        for f in facts {
-            if let line = f.firstLocationLine { tracker.markLogsLocation(file: f.rank, line: line) }
-        }
+        for f in facts { tracker.markLogsLocation(file: f.rank, lines: f.locationLines) }
         let end = facts.compactMap(\.latestTime).max() ?? 0
         var codec = EventCodec(allowlist: configuration.allowlist, fingerprint: configuration.fingerprint)
         let lines = SortedLines(input)

@@ -5,7 +5,7 @@ import Rules
 /// What one input produced once it is read to its end.
 struct FileScan: Sendable {
     var accounting: InputAccounting
-    var firstLocationLine: Int64?
+    var locationLines: LocationLines
     var latestTime: Int64?
     var summary: FileSummary
     /// `NAME: message` when the input could not be read completely.

@@ -19,9 +19,9 @@ struct ScanAssembler {
     private var tally = FormatTally()
     private let setting: AuditConfiguration.Format
     private(set) var accounting = InputAccounting()
-    /// The first line that logged a Location field, once reached.
-    private(set) var firstLocationLine: Int64?
-    var logsLocation: Bool { firstLocationLine != nil }
+    /// The first lines that logged a Location field, once reached.
+    private(set) var locationLines = LocationLines()
+    var logsLocation: Bool { locationLines.any }
     /// Latest record time so far (nil before any record).
     private(set) var latestTime: Int64?
     /// Time of the input's first record.
@@ -74,8 +74,11 @@ struct ScanAssembler {
                 if latestTime.map({ t > $0 }) ?? true { latestTime = t }
                 peak += 1
             }
-            if firstLocationLine == nil, let first = scan.firstLocationLine, first <= upTo {
-                firstLocationLine = Int64(base + first)
+            if locationLines.text == nil, let first = scan.firstLocationLine, first <= upTo {
+                locationLines.text = Int64(base + first)
+            }
+            if locationLines.json == nil, let first = scan.firstJSONLocationLine, first <= upTo {
+                locationLines.json = Int64(base + first)
             }
             linesInBatch += upTo - done
             done = upTo
@@ -87,7 +90,7 @@ struct ScanAssembler {
     /// Hands out the events gathered since the last batch.
     private mutating func flush(_ emit: (EventBatch) -> Void) {
         batch.frontier = latestTime
-        batch.firstLocationLine = firstLocationLine
+        batch.locationLines = locationLines
         emit(batch)
         batch = EventBatch()
         batch.events.reserveCapacity(64)
@@ -110,7 +113,7 @@ struct ScanAssembler {
         let hint = FormatTally.hint(accounting, tally: tally, setting: setting)
         if let hint { warnings.append("\(file.displayName): \(hint)") }
         return FileScan(
-            accounting: accounting, firstLocationLine: firstLocationLine, latestTime: latestTime,
+            accounting: accounting, locationLines: locationLines, latestTime: latestTime,
             summary: FileSummary(
                 name: file.displayName, encoding: end?.encoding.rawValue ?? "plain",
                 format: accounting.lines == accounting.blankLines ? "empty" : tally.name, lines: accounting.lines,
@@ -126,7 +129,7 @@ struct EventBatch: Sendable {
     var events: [FlipEvent] = []
     /// Latest record time read so far in this input (nil before any record).
     var frontier: Int64?
-    /// The first line of this input that logged a Location field, when
+    /// The first lines of this input that logged a Location field, when
     /// the reading has got that far.
-    var firstLocationLine: Int64?
+    var locationLines = LocationLines()
 }

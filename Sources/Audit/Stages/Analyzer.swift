@@ -290,7 +290,7 @@ package final class Analyzer {
         var reads = [ReadStep](repeating: ReadStep(), count: inputs.count)
         func onBatch(_ index: Int, _ batch: EventBatch) {
             reads[index].see(batch)
-            if let line = batch.firstLocationLine { tracker.markLogsLocation(file: Int32(index), line: line) }
+            tracker.markLogsLocation(file: Int32(index), lines: batch.locationLines)
         }
         func onEnd(_ index: Int, _ scan: FileScan) {
             progress?(
@@ -299,7 +299,7 @@ package final class Analyzer {
                     compressedBytes: scan.accounting.compressedBytes, finished: true, totalBytes: totalBytes))
             let scan = reads[index].finish(scan)
             results.add(index, scan, warn: self.shown.insert(index).inserted ? warn : nil)
-            if let line = scan.firstLocationLine { tracker.markLogsLocation(file: Int32(index), line: line) }
+            tracker.markLogsLocation(file: Int32(index), lines: scan.locationLines)
             if let t = scan.latestTime { latest = max(latest ?? t, t) }
             newest[index] = scan.latestTime
         }
@@ -312,7 +312,7 @@ package final class Analyzer {
                 // The next input is read ahead while this one is sorted.
                 if index + 1 < inputs.count { feed.open(index + 1) }
                 let (scan, step) = ReadStep.read(source(index)) { batch in
-                    if let line = batch.firstLocationLine { tracker.markLogsLocation(file: Int32(index), line: line) }
+                    tracker.markLogsLocation(file: Int32(index), lines: batch.locationLines)
                     for event in batch.events { sort.add(event) }
                 }
                 reads[index] = step

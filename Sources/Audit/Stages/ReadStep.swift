@@ -9,20 +9,20 @@ import Rules
 /// sort; a distributed read writes them as lines (`ReadStage`).
 struct ReadStep {
     private var outOfOrder = OutOfOrderCount()
-    /// The first line of the input that logged a Location field, as far as
-    /// it has been read.
-    private(set) var firstLocationLine: Int64?
+    /// The first lines of the input that logged a Location field, as far
+    /// as it has been read.
+    private(set) var locationLines = LocationLines()
 
     /// Takes in the next batch.
     mutating func see(_ batch: EventBatch) {
-        if let line = batch.firstLocationLine { firstLocationLine = min(firstLocationLine ?? line, line) }
+        locationLines.take(batch.locationLines)
         for event in batch.events { outOfOrder.see(event.time) }
     }
 
     /// The input's end: its scan, with the records out of time order
     /// counted.
     mutating func finish(_ scan: FileScan) -> FileScan {
-        if let line = scan.firstLocationLine { firstLocationLine = min(firstLocationLine ?? line, line) }
+        locationLines.take(scan.locationLines)
         var scan = scan
         scan.accounting.outOfOrderRecords = outOfOrder.count
         return scan

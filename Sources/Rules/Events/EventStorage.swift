@@ -19,6 +19,9 @@ final class EventStorage: ManagedBuffer<EventStorage.Header, UInt8> {
 
     /// What a request carries beside its texts.
     struct RequestFacts {
+        /// Whether the record was a JSON line (`unobservable` is judged per
+        /// format: docs/contract.md §3).
+        var json: Bool
         var stateSpan: TextSpan
         var stateHash: UInt64
         var clientID: String?

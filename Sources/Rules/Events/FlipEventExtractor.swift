@@ -52,8 +52,10 @@ package struct FlipEventExtractor {
     }
 
     /// Classifies `record` and builds its event when it is a flip request or
-    /// carries a return-shaped Location.
-    package mutating func extract(_ record: LogRecord, source: SourceRef, line: UnsafeRawBufferPointer) -> (Classification, FlipEvent?) {
+    /// carries a return-shaped Location. `json`: the record was a JSON line.
+    package mutating func extract(_ record: LogRecord, source: SourceRef, line: UnsafeRawBufferPointer, json: Bool = false)
+        -> (Classification, FlipEvent?)
+    {
         let target = record.target
         let q = Bytes.find(.question, in: target)
         let path = Bytes.slice(target, 0, q ?? target.count)
@@ -109,7 +111,7 @@ package struct FlipEventExtractor {
                 }
                 classification = .inScope
                 request = EventStorage.RequestFacts(
-                    stateSpan: stateSpan, stateHash: text.bytes(stateSpan) { fingerprint.of($0) }, clientID: client?.text,
+                    json: json, stateSpan: stateSpan, stateHash: text.bytes(stateSpan) { fingerprint.of($0) }, clientID: client?.text,
                     clientMismatch: !clientIDs.isEmpty && client != nil && !client!.configured,
                     redirect: redirect?.facts(allowlist: allowlist), duplicateParams: duplicates, badEncodingParams: bad)
             } else {

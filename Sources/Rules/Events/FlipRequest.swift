@@ -19,6 +19,8 @@ package struct FlipRequest: @unchecked Sendable {  // its storage is never writt
     /// `client_id` present and not one of the configured Google client IDs
     /// (never when none is configured).
     var clientMismatch: Bool { storage.header.request.unsafelyUnwrapped.clientMismatch }
+    /// Whether the request's record was a JSON line.
+    var json: Bool { storage.header.request.unsafelyUnwrapped.json }
     /// The decoded `redirect_uri` and the verdicts on it.
     package var redirect: RedirectFacts? { facts.redirect }
     package var redirectURI: String? { redirect?.uri }
@@ -37,6 +39,7 @@ package struct FlipRequest: @unchecked Sendable {  // its storage is never writt
 
     /// A request by its texts, to build an event from (`FlipEvent`).
     package struct Texts {
+        var json: Bool
         var state: String?
         var clientID: String?
         var clientMismatch: Bool
@@ -47,7 +50,7 @@ package struct FlipRequest: @unchecked Sendable {  // its storage is never writt
 
         func facts(appendingTo text: inout EventText) -> EventStorage.RequestFacts {
             .init(
-                stateSpan: text.span(appending: state), stateHash: fingerprint.of(state ?? ""), clientID: clientID,
+                json: json, stateSpan: text.span(appending: state), stateHash: fingerprint.of(state ?? ""), clientID: clientID,
                 clientMismatch: clientMismatch, redirect: redirect, duplicateParams: duplicateParams,
                 badEncodingParams: badEncodingParams)
         }
@@ -55,11 +58,11 @@ package struct FlipRequest: @unchecked Sendable {  // its storage is never writt
 
     /// A request's texts (read back from an event line, or a test's).
     package static func texts(
-        state: String?, clientID: String?, clientMismatch: Bool, redirect: RedirectFacts?,
+        json: Bool = false, state: String?, clientID: String?, clientMismatch: Bool, redirect: RedirectFacts?,
         duplicateParams: FlipParamSet, badEncodingParams: FlipParamSet, fingerprint: Fingerprint = .process
     ) -> Texts {
         Texts(
-            state: state, clientID: clientID, clientMismatch: clientMismatch, redirect: redirect, duplicateParams: duplicateParams,
+            json: json, state: state, clientID: clientID, clientMismatch: clientMismatch, redirect: redirect, duplicateParams: duplicateParams,
             badEncodingParams: badEncodingParams, fingerprint: fingerprint)
     }
 }

@@ -122,8 +122,11 @@ package struct PieceScan: Sendable {
     /// Records whose time is later than every earlier record of the piece:
     /// enough to know the input's latest time at any line.
     package var peaks: [(line: Int, time: Int64)] = []
-    /// The first line that logged a Location field.
+    /// The first line that logged a Location field: of the lines that are
+    /// not JSON, and of the JSON lines (`unobservable` is judged per
+    /// format: docs/contract.md §3).
     package var firstLocationLine: Int?
+    package var firstJSONLocationLine: Int?
     /// The formats its lines parsed as.
     package var tally = FormatTally()
     /// The scanner's `linesBefore`: when set, the lines of the events (only
@@ -243,9 +246,15 @@ package struct LineScanner: LineSink {
             latest = record.time
             scan.peaks.append((number, record.time))
         }
-        if scan.firstLocationLine == nil, record.location.isLogged { scan.firstLocationLine = number }
+        if record.location.isLogged {
+            if format == .json {
+                if scan.firstJSONLocationLine == nil { scan.firstJSONLocationLine = number }
+            } else if scan.firstLocationLine == nil {
+                scan.firstLocationLine = number
+            }
+        }
         let source = SourceRef(file: fileIndex, line: Int64((linesBefore ?? 0) + number))
-        let (kind, event) = extractor.extract(record, source: source, line: bytes)
+        let (kind, event) = extractor.extract(record, source: source, line: bytes, json: format == .json)
         switch kind {
         case .inScope: scan.accounting.inScopeFlipRecords += 1
         case .otherOAuth: scan.accounting.otherOAuthRecords += 1

@@ -4,7 +4,7 @@ import Reading
 /// Writes a flip event as one line of text (`TextFields`) and reads it
 /// back: what the event sort spills to its temporary files.
 ///
-///     time  file  line  client  status  R  state  client_id  mismatch  redirect_uri  dup  bad
+///     time  file  line  client  status  R|J  state  client_id  mismatch  redirect_uri  dup  bad
 ///           T  base  google  code-key  code-digest  state  error  description  allowlisted  dup  bad
 ///           line-key
 ///
@@ -37,7 +37,8 @@ package struct EventCodec {
         F.text(e.clientIP, &out); F.tab(&out)
         F.number(Int64(e.status), &out); F.tab(&out)
         if let r = e.request {
-            out.append(UInt8(ascii: "R")); F.tab(&out)
+            // J: the request's record was a JSON line (`unobservable`).
+            out.append(UInt8(ascii: r.json ? "J" : "R")); F.tab(&out)
             F.optional(r.state, &out); F.tab(&out)
             F.optional(r.clientID, &out); F.tab(&out)
             F.flag(r.clientMismatch, &out); F.tab(&out)
@@ -91,7 +92,7 @@ package struct EventCodec {
         switch Array(fields[5]) {
         case []:
             guard fields[6...11].allSatisfy(\.isEmpty) else { throw Malformed(reason: "request fields without a request") }
-        case [UInt8(ascii: "R")]:
+        case [UInt8(ascii: "R")], [UInt8(ascii: "J")]:
             let redirect = try F.optional(fields[9]).map { uri in
                 if let known = redirects[uri] { return known }
                 let facts = RedirectFacts(uri, allowlist: allowlist)
@@ -99,7 +100,7 @@ package struct EventCodec {
                 return facts
             }
             request = FlipRequest.texts(
-                state: try F.optional(fields[6]), clientID: try F.optional(fields[7]),
+                json: fields[5].first == UInt8(ascii: "J"), state: try F.optional(fields[6]), clientID: try F.optional(fields[7]),
                 clientMismatch: try F.flag(fields[8]), redirect: redirect,
                 duplicateParams: try Self.params(fields[10]), badEncodingParams: try Self.params(fields[11]),
                 fingerprint: fingerprint)

@@ -21,6 +21,9 @@ package struct Session {
     /// Line of the session's last record in the file of its first request
     /// (what `unobservable` is judged by).
     var lastLineInFirstFile: Int64
+    /// Whether its first request was a JSON line: `unobservable` looks at
+    /// the Location fields of that format only.
+    var json = false
     let clientID: String?
     /// The first request's `redirect_uri` and the verdicts on it.
     let redirect: RedirectFacts?
@@ -86,6 +89,7 @@ package struct Session {
         lastSeen = event.time
         firstSource = event.source
         lastLineInFirstFile = event.source.line
+        json = request.json
         clientID = request.clientID
         redirect = request.redirect
         clientMismatch = request.clientMismatch

@@ -21,7 +21,8 @@ package final class SessionTracker {
     private let maxSessions: Int
     /// Per input file (by rank), the first line that logged a Location
     /// field, once the reading has got that far.
-    private var firstLocationLine: [Int64?]
+    /// Per input, where it first logged a Location field, by format.
+    private var locationLines: [LocationLines]
     private unowned let sink: AuditSink
     /// Latest event time processed: the tracker's clock.
     private var clock = Int64.min
@@ -74,7 +75,7 @@ package final class SessionTracker {
         let retention = Int64(configuration.reuseWindowSeconds) * 1000
         endedStates = ReuseMemory(retention: retention)
         returnedCodes = ReuseMemory(retention: retention)
-        firstLocationLine = Array(repeating: nil, count: files + (carried?.files.count ?? 0))
+        locationLines = Array(repeating: LocationLines(), count: files + (carried?.files.count ?? 0))
         self.sink = sink
         if let carried { restore(carried, after: files, configuration: configuration) }
     }
@@ -107,12 +108,13 @@ package final class SessionTracker {
         while table.count > maxSessions { evictOldest() }
     }
 
-    /// Notes that input `file` logged a Location field first at `line`:
-    /// its sessions whose records reach that line can be judged.
-    package func markLogsLocation(file: Int32, line: Int64) {
+    /// Notes where input `file` logged a Location field first, by format:
+    /// its sessions of that format whose records reach that line can be
+    /// judged.
+    package func markLogsLocation(file: Int32, lines: LocationLines) {
         let i = Int(file)
-        guard firstLocationLine.indices.contains(i) else { return }
-        if firstLocationLine[i].map({ line < $0 }) ?? true { firstLocationLine[i] = line }
+        guard locationLines.indices.contains(i) else { return }
+        locationLines[i].take(lines)
     }
 
     /// No row still to come — session or finding — is keyed before this
@@ -394,13 +396,13 @@ package final class SessionTracker {
     }
 
     /// Whether the file of the session's first request had logged a
-    /// Location field by the session's last record in it (docs/contract.md
-    /// §3): a server whose log format gains the field mid-file is judged
-    /// from then on.
+    /// Location field, on a record of that request's format (JSON or not),
+    /// by the session's last record in it (docs/contract.md §3): a server
+    /// whose log format gains the field mid-file is judged from then on.
     private func logsLocation(_ s: borrowing Session) -> Bool {
         if let carried = s.observable { return carried }
         let i = Int(s.firstSource.file)
-        guard firstLocationLine.indices.contains(i), let first = firstLocationLine[i] else { return false }
+        guard locationLines.indices.contains(i), let first = locationLines[i].first(json: s.json) else { return false }
         return first <= s.lastLineInFirstFile
     }
 
