@@ -157,7 +157,12 @@ public enum Bytes {
     /// equals `K`, `é` equals `e` + U+0301. States, client IDs and redirect
     /// URIs are compared by their bytes (docs/contract.md §1, §7).
     public static func equal(_ a: String, _ b: String) -> Bool {
-        a.utf8.elementsEqual(b.utf8)
+        guard a.utf8.count == b.utf8.count else { return false }
+        let same = a.utf8.withContiguousStorageIfAvailable { x in
+            b.utf8.withContiguousStorageIfAvailable { y in equal(UnsafeRawBufferPointer(x), UnsafeRawBufferPointer(y)) }
+        }
+        if let same, let same { return same }
+        return a.utf8.elementsEqual(b.utf8)
     }
 
     /// Case-insensitive search for an ASCII needle (lowercase) in `buffer`.

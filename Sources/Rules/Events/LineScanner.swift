@@ -246,12 +246,10 @@ package struct LineScanner: LineSink {
             latest = record.time
             scan.peaks.append((number, record.time))
         }
-        if record.location.isLogged {
-            if format == .json {
-                if scan.firstJSONLocationLine == nil { scan.firstJSONLocationLine = number }
-            } else if scan.firstLocationLine == nil {
-                scan.firstLocationLine = number
-            }
+        if format == .json {
+            if scan.firstJSONLocationLine == nil, record.location.isLogged { scan.firstJSONLocationLine = number }
+        } else if scan.firstLocationLine == nil, record.location.isLogged {
+            scan.firstLocationLine = number
         }
         let source = SourceRef(file: fileIndex, line: Int64((linesBefore ?? 0) + number))
         let (kind, event) = extractor.extract(record, source: source, line: bytes, json: format == .json)
