@@ -102,12 +102,14 @@ struct FlipAuditCommand: ParsableCommand {
         if let checkpoint {
             do { lock = try CheckpointLock(checkpoint: checkpoint) } catch {
                 stderr.write("flipaudit: --checkpoint \(TerminalText.escape(checkpoint)) \(error)")
+                plan.removeMadeFolders()
                 throw ExitCode(2)
             }
             // A folder read as input skips the lock as it skips the checkpoint.
             if let identity = FileIdentity.of(path: CheckpointLock.path(for: checkpoint)) { plan.ownOutputs.identities.insert(identity) }
             do { carried = try Checkpoint.load(checkpoint) } catch {
                 stderr.write("flipaudit: --checkpoint \(TerminalText.escape(checkpoint)): \(TerminalText.escape("\(error)")); nothing written")
+                plan.removeMadeFolders()
                 throw ExitCode(2)
             }
             if carried == nil { stderr.write("flipaudit: --checkpoint \(TerminalText.escape(checkpoint)) does not exist: starting fresh") }
@@ -126,9 +128,18 @@ struct FlipAuditCommand: ParsableCommand {
         // a signal removes them and leaves no partial output.
         Interruption.removeTemporaryOutputs(onExit: { meter?.clear() })
         let writer = try output.csvWriter(plan)
-        let result = try analyzer.run(
-            inputs, rows: writer.map { [$0] } ?? [], carry: checkpoint != nil, carried: carried,
-            skipping: plan.ownOutputs)
+        let result: AuditResult
+        do {
+            result = try analyzer.run(
+                inputs, rows: writer.map { [$0] } ?? [], carry: checkpoint != nil, carried: carried,
+                skipping: plan.ownOutputs)
+        } catch {
+            // Refused before any input was read (no night twice, a
+            // log_format that cannot work): nothing left behind.
+            writer?.discard()
+            plan.removeMadeFolders()
+            throw error
+        }
         meter?.clear()
         let next = checkpoint != nil ? result.checkpoint.flatMap { cp in plan.files["--checkpoint"].map { (cp.encoded(), $0) } } : nil
         let status = output.write(result, plan: plan, writer: writer, started: started, checkpoint: next)

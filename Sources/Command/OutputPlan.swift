@@ -30,6 +30,8 @@ struct OutputPlan: Sendable {
     var csvFiles: [String: OutputTarget] = [:]
     /// What a directory walk must skip.
     var ownOutputs = OwnOutputs()
+    /// The folders `make` created, parents first.
+    private(set) var madeFolders: [String] = []
 
     /// The CSV files' names, in the order they are written.
     static let csvNames = CSVWriter.fileNames
@@ -135,7 +137,7 @@ struct OutputPlan: Sendable {
         }
         for folder in folders {
             var made = false
-            do { try makeFolders(folder); made = true } catch {}
+            do { try makeFolders(folder, made: &plan.madeFolders); made = true } catch {}
             guard made, FileIdentity.of(path: folder)?.isDirectory == true else {
                 let option = folder == createFolder ? "--csv" : outputs.first { OutputPaths.directory(of: $0.given) == folder }?.option ?? "output"
                 throw OutputPlanError("\(option): cannot create folder \(folder) (\(String(cString: strerror(errno))))")
@@ -287,11 +289,22 @@ struct OutputPlan: Sendable {
         }
     }
 
-    /// `mkdir -p`.
-    private static func makeFolders(_ path: String) throws {
+    /// `mkdir -p`; the folders it made go to `made`.
+    private static func makeFolders(_ path: String, made: inout [String]) throws {
         if FileIdentity.of(path: path) != nil { return }
         let parent = OutputPaths.directory(of: path)
-        if parent != path && parent != "." && parent != "/" { try makeFolders(parent) }
-        if mkdir(path, 0o755) != 0 && errno != EEXIST { throw OutputPlanError("") }
+        if parent != path && parent != "." && parent != "/" { try makeFolders(parent, made: &made) }
+        if mkdir(path, 0o755) == 0 {
+            made.append(path)
+        } else if errno != EEXIST {
+            throw OutputPlanError("")
+        }
+    }
+
+    /// Removes the folders `make` created, while they are still empty: a
+    /// run refused before it read anything (a checkpoint in use, damaged,
+    /// or that has seen an input) leaves nothing behind.
+    func removeMadeFolders() {
+        for folder in madeFolders.reversed() { rmdir(folder) }
     }
 }

@@ -224,7 +224,7 @@ package final class CSVWriter: RowSink {
     }
 
     /// Removes the temporary files (an error, or an interrupted run).
-    func discard() {
+    package func discard() {
         for output in [sessions, findings, distribution] { output.discard() }
     }
 }
