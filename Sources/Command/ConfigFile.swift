@@ -191,7 +191,7 @@ enum ConfigFile {
         let given = namesGiven(in: commandLine, options: options)
         var front: [String] = []
         var inputs: [String] = []
-        for (key, arguments) in settings where !given.names.contains(key) {
+        for (key, arguments) in settings where !given.names.contains(key) && !(rivals[key] ?? []).contains(where: given.names.contains) {
             if key == inputsKey {
                 if !given.hasInputs { inputs = arguments }
             } else {
@@ -205,6 +205,11 @@ enum ConfigFile {
         }
         return merged
     }
+
+    /// Options that set what another one sets: given on the command line,
+    /// one leaves out the file's other (`--no-color` wins over the file's
+    /// `color`, as `--color` does).
+    static let rivals: [String: [String]] = ["color": ["no-color"], "no-color": ["color"]]
 
     /// The long names of the options set on the command line, and whether
     /// it names an input. Walks the arguments as the parser does: an

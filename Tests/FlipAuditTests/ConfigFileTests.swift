@@ -129,6 +129,13 @@ struct ConfigFileTests {
         #expect(!merged(["--", "-weird.log"]).contains("a.log"))
         // -q counts as --quiet.
         #expect(merged(["-q", "x.log"]).filter { $0 == "--quiet" }.isEmpty)
+        // --no-color on the command line wins over the file's color, and
+        // --color over its no-color.
+        let all = try commandOptions()
+        let colored = try ConfigFile.settings(fromTOML: "color = \"always\"\n", name: "c.toml", options: all)
+        #expect(ConfigFile.merge(colored, into: ["--no-color", "x.log"], options: all) == ["--no-color", "x.log"])
+        let plain = try ConfigFile.settings(fromTOML: "no-color = true\n", name: "c.toml", options: all)
+        #expect(ConfigFile.merge(plain, into: ["--color", "always", "x.log"], options: all) == ["--color", "always", "x.log"])
     }
 
     @Test("the keys are the command's own long options, from ArgumentParser")
