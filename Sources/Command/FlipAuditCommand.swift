@@ -26,16 +26,16 @@ struct FlipAuditCommand: ParsableCommand {
             Each input file is read once however many paths name it; in a directory \
             only regular files are read. A FIFO or - is read once, as a stream. A file \
             is read up to the size it had when opened. A signal (INT, TERM, HUP, QUIT, \
-            USR1, USR2) leaves no temporary file and exits with 128 + its number; a \
-            closed pipe on standard output ends the output quietly.
+            USR1, USR2) leaves no temporary file and exits with 128 + its number; \
+            standard output closed or broken (its reader left) is exit 4.
 
             Exit status: 0 clean: no finding at or above --fail-on (default never); 1 a \
             finding at or above --fail-on; 2 usage error (checked before any input is \
             read: bad values, an output that would overwrite an input or another \
             output, a checkpoint that is locked or has seen an input); 3 some input \
             could not be read completely (everything readable is still reported); 4 \
-            an output could not be written completely (full disk, closed standard \
-            output; every other output is still written). The highest of 4, 3, 1 \
+            an output could not be written completely (full disk, closed or broken \
+            standard output; every other output is still written). The highest of 4, 3, 1 \
             wins; a signal exits with 128 + its number.
 
             flipaudit explain --help: one session's story for a security review \

@@ -54,14 +54,11 @@ extension OutputOptions {
         checkpoint: (bytes: [UInt8], target: OutputTarget)? = nil
     ) -> Int32 {
         let stderr = StandardError()
-        // A reader that closed standard output ends that output quietly.
+        // Standard output closed or broken (its reader left) is an output
+        // not written completely, as a full disk is (docs/contract.md §6):
+        // exit 4, and the checkpoint stays, so the night can be run again.
         var outputFailed = false
-        var standardOutputClosed = false
         func failed(_ error: OutputError, option: String) {
-            if error.path == "-" && error.isBrokenPipe {
-                standardOutputClosed = true
-                return
-            }
             outputFailed = true
             stderr.write("flipaudit: \(option): \(error)")
         }
@@ -77,7 +74,7 @@ extension OutputOptions {
                 outputFailed = true
             }
         }
-        if !quiet && json != "-" && !standardOutputClosed {
+        if !quiet && json != "-" {
             do { try StandardStreams.writeOutput(TerminalReport(color: useColor).render(result)) } catch { failed(error, option: "summary") }
         }
         var status: Int32 = 0

@@ -184,6 +184,15 @@ if [ $st = 0 ] && [ "$(jget now.json 'd["input"]["records"]')" = 1 ] \
   ok "--now: 30 minutes after is a record, 2 hours after is malformed (time in the future)"
 else ko "--now" "exit $st"; fi
 
+# 8b. The night's --json - read by a consumer that died: exit 4, and the
+# checkpoint stays, so the night can be run again (and is).
+"$bin" -q n1 --checkpoint pipe.cp 2>/dev/null && cp pipe.cp pipe-before.cp
+"$bin" -q n2 --checkpoint pipe.cp --json - 2> pipe.err | (exec 0<&-; sleep 1); st=${PIPESTATUS[0]}
+if [ $st = 4 ] && cmp -s pipe.cp pipe-before.cp && grep -q -- "--json: .*Broken pipe" pipe.err \
+  && "$bin" -q n2 --checkpoint pipe.cp --json pipe.json 2>/dev/null && [ -s pipe.json ]; then
+  ok "--json - into a pipe whose reader died: exit 4, the checkpoint as it was; the night runs again"
+else ko "a broken --json - pipe" "exit $st, $(head -c 300 pipe.err)"; fi
+
 # 9. The same night twice: exit 2 naming the file and the run, nothing
 # written; a night whose input failed (exit 3) can be run again.
 cp clean.cp twice.cp

@@ -5,8 +5,7 @@
 #endif
 
 /// Standard output as an output like any other: written with `write(2)`,
-/// its errors reported (ENOSPC, EIO, EBADF: exit 4; EPIPE: the reader is
-/// gone, the run ends quietly).
+/// its errors reported (ENOSPC, EIO, EBADF, EPIPE: exit 4).
 package enum StandardStreams {
     /// Standard descriptors that were closed when the process started.
     nonisolated(unsafe) private static var closedAtStart: Set<Int32> = []
