@@ -76,8 +76,8 @@ package enum MetricsReport {
 
         family(
             "flipaudit_error_sessions",
-            "Sessions of the last run with outcome error, by error value (the \(errorValueLimit) most frequent; the rest as error=\"\(otherErrors)\").",
-            errorSamples(stats.errorTotals).map { ([("error", TerminalText.escape($0.error))], String($0.count)) })
+            "Sessions of the last run with outcome error, by error value (at most \(errorValueLimit) series: the most frequent, the rest as error=\"\(otherErrors)\").",
+            errorSamples(stats.errorTotals).map { ([("error", shown($0.error))], String($0.count)) })
 
         single("flipaudit_input_files", "Input files of the last run.", String(a.files))
         single("flipaudit_input_files_with_errors", "Inputs that could not be read completely (missing, unreadable, damaged).", String(a.filesWithErrors))
@@ -112,12 +112,23 @@ package enum MetricsReport {
     }
 
     /// Error values with their counts, most frequent first, capped at
-    /// `errorValueLimit` series (the rest summed as `otherErrors`).
+    /// `errorValueLimit` series: past it, the most frequent but one, and
+    /// the rest summed as `otherErrors` (with a value from the logs that
+    /// is itself `(other)`, so that no series is written twice).
     static func errorSamples(_ totals: [(error: String, count: Int)]) -> [(error: String, count: Int)] {
         guard totals.count > errorValueLimit else { return totals }
-        let kept = Array(totals.prefix(errorValueLimit - 1))
-        let rest = totals.dropFirst(errorValueLimit - 1).reduce(0) { $0 + $1.count }
+        let values = totals.filter { $0.error != otherErrors }
+        let kept = Array(values.prefix(errorValueLimit - 1))
+        let rest = totals.reduce(0) { $0 + $1.count } - kept.reduce(0) { $0 + $1.count }
         return kept + [(otherErrors, rest)]
+    }
+
+    /// An error value from the logs as its label shows it: a backslash
+    /// doubled, then control characters as `\x1b` (as on the terminal),
+    /// so that two different values never show alike (a line feed and the
+    /// text `\x0a`) and a file read with `cat` cannot drive the terminal.
+    static func shown(_ error: String) -> String {
+        TerminalText.escape(error.contains("\\") ? error.replacingOccurrences(of: "\\", with: "\\\\") : error)
     }
 
     /// A label value as the text format asks: backslash, double quote and

@@ -162,8 +162,16 @@ struct MetricsTests {
         let samples = try parseMetrics(text)
         #expect(!samples.contains { $0.name == "flipaudit_fake" })
         #expect(!text.contains("\u{1B}"))
-        #expect(samples.first { $0.name == "flipaudit_error_sessions" }?.labels["error"] == TerminalText.escape(error))
-        #expect(text.contains(#"error="evil\"} 1\\x0aflipaudit_fake 9\\\\x1b[2J""#))
+        #expect(samples.first { $0.name == "flipaudit_error_sessions" }?.labels["error"] == MetricsReport.shown(error))
+        #expect(text.contains(#"error="evil\"} 1\\x0aflipaudit_fake 9\\\\\\x1b[2J""#))
+        // A line feed and the text `\x0a` are two values, two series.
+        let twins = audit([
+            combined(1, authorize(state: "a"), 302, location: "\(opa)?error=x%0Ay&state=a"),
+            combined(2, authorize(state: "b"), 302, location: "\(opa)?error=x%5Cx0ay&state=b"),
+        ])
+        let labels = try parseMetrics(MetricsReport.render(twins.result, exitStatus: 0, duration: 0, now: 0))
+            .filter { $0.name == "flipaudit_error_sessions" }.compactMap { $0.labels["error"] }
+        #expect(labels.count == 2 && Set(labels).count == 2)
         #expect(MetricsReport.escapeLabel("a\\b\"c\nd") == #"a\\b\"c\nd"#)
     }
 
@@ -180,6 +188,13 @@ struct MetricsTests {
         #expect(samples.reduce(0) { $0 + $1.value } == Double(lines.count))
         #expect(samples.last?.labels["error"] == MetricsReport.otherErrors)
         #expect(samples.last?.value == 6)
+        // A value from the logs that is itself "(other)" joins the sum:
+        // one series of that name, the counts all there.
+        lines.append(combined(40, authorize(state: "o"), 302, location: "\(opa)?error=%28other%29&state=o"))
+        let withOther = try parseMetrics(MetricsReport.render(audit(lines).result, exitStatus: 0, duration: 0, now: 0))
+            .filter { $0.name == "flipaudit_error_sessions" }
+        #expect(withOther.filter { $0.labels["error"] == MetricsReport.otherErrors }.count == 1)
+        #expect(withOther.reduce(0) { $0 + $1.value } == Double(lines.count))
     }
 
     @Test("a failed run keeps the previous last-success time; a successful one sets its own")
