@@ -32,8 +32,10 @@ def check(ok, what):
         failures.append(what)
 
 
-def load(folder):
+def load(folder, timezone=None):
     con = duckdb.connect()
+    if timezone:
+        con.execute(f"SET TimeZone = '{timezone}'")
     cwd = os.getcwd()
     os.chdir(folder)
     try:
@@ -106,6 +108,8 @@ for folder in sorted(glob.glob(os.path.join(work, "csv-*"))):
         f"{name}: every error_distribution.csv row loaded, totals apart ({lines['error_distribution']})",
     )
     check(con.execute("SELECT count(*) FROM error_distribution WHERE error = '*'").fetchone()[0] == 0, f"{name}: no * row among the values")
+    values, totals = (con.execute(f"SELECT coalesce(sum(count), 0) FROM {t}").fetchone()[0] for t in ["error_distribution", "error_totals"])
+    check(values == totals, f"{name}: the values' counts add up to the totals ({values} of {totals}), an empty value too")
     report = reports.get(name)
     if report:
         check(count("findings") == report["findings"]["total"], f"{name}: findings match the JSON report's total")
@@ -121,6 +125,20 @@ for folder in sorted(glob.glob(os.path.join(work, "csv-*"))):
             "AND s.first_seen < t.period_start + (CASE WHEN length(t.period) = 10 THEN INTERVAL 1 DAY ELSE INTERVAL 1 HOUR END))"
         ).fetchone()[0]
         check(bad == 0, f"{name}: every period_start is a timestamp its sessions fall in")
+
+# A day's bucket starts at 00:00 UTC whatever the session's time zone.
+east = load(samples, timezone="America/New_York")
+check(
+    east.execute(
+        "SELECT count(*) FROM error_totals WHERE period_start <> CAST(period || 'T00:00:00Z' AS TIMESTAMPTZ)"
+    ).fetchone()[0] == 0,
+    "day periods load as 00:00 UTC under TimeZone America/New_York",
+)
+empty = load(os.path.join(work, "csv-emptyerror"))
+check(
+    empty.execute("SELECT count FROM error_distribution WHERE error = ''").fetchall() == [(1,)],
+    "an empty error value loads as '' with its count, not NULL",
+)
 
 hour = load(os.path.join(work, "csv-hour"))
 check(

@@ -14,13 +14,16 @@
 -- * error_distribution.csv's per-group total rows (error = '*') go to
 --   their own table, error_totals; error_distribution keeps the values.
 -- * period is text as written (2026-11-22, 2026-11-22T10:00:00Z or all);
---   period_start is the bucket's start as a timestamp (NULL for all).
+--   period_start is the bucket's start as a timestamp (NULL for all), a
+--   day's at 00:00 UTC whatever the session's TimeZone.
+-- * An error value that is empty (error= in the log) stays '' in
+--   error_distribution, not NULL: its count is part of the total.
 
 CREATE OR REPLACE MACRO flipaudit_text(v) AS
     CASE WHEN length(v) >= 2 AND v[1] = '''' AND v[2] IN ('=', '+', '-', '@', chr(9), chr(13)) THEN v[2:] ELSE v END;
 
 CREATE OR REPLACE MACRO flipaudit_period(p) AS
-    CASE WHEN p = 'all' THEN NULL ELSE CAST(p AS TIMESTAMPTZ) END;
+    CASE WHEN p = 'all' THEN NULL WHEN length(p) = 10 THEN CAST(p || 'T00:00:00Z' AS TIMESTAMPTZ) ELSE CAST(p AS TIMESTAMPTZ) END;
 
 CREATE OR REPLACE TABLE sessions AS
 SELECT
@@ -58,7 +61,7 @@ FROM read_csv('findings.csv', header = true, auto_detect = false, delim = ',', q
 
 CREATE OR REPLACE TEMP TABLE flipaudit_error_rows AS
 SELECT * FROM read_csv('error_distribution.csv', header = true, auto_detect = false, delim = ',', quote = '"',
-    escape = '"', nullstr = '', columns = {
+    escape = '"', nullstr = '', force_not_null = ['error'], columns = {
         'period': 'VARCHAR', 'flow': 'VARCHAR', 'app': 'VARCHAR', 'environment': 'VARCHAR',
         'error': 'VARCHAR', 'count': 'BIGINT', 'share': 'DECIMAL(5,4)'});
 
