@@ -284,6 +284,20 @@ struct FindingTests {
         #expect(Bytes.equal("K123", "K123") && !Bytes.equal("\u{212A}123", "K123"))
     }
 
+    /// A client sending `error=*` must not add a second total row to its
+    /// group of error_distribution.csv (docs/contract.md §5).
+    @Test("an error value * from the logs is written \\*, so * is only ever a group's total")
+    func starErrorValue() {
+        let lines = ["*", "cancelled", "cancelled", "%5Cx"].enumerated().map { i, value in
+            combined(i + 1, authorize(state: "s\(i)"), 302, location: "\(opa)?error=\(value)&state=s\(i)")
+        }
+        let rows = audit(lines).result.statistics.errorDistributionRows
+        let totals = rows.filter { $0.error == AuditStatistics.totalRow }
+        #expect(totals.count == 1 && totals.first?.count == 4)
+        #expect(rows.filter { $0.error != AuditStatistics.totalRow }.map(\.error).sorted() == ["\\*", "\\\\x", "cancelled"])
+        #expect(rows.filter { $0.error != AuditStatistics.totalRow }.reduce(0) { $0 + $1.count } == 4)
+    }
+
     @Test("nonstandard-error: an error value outside the four App Flip values")
     func nonstandardError() {
         #expect(audit([combined(1, authorize(), 302, location: "\(opa)?error=server_error&state=s1")]).kinds() == [.nonstandardError])

@@ -140,6 +140,13 @@ check(
     "an empty error value loads as '' with its count, not NULL",
 )
 
+star = load(os.path.join(work, "star-csv"))
+check(
+    star.execute("SELECT error, count FROM error_distribution ORDER BY error").fetchall() == [("*", 1), ("cancelled", 1)]
+    and star.execute("SELECT count FROM error_totals").fetchall() == [(2,)],
+    "an error value * from the logs loads as a value, and the group has one total",
+)
+
 hour = load(os.path.join(work, "csv-hour"))
 check(
     hour.execute("SELECT count(*) FROM error_totals WHERE period_start IS NULL OR period NOT LIKE '____-__-__T__:00:00Z'").fetchone()[0] == 0,

@@ -44,4 +44,7 @@ cat > "$work/emptyerror.log" << 'LOG'
 203.0.113.9 - - [22/Nov/2026:10:00:02 +0000] "GET /oauth/authorize?response_type=code&client_id=G123&redirect_uri=https%3A%2F%2Foauth-redirect.googleusercontent.com%2Fa%2Fcom.google.OPA&state=e2&scope=a+b HTTP/1.1" 302 0 "-" "GoogleApp/1.0" "https://oauth-redirect.googleusercontent.com/a/com.google.OPA?error=cancelled&state=e2"
 LOG
 "$bin" "$work/emptyerror.log" --quiet --json "$work/emptyerror.json" --csv "$work/csv-emptyerror" 2> /dev/null
+# An error value * from the logs, written \*, beside a named one.
+sed -e 's/error=&state=e1/error=*\&state=e1/' "$work/emptyerror.log" > "$work/star.log"
+"$bin" "$work/star.log" --quiet --csv "$work/star-csv" 2> /dev/null
 "$python" Tests/schema/check.py "$work"

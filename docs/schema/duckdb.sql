@@ -13,6 +13,8 @@
 --   takes it off again, so a state such as -x3 joins across tables.
 -- * error_distribution.csv's per-group total rows (error = '*') go to
 --   their own table, error_totals; error_distribution keeps the values.
+--   A value from the logs that is * or begins with \ was written with a
+--   \ in front; it is taken off.
 -- * period is text as written (2026-11-22, 2026-11-22T10:00:00Z or all);
 --   period_start is the bucket's start as a timestamp (NULL for all), a
 --   day's at 00:00 UTC whatever the session's TimeZone.
@@ -67,7 +69,7 @@ SELECT * FROM read_csv('error_distribution.csv', header = true, auto_detect = fa
 
 CREATE OR REPLACE TABLE error_distribution AS
 SELECT period, flipaudit_period(period) AS period_start, flow, app, environment,
-    flipaudit_text(error) AS error, count, share
+    CASE WHEN error[1] = '\' THEN error[2:] ELSE flipaudit_text(error) END AS error, count, share
 FROM flipaudit_error_rows WHERE error <> '*';
 
 CREATE OR REPLACE TABLE error_totals AS

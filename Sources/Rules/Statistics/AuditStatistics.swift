@@ -182,12 +182,24 @@ package struct AuditStatistics: Sendable {
                 let values = errors.filter { $0.key.period == period && $0.key.group == group }
                     .sorted { $0.key.error < $1.key.error }
                 for (key, count) in values {
-                    rows.append((period, group, key.error, count, Double(count) / Double(total)))
+                    rows.append((period, group, Self.distributionValue(key.error), count, Double(count) / Double(total)))
                 }
-                rows.append((period, group, "*", total, 1.0))
+                rows.append((period, group, Self.totalRow, total, 1.0))
             }
         }
         return rows
+    }
+
+    /// The `error` of a group's total row in the distribution.
+    package static let totalRow = "*"
+
+    /// An error value as the distribution writes it: one from the logs
+    /// that is `*`, or begins with a backslash, gets a backslash in front,
+    /// so that `*` is only ever the total row (a client sending
+    /// `error=*` would add a second total to its group) and every value
+    /// reads back as it was.
+    package static func distributionValue(_ error: String) -> String {
+        error == totalRow || error.hasPrefix("\\") ? "\\" + error : error
     }
 
     /// Overall count of each error value (sum over rows), most frequent first.
