@@ -85,6 +85,11 @@ struct FlipAuditCommand: ParsableCommand {
         if checkpoint == "-" {
             throw ValidationError("--checkpoint -: a checkpoint is a file the next run reads back, not standard input or output; name a file")
         }
+        // Only --json takes - for standard output (the summary's place);
+        // a file or folder named - would be a surprise.
+        for (option, value) in [("--csv", output.csv), ("--html", output.html), ("--metrics", output.metrics)] where value == "-" {
+            throw ValidationError("\(option) -: only --json writes to standard output (--json -); name a \(option == "--csv" ? "folder" : "file")")
+        }
     }
 
     func run() throws {

@@ -402,6 +402,13 @@ else ko "ulimit -n 4, stage merge" "exit $st: $(head -c 300 fdm.err)"; fi
 mkdir -p c20dash && (cd c20dash && "$bin" -q --checkpoint - ../small.log > /dev/null 2> ../e20c.txt); st=$?
 if [ $st = 2 ] && [ ! -e c20dash/- ] && grep -q -- "--checkpoint -" e20c.txt; then ok "--checkpoint -: exit 2, no file named -"
 else ko "--checkpoint -" "exit $st, $(ls c20dash) $(head -c 200 e20c.txt)"; fi
+# Only --json takes - for standard output: --html, --metrics and --csv
+# named - are usage errors, not a file or folder named -.
+for opt in --html --metrics --csv; do
+  (cd c20dash && "$bin" -q $opt - ../small.log > /dev/null 2> ../e20d.txt); st=$?
+  if [ $st = 2 ] && [ ! -e c20dash/- ] && grep -q -- "$opt -: only --json" e20d.txt; then ok "$opt -: exit 2, nothing named -"
+  else ko "$opt -" "exit $st, $(ls c20dash) $(head -c 200 e20d.txt)"; rm -rf c20dash/-; fi
+done
 
 echo "$passed passed, $failed failed${skipped:+, $skipped skipped}"
 [ $failed = 0 ]
