@@ -159,7 +159,7 @@ enum ConfigFile {
                 if bool { out.append((spec.name, ["--" + spec.name])) }
             case .single:
                 guard let text = scalar(value) else { throw wrong("a string or an integer") }
-                out.append((spec.name, ["--" + spec.name, pathKeys.contains(spec.name) ? path(text, from: folder) : text]))
+                out.append((spec.name, Self.option(spec.name, pathKeys.contains(spec.name) ? path(text, from: folder) : text)))
             case .repeating, .positional:
                 var values: [String] = []
                 if let array = value.array, value.type == .array {
@@ -176,7 +176,7 @@ enum ConfigFile {
                 if spec.kind == .positional {
                     out.append((spec.name, values))
                 } else {
-                    out.append((spec.name, values.flatMap { ["--" + spec.name, $0] }))
+                    out.append((spec.name, values.flatMap { Self.option(spec.name, $0) }))
                 }
             }
         }
@@ -204,6 +204,15 @@ enum ConfigFile {
             merged += inputs
         }
         return merged
+    }
+
+    /// An option and its value as arguments: `--name value`, or
+    /// `--name=value` for a value that begins with `-` (but `-` alone,
+    /// standard output), which the parser would otherwise take for an
+    /// option (`session-timeout = "-5"` is then refused for its value,
+    /// not as a missing one).
+    static func option(_ name: String, _ value: String) -> [String] {
+        value.count > 1 && value.hasPrefix("-") ? ["--\(name)=\(value)"] : ["--" + name, value]
     }
 
     /// Options that set what another one sets: given on the command line,

@@ -54,6 +54,9 @@ struct ConfigFileTests {
         #expect(s["no-color"] == nil)
         #expect(s["inputs"] == ["a.log"])
         #expect(try settings("client-id = \"A\"")["client-id"] == ["--client-id", "A"])
+        // A value that begins with - is given as --name=value, so that the
+        // parser does not take it for an option.
+        #expect(try settings("client-id = [\"-x\", \"y\"]")["client-id"] == ["--client-id=-x", "--client-id", "y"])
     }
 
     @Test("relative paths are relative to the file's folder (docs/contract.md §9)")
