@@ -120,5 +120,13 @@ struct FormatDetectionTests {
         let j = try runCLI([junk])
         #expect(j.stderr.contains("junk.log: read as JSON or combined (by each line's first byte), 66% of its lines (2 of 3) are malformed"))
         #expect(j.stderr.contains("and no other format reads them"))
+        // Lines that parse but lie in the future: no other format is
+        // proposed, the clock and --now are.
+        let future = (1...3).map { i in
+            "203.0.113.9 - - [22/Nov/2099:10:00:0\(i) +0000] \"GET /x HTTP/1.1\" 200 1 \"-\" \"ua\" \"-\""
+        }
+        let f = try runCLI([writeLog(future + [flipLine("c2")], named: "future.log", in: dir)])
+        #expect(f.stderr.contains("75% of its lines (3 of 4) are malformed (mostly: time in the future"), "\(f.stderr)")
+        #expect(f.stderr.contains("--now") && !f.stderr.contains("--log-format") && !f.stderr.contains("no other format"))
     }
 }

@@ -77,6 +77,17 @@ package struct FormatTally: Sendable, Equatable {
         case .nginx: tried = "read with --log-format"
         }
         let share = "\(tried), \(percent)% of its lines (\(accounting.malformedLines) of \(written)) are malformed"
+        // Most of them parsed (dated in the future, over-long, NUL or not
+        // UTF-8): another format is not the answer, and is not proposed.
+        if tally.unparsed * 2 <= accounting.malformedLines {
+            let future = accounting.malformedByReason[MalformedReason.future.rawValue] ?? 0
+            if future * 2 > accounting.malformedLines {
+                return "\(share) (mostly: \(MalformedReason.future.rawValue): dated more than an hour after the run's start; "
+                    + "check the clock, or give --now the time the night was audited at)"
+            }
+            let why = accounting.malformedByReason.max { a, b in (a.value, b.key) < (b.value, a.key) }.map { " (mostly: \($0.key))" } ?? ""
+            return "\(share)\(why)"
+        }
         let fit = max(tally.fitCombined, tally.fitJSON)
         guard fit * 2 > tally.unparsed, fit > 0 else {
             let why = accounting.malformedByReason.max { a, b in (a.value, b.key) < (b.value, a.key) }.map { " (mostly: \($0.key))" } ?? ""
