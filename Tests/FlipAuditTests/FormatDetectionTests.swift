@@ -120,6 +120,14 @@ struct FormatDetectionTests {
         let j = try runCLI([junk])
         #expect(j.stderr.contains("junk.log: read as JSON or combined (by each line's first byte), 66% of its lines (2 of 3) are malformed"))
         #expect(j.stderr.contains("and no other format reads them"))
+        // A byte order mark before a file's first line (or a cat'ed
+        // file's) is not part of the record: JSON and combined alike.
+        let bom = "\u{FEFF}"
+        let marked = writeLog([bom + jsonLine("b1", second: 1), jsonLine("b2", second: 2), bom + flipLine("b3", second: 3)], named: "bom.log", in: dir)
+        let b = try runCLI([marked, "--json", "-"])
+        let bjson = try #require(try JSONSerialization.jsonObject(with: Data(b.stdout.utf8)) as? [String: Any])
+        let binput = try #require(bjson["input"] as? [String: Any])
+        #expect(binput["malformed_lines"] as? Int == 0 && binput["records"] as? Int == 3 && bjson["sessions"] as? Int == 3)
         // Lines that parse but lie in the future: no other format is
         // proposed, the clock and --now are.
         let future = (1...3).map { i in

@@ -212,13 +212,21 @@ package struct LineScanner: LineSink {
         scan.accounting.lines += 1
     }
 
+    /// Whether `line` begins with the UTF-8 byte order mark, EF BB BF.
+    static func startsWithBOM(_ line: UnsafeRawBufferPointer) -> Bool {
+        line.count >= 3 && line[0] == 0xEF && line[1] == 0xBB && line[2] == 0xBF
+    }
+
     /// Whether a line holds only spaces and tabs.
     static func isBlank(_ bytes: UnsafeRawBufferPointer) -> Bool {
         bytes.allSatisfy { $0 == .space || $0 == .tab }
     }
 
-    package mutating func line(_ bytes: UnsafeRawBufferPointer, number _: Int, plain: Bool) {
+    package mutating func line(_ line: UnsafeRawBufferPointer, number _: Int, plain: Bool) {
         defer { scan.accounting.lines += 1 }
+        // A UTF-8 byte order mark (a file written by a Windows tool, or one
+        // of several cat'ed together) is not part of the record.
+        let bytes = line.first == 0xEF && Self.startsWithBOM(line) ? UnsafeRawBufferPointer(rebasing: line[3...]) : line
         if Self.isBlank(bytes) {
             scan.accounting.blankLines += 1
             return
