@@ -224,15 +224,23 @@ package struct LineScanner: LineSink {
 
     package mutating func line(_ line: UnsafeRawBufferPointer, number _: Int, plain: Bool) {
         defer { scan.accounting.lines += 1 }
-        // A UTF-8 byte order mark (a file written by a Windows tool, or one
-        // of several cat'ed together) is not part of the record.
-        let bytes = line.first == 0xEF && Self.startsWithBOM(line) ? UnsafeRawBufferPointer(rebasing: line[3...]) : line
-        if Self.isBlank(bytes) {
+        if Self.isBlank(line) {
             scan.accounting.blankLines += 1
             return
         }
+        var bytes = line
         let check = plain ? .plain : Bytes.LineCheck(bytes)
         if check.highOrNUL {
+            // A UTF-8 byte order mark (a file written by a Windows tool, or
+            // one of several cat'ed together) is not part of the record;
+            // its bytes are ≥ 0x80, so only such a line can hold one.
+            if Self.startsWithBOM(bytes) {
+                bytes = UnsafeRawBufferPointer(rebasing: bytes[3...])
+                if Self.isBlank(bytes) {
+                    scan.accounting.blankLines += 1
+                    return
+                }
+            }
             if Bytes.find(0, in: bytes) != nil { malformed(.nulByte); return }
             if !Bytes.isValidText(bytes) { malformed(.invalidUTF8); return }
         }
