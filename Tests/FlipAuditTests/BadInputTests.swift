@@ -43,12 +43,12 @@ let badInputCases: [BadInputCase] = [
         messages: ["corrupt-middle.log.gz: ", "offset"],
         counts: ["files_with_errors": 1], sessions: ["c1"]),
     BadInputCase(
-        name: "zero-byte .gz is an empty input, not an error",
-        setup: { _ in [fixture("zero-byte.log.gz")] }, status: 0, messages: [],
+        name: "zero-byte .gz is an empty input, not an error, and said so",
+        setup: { _ in [fixture("zero-byte.log.gz")] }, status: 0, messages: ["zero-byte.log.gz: empty (0 bytes, no line)"],
         counts: ["files": 1, "lines": 0, "files_with_errors": 0]),
     BadInputCase(
-        name: "empty file is an empty input, not an error",
-        setup: { _ in [fixture("empty-file.log")] }, status: 0, messages: [],
+        name: "empty file is an empty input, not an error, and said so",
+        setup: { _ in [fixture("empty-file.log")] }, status: 0, messages: ["empty-file.log: empty (0 bytes, no line)"],
         counts: ["files": 1, "lines": 0, "files_with_errors": 0]),
     BadInputCase(
         name: "zstd input is named, with the command to pipe it",
@@ -109,12 +109,12 @@ let badInputCases: [BadInputCase] = [
             return [path]
         }, status: 0, messages: ["latin1.log:2: malformed line (invalid UTF-8)"], counts: ["malformed_lines": 1], sessions: ["u1", "u2"]),
     BadInputCase(
-        name: "CRLF line ends are read as line ends",
+        name: "CRLF line ends are read as line ends, and counted",
         setup: { dir in
             let path = dir + "/crlf.log"
             FileManager.default.createFile(atPath: path, contents: Data((flipLine("r1") + "\r\n" + flipLine("r2", second: 2) + "\r\n").utf8))
             return [path]
-        }, status: 0, messages: [], counts: ["malformed_lines": 0, "records": 2], sessions: ["r1", "r2"]),
+        }, status: 0, messages: ["crlf.log: 2 lines end in CRLF; read as LF"], counts: ["malformed_lines": 0, "records": 2], sessions: ["r1", "r2"]),
     BadInputCase(
         name: "a JSON line that is not an object is malformed; the objects around it are read",
         setup: { dir in
@@ -126,12 +126,13 @@ let badInputCases: [BadInputCase] = [
             ]
         }, status: 0, messages: ["app.json:2: malformed line (not a JSON object)"], counts: ["malformed_lines": 1, "records": 2], sessions: ["j1", "j2"]),
     BadInputCase(
-        name: "a missing last newline still ends the last line",
+        name: "a missing last newline still ends the last line, and is said",
         setup: { dir in
             let path = dir + "/no-newline.log"
             FileManager.default.createFile(atPath: path, contents: Data((flipLine("l1") + "\n" + flipLine("l2", second: 2)).utf8))
             return [path]
-        }, status: 0, messages: [], counts: ["records": 2], sessions: ["l1", "l2"]),
+        }, status: 0, messages: ["no-newline.log: its last line has no newline; read all the same"], counts: ["records": 2],
+        sessions: ["l1", "l2"]),
 ]
 
 @Suite("Bad input battery (docs/contract.md §8)")
@@ -157,6 +158,22 @@ struct BadInputTests {
         let sessions = try String(contentsOfFile: out + "/sessions.csv", encoding: .utf8)
         let states = Set(sessions.split(separator: "\n").dropFirst().map { String($0.prefix { $0 != "," }) })
         for state in c.sessions { #expect(states.contains(state), "no session \(state) in \(states)") }
+    }
+
+    @Test("CRLF lines and a missing last newline are counted per file in the JSON report, absent when none")
+    func lineEndCounts() throws {
+        let dir = temporaryDirectory()
+        let crlf = dir + "/crlf.log", open = dir + "/open.log"
+        FileManager.default.createFile(atPath: crlf, contents: Data((flipLine("r1") + "\r\n" + flipLine("r2", second: 2) + "\r\n").utf8))
+        FileManager.default.createFile(atPath: open, contents: Data((flipLine("o1") + "\n" + flipLine("o2", second: 2)).utf8))
+        let plain = writeLog([flipLine("p1")], named: "plain.log", in: dir)
+        let run = try runCLI([crlf, open, plain, "--json", "-"])
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        let files = try #require(report["files"] as? [[String: Any]])
+        func file(_ path: String) -> [String: Any]? { files.first { ($0["name"] as? String) == path } }
+        #expect(file(crlf)?["crlf_lines"] as? Int == 2 && file(crlf)?["no_final_newline"] == nil)
+        #expect(file(open)?["no_final_newline"] as? Bool == true && file(open)?["crlf_lines"] == nil)
+        #expect(file(plain)?["crlf_lines"] == nil && file(plain)?["no_final_newline"] == nil)
     }
 
     @Test(

@@ -28,6 +28,9 @@ struct ScanAssembler {
     private(set) var firstTime: Int64?
     /// Messages for standard error: the first malformed lines.
     private var warnings: [String] = []
+    /// Lines that ended in CRLF; whether the last line had no newline.
+    private var crlfLines = 0
+    private var noFinalNewline = false
 
     init(file: InputFile, format: AuditConfiguration.Format) {
         self.file = file
@@ -57,6 +60,8 @@ struct ScanAssembler {
             warnings.append(text)
         }
         accounting.add(scan.accounting)
+        crlfLines += scan.crlfLines
+        noFinalNewline = noFinalNewline || scan.noFinalNewline
         if firstTime == nil { firstTime = scan.peaks.first?.time }
         tally.add(scan.tally)
         var event = 0
@@ -112,12 +117,19 @@ struct ScanAssembler {
         // One warning when most lines are malformed (docs/contract.md §2).
         let hint = FormatTally.hint(accounting, tally: tally, setting: setting)
         if let hint { warnings.append("\(file.displayName): \(hint)") }
+        // Read normally, each said once with its count (docs/contract.md §8).
+        if crlfLines > 0 { warnings.append("\(file.displayName): \(crlfLines) \(crlfLines == 1 ? "line ends" : "lines end") in CRLF; read as LF") }
+        if noFinalNewline { warnings.append("\(file.displayName): its last line has no newline; read all the same") }
+        if accounting.lines == 0 && failure == nil {
+            warnings.append("\(file.displayName): empty (\(accounting.compressedBytes) bytes, no line); nothing to audit in it")
+        }
         return FileScan(
             accounting: accounting, locationLines: locationLines, latestTime: latestTime,
             summary: FileSummary(
                 name: file.displayName, encoding: end?.encoding.rawValue ?? "plain",
                 format: accounting.lines == accounting.blankLines ? "empty" : tally.name, lines: accounting.lines,
-                logsLocation: logsLocation, error: failure.map { "\($0)" }, hint: hint),
+                logsLocation: logsLocation, error: failure.map { "\($0)" }, hint: hint,
+                crlfLines: crlfLines > 0 ? crlfLines : nil, noFinalNewline: noFinalNewline ? true : nil),
             error: message, warnings: warnings + (message.map { [$0] } ?? []))
     }
 }

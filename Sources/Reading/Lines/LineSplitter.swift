@@ -9,6 +9,16 @@ public protocol LineSink {
     mutating func line(_ bytes: UnsafeRawBufferPointer, number: Int, plain: Bool)
     /// A line longer than the limit; its bytes were skipped, never held.
     mutating func overlongLine(number: Int, length: Int)
+    /// The line about to be handed over ended in `\r\n` (or, the input's
+    /// last, in `\r`).
+    mutating func carriageReturn()
+    /// The input's last line had no newline after it.
+    mutating func noFinalNewline()
+}
+
+extension LineSink {
+    public mutating func carriageReturn() {}
+    public mutating func noFinalNewline() {}
 }
 
 /// Splits decoded chunks into lines, never rescanning a byte: one pass
@@ -89,6 +99,7 @@ public struct LineSplitter: ~Copyable {
 
     /// Hands out a last line that has no newline after it.
     @inlinable public mutating func finish<Sink: LineSink>(to sink: inout Sink) {
+        if framing.isCarrying { sink.noFinalNewline() }
         emitCarried(to: &sink)
     }
 
@@ -118,6 +129,7 @@ public struct LineSplitter: ~Copyable {
             sink.overlongLine(number: lines, length: content.count)
             return
         }
+        if content.count != line.count { sink.carriageReturn() }
         sink.line(content, number: lines, plain: plain)
     }
 }

@@ -140,6 +140,10 @@ package struct PieceScan: Sendable {
     package var firstJSONLocationLine: Int?
     /// The formats its lines parsed as.
     package var tally = FormatTally()
+    /// Lines that ended in `\r\n`, read as if they ended in `\n`.
+    package var crlfLines = 0
+    /// Whether the input's last line, in this piece, had no newline.
+    package var noFinalNewline = false
     /// The scanner's `linesBefore`: when set, the lines of the events (only
     /// those) count from the input's start.
     package var linesBefore: Int?
@@ -298,6 +302,10 @@ package struct LineScanner: LineSink {
         case .combined: return combined.parse(bytes, into: &record, escapes: escapes)
         }
     }
+
+    package mutating func carriageReturn() { scan.crlfLines += 1 }
+
+    package mutating func noFinalNewline() { scan.noFinalNewline = true }
 
     package mutating func overlongLine(number _: Int, length: Int) {
         malformed(.overlong, detail: "\(length) bytes")

@@ -100,13 +100,24 @@ package struct FileSummary: Sendable, Codable, Equatable {
     /// When most of its lines were malformed: the share, and the format
     /// that would read them, if one does (docs/contract.md §2).
     package var hint: String?
+    /// Lines that ended in CRLF, read as LF (absent when none did).
+    package var crlfLines: Int?
+    /// True when its last line had no newline after it (absent otherwise).
+    package var noFinalNewline: Bool?
 
     enum CodingKeys: String, CodingKey {
         case name, encoding, format, lines, error, hint
         case logsLocation = "logs_location"
+        case crlfLines = "crlf_lines"
+        case noFinalNewline = "no_final_newline"
     }
 
-    package init(name: String, encoding: String, format: String, lines: Int, logsLocation: Bool, error: String?, hint: String?) {
+    package init(
+        name: String, encoding: String, format: String, lines: Int, logsLocation: Bool, error: String?, hint: String?,
+        crlfLines: Int? = nil, noFinalNewline: Bool? = nil
+    ) {
+        self.crlfLines = crlfLines
+        self.noFinalNewline = noFinalNewline
         self.name = name
         self.encoding = encoding
         self.format = format
