@@ -165,8 +165,9 @@ if [ $st = 4 ] && head -1 c9/sessions.csv | grep -q '^state,' && ! grep -q 'INPU
   ok "closed stdout with --csv: CSV files intact (no summary inside), exit 4"
 else ko "closed stdout with --csv" "exit $st"; fi
 # A reader that is gone before the JSON is written (it closes its end at
-# once): the write fails with EPIPE, however small the JSON.
-"$bin" --json - big.log 2> e9d.txt | (exec 0<&-; sleep 1); st=${PIPESTATUS[0]}
+# once; flipaudit starts half a second later): the write fails with
+# EPIPE, however small the JSON.
+{ sleep 0.5; exec "$bin" --json - big.log 2> e9d.txt; } | (exec 0<&-; sleep 2); st=${PIPESTATUS[0]}
 if [ $st = 4 ] && grep -q -- "--json: .*Broken pipe" e9d.txt && ! crashed e9d.txt; then
   ok "broken pipe on stdout: a line naming --json, exit 4"
 else ko "broken pipe on stdout" "exit $st: $(head -c 300 e9d.txt)"; fi
