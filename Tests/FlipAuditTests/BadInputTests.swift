@@ -176,6 +176,34 @@ struct BadInputTests {
         #expect(file(plain)?["crlf_lines"] == nil && file(plain)?["no_final_newline"] == nil)
     }
 
+    @Test("a file read again shorter than the run first saw it shrank: every reading stops at that first size")
+    func shrankBetweenReadings() throws {
+        let dir = temporaryDirectory()
+        let path = writeLog((0..<200).map { flipLine("s\($0)", second: $0 % 60) }, named: "shrink.log", in: dir)
+        let identity = try #require(FileIdentity.of(path: path))
+        let size = try #require(identity.size)
+        // Appended after the run looked: a second reading ends where the first did.
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        handle.seekToEndOfFile()
+        handle.write(Data((flipLine("late") + "\n").utf8))
+        try handle.close()
+        let grown = try LogFileReader(path: path, size: size)
+        var total = 0
+        while let chunk = try grown.nextChunk() { total += chunk.count }
+        #expect(UInt64(total) == size)
+        // Cut after the run looked (the sorting pass reads a file again):
+        // an error naming the offset, not a quiet shorter input.
+        truncate(path, 1000)
+        let cut = try LogFileReader(path: path, size: size)
+        var failure: InputError?
+        do { while try cut.nextChunk() != nil {} } catch { failure = error }
+        guard case .shrunk(let offset, let at)? = failure else {
+            Issue.record("no shrunk error: \(String(describing: failure))")
+            return
+        }
+        #expect(offset == 1000 && at == size)
+    }
+
     @Test(
         "a path without read permission is named and counted (skipped as root, who may read anything)",
         .enabled(if: geteuid() != 0))

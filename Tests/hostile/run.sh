@@ -290,10 +290,16 @@ if [ $st = 2 ] && cmp -s w14/a.log basic.log; then ok "--json onto a log inside 
 else ko "--json onto a log inside an input folder" "exit $st"; fi
 
 # 15. A file truncated while read: exit 3 naming the file and the offset.
+# No race with the clock: a FIFO ranks first, so the run has taken
+# shrink.log's size (when it resolved its inputs) before it opens the
+# FIFO, and reads no more of shrink.log than its read-ahead holds (16 MiB
+# of these 60) until the FIFO's writer closes, after the truncation.
 cp big.log shrink.log
-"$bin" -q shrink.log 2> e15.txt & pid=$!
-sleep 0.5
+mkfifo hold15
+"$bin" -q hold15 shrink.log 2> e15.txt & pid=$!
+exec 7> hold15   # returns once the run has opened the FIFO
 truncate -s 100000 shrink.log
+exec 7>&-
 wait $pid; st=$?
 if [ $st = 3 ] && grep -q "shrink.log: file shrank while being read: it ended at byte offset" e15.txt; then
   ok "file truncated while read: exit 3 with the offset"

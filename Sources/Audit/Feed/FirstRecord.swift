@@ -15,7 +15,7 @@ enum FirstRecord {
     /// first record: for a folder of thousands of small files, this look
     /// costs little beside the reading itself.
     static func time(of file: InputFile, configuration: AuditConfiguration, scanners: ScannerPool) -> Int64? {
-        guard !file.isStream, let reader = try? LogFileReader(path: file.path, look: true) else { return nil }
+        guard !file.isStream, let reader = try? LogFileReader(path: file.path, size: file.identity?.size, look: true) else { return nil }
         var splitter = LineSplitter(maxLine: configuration.maxLine)
         var assembler = ScanAssembler(file: file, format: configuration.format)
         var scanner = scanners.take(fileIndex: 0)

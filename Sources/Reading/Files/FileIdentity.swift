@@ -12,11 +12,16 @@ package struct FileIdentity: Hashable, Sendable {
     var inode: UInt64
     /// The `S_IFMT` bits of the file's mode.
     package var type: UInt32
+    /// A regular file's size when it was first looked at: every read of it
+    /// in this run stops there, and a file found shorter later shrank
+    /// (docs/contract.md §8). Nil for anything else. Not part of equality.
+    package var size: UInt64?
 
     init(_ info: stat) {
         device = UInt64(info.st_dev)
         inode = UInt64(info.st_ino)
         type = UInt32(info.st_mode) & UInt32(S_IFMT)
+        size = type == UInt32(S_IFREG) ? UInt64(max(0, info.st_size)) : nil
     }
 
     package static func == (a: FileIdentity, b: FileIdentity) -> Bool { a.device == b.device && a.inode == b.inode }

@@ -35,9 +35,11 @@ package final class LogFileReader {
 
     private let fd: Int32
     private let closeOnDeinit: Bool
-    /// A regular file's size when it was opened: it is read that far and
-    /// no further (a file still being appended to ends there); it is an
-    /// error when it ends before. Nil for a stream.
+    /// A regular file's size when it was opened, or when the run first
+    /// looked at it (`size`): it is read that far and no further (a file
+    /// still being appended to ends there, and a second reading ends where
+    /// the first did); it is an error when it ends before. Nil for a
+    /// stream.
     package let sizeAtOpen: UInt64?
     private let input: UnsafeMutableRawBufferPointer
     private var inStart = 0
@@ -59,8 +61,9 @@ package final class LogFileReader {
     private let look: Bool
 
     /// Opens `path`, or standard input for `nil`. `look`: only the first
-    /// few KiB will be read (`GzipInflater.look`).
-    package init(path: String?, look: Bool = false) throws(InputError) {
+    /// few KiB will be read (`GzipInflater.look`). `size`: the size the run
+    /// saw first (`FileIdentity.size`), which a regular file is read to.
+    package init(path: String?, size: UInt64? = nil, look: Bool = false) throws(InputError) {
         self.path = path
         self.look = look
         if let path {
@@ -82,7 +85,7 @@ package final class LogFileReader {
             if closeOnDeinit { close(fd) }
             throw .unreadable("is a directory")
         }
-        sizeAtOpen = known && (info.st_mode & S_IFMT) == S_IFREG ? UInt64(info.st_size) : nil
+        sizeAtOpen = known && (info.st_mode & S_IFMT) == S_IFREG ? size ?? UInt64(info.st_size) : nil
         input = BufferPool.shared.take(Self.bufferSize)
     }
 

@@ -33,6 +33,8 @@ package final class PieceCutter: @unchecked Sendable {
     }
 
     private let path: String?
+    /// The size the run first saw the file at (`FileIdentity.size`).
+    private let size: UInt64?
     /// Opened on the first cut, so that an input not reached yet holds no
     /// descriptor.
     private var reader: LogFileReader?
@@ -41,15 +43,18 @@ package final class PieceCutter: @unchecked Sendable {
     /// not taken for an input not reached yet.
     private var lazyFraming: LineFraming?
 
-    /// Cuts the file at `path` (standard input for nil).
-    package init(path: String?, maxLine: Int) {
+    /// Cuts the file at `path` (standard input for nil), read to `size`
+    /// when given (`LogFileReader.init(path:size:look:)`).
+    package init(path: String?, size: UInt64? = nil, maxLine: Int) {
         self.path = path
+        self.size = size
         self.maxLine = maxLine
     }
 
     /// Cuts what `reader` reads.
     package init(reader: LogFileReader, maxLine: Int) {
         path = nil
+        size = nil
         self.reader = reader
         self.maxLine = maxLine
     }
@@ -74,7 +79,7 @@ package final class PieceCutter: @unchecked Sendable {
         precondition(!cutAll, "a piece cut after the last one")
         if reader == nil {
             do {
-                reader = try LogFileReader(path: path)
+                reader = try LogFileReader(path: path, size: size)
             } catch {
                 return Piece(range: 0..<0, end: PieceEnd(failure: error, input: nil))
             }

@@ -34,7 +34,7 @@ struct Lane<Scan> {
     var scannedWeight = 0
 
     init(file: InputFile, maxLine: Int, buffers count: Int, pieceBytes: Int) {
-        cutter = PieceCutter(path: file.path, maxLine: maxLine)
+        cutter = PieceCutter(path: file.path, size: file.identity?.size, maxLine: maxLine)
         buffers = LaneBuffers(count: count, size: pieceBytes)
         freeSlots = Array((0..<count).reversed())
     }
