@@ -109,7 +109,25 @@ struct DuplicateTests {
         let sorting = audit(files) { $0.alwaysSort = true }
         #expect(portable(streaming.csv) == portable(sorting.csv))
         #expect(streaming.accounting.duplicateRecords == sorting.accounting.duplicateRecords)
-        #expect(streaming.accounting.duplicateRecords == 4)
+        // b.log holds lines[0] twice, a.log once: audited twice (max(n, m)).
+        #expect(streaming.accounting.duplicateRecords == 3)
+    }
+
+    @Test("a line held twice by one input and once by another is audited twice, whichever ranks first")
+    func doubleTapBesideACopy() {
+        let request = at("22/Nov/2026:10:00:00", authorize(state: "t"), 200)
+        let back = at("22/Nov/2026:10:00:04", "/consent", 302, "\(opa)?code=tc&state=t")
+        let twice = [request, back, request, back]
+        for parallel in [true, false] {
+            let alone = audit(["c_twice.log": twice]) { $0.parallel = parallel }
+            #expect(alone.kinds().contains(.duplicateReturn))
+            for once in ["b_once.log", "d_once.log"] {
+                let both = audit([once: [request, back], "c_twice.log": twice]) { $0.parallel = parallel }
+                #expect(both.findings.map(\.kind.rawValue).sorted() == alone.findings.map(\.kind.rawValue).sorted(), "\(once)")
+                #expect(both.sessions.count == alone.sessions.count, "\(once)")
+                #expect(both.accounting.duplicateRecords == 2, "\(once)")
+            }
+        }
     }
 
     @Test("the end of a night fed again changes nothing but the duplicate count")

@@ -8,7 +8,9 @@ import Reading
 /// audited near its end (the end of a night fed again). A duplicate is
 /// counted and not audited; the first copy in the audit order is.
 /// Identical lines within one input are all audited: a double tap logged
-/// in one second is real traffic.
+/// in one second is real traffic. So a line held n times by one input and
+/// m times by another is audited max(n, m) times: the copies of the input
+/// that ranks first, then those of a later input past that count.
 ///
 /// Equal bytes mean an equal time, and events come in time order, so only
 /// the keys of the current time are needed to compare inputs; the keys of
@@ -17,8 +19,15 @@ import Reading
 ///
 /// Not `Sendable`: one audit thread owns it.
 package struct DuplicateFilter {
-    /// Keys of the records audited at `time`, with the input of the first.
-    private var atTime: [FingerprintKey: Int32] = [:]
+    /// Keys of the records audited at `time`: how many copies were
+    /// admitted, and how many the input read now holds so far. Events come
+    /// in (time, file, line) order, so one input's copies come together.
+    private var atTime: [FingerprintKey: Copies] = [:]
+    private struct Copies {
+        var admitted: Int32
+        var file: Int32
+        var inFile: Int32
+    }
     private var time = Int64.min
     /// Keys of the records the previous run audited in its last reorder
     /// window and after it.
@@ -56,13 +65,15 @@ package struct DuplicateFilter {
             count += 1
             return false
         }
-        if let first = atTime[key] {
-            guard first == event.source.file else {
-                count += 1
-                return false
-            }
-        } else {
-            atTime[key] = event.source.file
+        var copies = atTime[key] ?? Copies(admitted: 0, file: event.source.file, inFile: 0)
+        if copies.file != event.source.file { (copies.file, copies.inFile) = (event.source.file, 0) }
+        copies.inFile += 1
+        let admitted = copies.inFile > copies.admitted
+        if admitted { copies.admitted += 1 }
+        atTime[key] = copies
+        guard admitted else {
+            count += 1
+            return false
         }
         if retention != nil { recent.append(Checkpoint.Remembered(key: event.lineKey, time: event.time)) }
         return true
