@@ -44,6 +44,22 @@ private func rows(_ a: Audit) -> [String] {
     a.csv[0...1].flatMap { $0.split(separator: "\n").dropFirst().map(String.init) }
 }
 
+/// A last night of one line after the others (22 Nov 12:00): its run
+/// audits what the runs before it left waiting past their watermark.
+private func flushNight(in dir: String) -> String {
+    writeLog([at("22/Nov/2026:12:00:00", "/healthz", 200)], named: "flush.log", in: dir)
+}
+
+/// One run over `paths`, then the flush night: every row one run writes
+/// (records past its watermark wait for the next run).
+private func oneRun(_ paths: [String], flush: String, configure: (inout AuditConfiguration) -> Void = { _ in }) throws -> (
+    rows: [String], findings: [Finding], sessions: [SessionRecord], waited: Int
+) {
+    let (whole, checkpoint) = try run(paths, carried: nil, configure: configure)
+    let (end, _) = try run([flush], carried: checkpoint, configure: configure)
+    return (rows(whole) + rows(end), whole.findings + end.findings, whole.sessions + end.sessions, checkpoint.waiting.count)
+}
+
 private func run(_ paths: [String], carried: Checkpoint?, configure: (inout AuditConfiguration) -> Void = { _ in })
     throws -> (Audit, Checkpoint)
 {
@@ -69,20 +85,24 @@ struct CheckpointTests {
     func chained() throws {
         let dir = temporaryDirectory()
         let paths = nights.enumerated().map { writeLog($1, named: "night\($0 + 1).log", in: dir) }
-        let (whole, _) = try run(paths, carried: nil)
+        let flush = flushNight(in: dir)
+        let whole = try oneRun(paths, flush: flush)
+        // One run over the three nights: its watermark is the first night's
+        // end, so the other two wait for the flush night.
+        #expect(whole.waited == nights[1].count + nights[2].count)
         var chained: [String] = []
         var carried: Checkpoint?
         var carriedIn: [Int] = []
-        for path in paths {
+        for path in paths + [flush] {
             let (night, next) = try run([path], carried: carried)
             chained += rows(night)
             carriedIn.append(night.result.carriedIn)
             carried = next
         }
-        #expect(chained.sorted() == rows(whole).sorted())
+        #expect(chained.sorted() == whole.rows.sorted())
         // With a 100,000 s timeout a session stays open that long after its
         // last event, returned or not.
-        #expect(carriedIn == [0, 5, 7])
+        #expect(carriedIn == [0, 5, 7, 3])
         // What the chain found across the cuts.
         let kinds = Set(whole.findings.map(\.kind))
         #expect(kinds.isSuperset(of: [.stateReuse, .codeReuse, .noReturn, .unknownState, .missingErrorReturn]))
@@ -121,23 +141,25 @@ struct CheckpointTests {
         let files = (0..<2).map { n in [writeLog(srv0[n], named: "srv0-\(n).log", in: dir), writeLog(srv1[n], named: "srv1-\(n).log", in: dir)] }
         let timeout: (inout AuditConfiguration) -> Void = { $0.sessionTimeoutSeconds = 600 }
         let (first, checkpoint) = try run(files[0], carried: nil, configure: timeout)
-        #expect(first.sessions.isEmpty && checkpoint.sessions.map(\.state) == ["C"])
+        // C's request lies past the first night's watermark (srv0's end):
+        // it waits for the next run instead of opening a session there.
+        #expect(first.sessions.isEmpty && checkpoint.sessions.isEmpty && checkpoint.waiting.count == 1)
         let (second, _) = try run(files[1], carried: checkpoint, configure: timeout)
         let s = second.sessions.filter { $0.state == "S" }
         #expect(s.map(\.outcome) == [.noReturn, .noReturn])
         #expect(s.last?.findings.contains(.stateReuse) == true)
-        // S's rows as in one run over all four files (where C is still
-        // carried: that run's watermark is srv0's first night's end).
-        let (one, _) = try run(files[0] + files[1], carried: nil, configure: timeout)
-        func rowsOfS(_ a: Audit) -> [String] { rows(a).filter { $0.hasPrefix("S,") || $0.contains(",S,") }.sorted() }
-        #expect(rowsOfS(second).count == 5 && rowsOfS(second) == rowsOfS(one))
+        // S's rows as in one run over all four files.
+        let one = try oneRun(files[0] + files[1], flush: flushNight(in: dir), configure: timeout)
+        func rowsOfS(_ r: [String]) -> [String] { r.filter { $0.hasPrefix("S,") || $0.contains(",S,") }.sorted() }
+        #expect(rowsOfS(rows(second)).count == 5 && rowsOfS(rows(second)) == rowsOfS(one.rows))
     }
 
     @Test("a chain begun before version 3 keeps its HMAC fingerprints, and its version")
     func legacyChain() throws {
         let dir = temporaryDirectory()
         let paths = nights.enumerated().map { writeLog($1, named: "night\($0 + 1).log", in: dir) }
-        let (whole, _) = try run(paths, carried: nil)
+        let flush = flushNight(in: dir)
+        let whole = try oneRun(paths, flush: flush)
         let key = Fingerprint.newKey()
         let (first, legacy) = try run([paths[0]], carried: nil) { $0.fingerprint = .legacyKeyed(key) }
         #expect(legacy.legacyFingerprints)
@@ -149,13 +171,13 @@ struct CheckpointTests {
         #expect(!ended.contains(Fingerprint.keyed(key).of("R")))
         var chained = rows(first)
         var carried = legacy
-        for path in paths.dropFirst() {
+        for path in paths.dropFirst() + [flush] {
             let (night, next) = try run([path], carried: carried)
             #expect(next.legacyFingerprints && next.key == key)
             chained += rows(night)
             carried = next
         }
-        #expect(chained.sorted() == rows(whole).sorted())
+        #expect(chained.sorted() == whole.rows.sorted())
         // Read with SipHash, the same checkpoint misses the code returned
         // again across the cut (K, remembered only by its fingerprint): what
         // keeping the chain's own fingerprint is for.
@@ -263,16 +285,49 @@ struct CheckpointTests {
     @Test("damaged checkpoints are errors naming the line, never a crash or a fresh start")
     func damaged() throws {
         let dir = temporaryDirectory()
-        let (_, checkpoint) = try run([writeLog(nights[0] + nights[1], named: "n.log", in: dir)], carried: nil)
+        // Two servers cut at different times: the second's records past the
+        // first's end wait, as `event` lines beside `location` lines.
+        let early = writeLog([at("20/Nov/2026:23:57:00", "/healthz", 200, "-")], named: "early.log", in: dir)
+        let (_, checkpoint) = try run([early, writeLog(nights[0] + nights[1], named: "n.log", in: dir)], carried: nil)
+        #expect(checkpoint.waiting.count == nights[1].count && checkpoint.locations.count == 1)
         let good = checkpoint.encoded()
         #expect(try Checkpoint.decode(good) == checkpoint)
         #expect(throws: Checkpoint.Damaged.self) { try Checkpoint.decode(Array(good.dropLast(1))) }
         #expect(throws: Checkpoint.Damaged.self) { try Checkpoint.decode(Array(good.prefix(good.count / 2))) }
         #expect(throws: Checkpoint.Damaged.self) { try Checkpoint.decode([]) }
         var other = good
-        other[21] = UInt8(ascii: "4")  // "flipaudit checkpoint 4"
+        other[21] = UInt8(ascii: "9")  // "flipaudit checkpoint 9"
         do { _ = try Checkpoint.decode(other); Issue.record("another version was read") } catch {
-            #expect(error.description.contains("version 4"))
+            #expect(error.description.contains("version 9"))
+        }
+        // A waiting record is checked as the next run reads it: a line of
+        // the file with a field changed, sealed again, is still refused.
+        let text = String(decoding: good, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        let body = text.dropLast(2).map(String.init)
+        func resealed(_ change: (String) -> String) -> [UInt8] {
+            let lines = body.map { $0.hasPrefix("event\t") ? change($0) : $0 }
+            return Checkpoint.sealing(Array((lines.joined(separator: "\n") + "\n").utf8))
+        }
+        #expect(try Checkpoint.decode(resealed { $0 }) == checkpoint)
+        // Version 3 (before records waited) is read; it holds no event line.
+        func asVersion3(_ lines: [String]) -> [UInt8] {
+            let text = lines.map { $0 == "flipaudit checkpoint 4" ? "flipaudit checkpoint 3" : $0 }.joined(separator: "\n")
+            return Checkpoint.sealing(Array((text + "\n").utf8))
+        }
+        let old = try Checkpoint.decode(asVersion3(body.filter { !$0.hasPrefix("event\t") && !$0.hasPrefix("location\t") }))
+        #expect(old.waiting.isEmpty && old.sessions == checkpoint.sessions && old.watermark == checkpoint.watermark)
+        #expect(throws: Checkpoint.Damaged.self) { try Checkpoint.decode(asVersion3(body)) }
+        // The fields after the tag: time, file, line, then the event.
+        for (name, field, value) in [
+            ("a time not past the watermark", 1, String(checkpoint.watermark)), ("a file not listed", 2, "7"),
+            ("a bad status", 5, "1000"), ("a bad line key", 24, "xyz"),
+        ] {
+            let bytes = resealed { line in
+                var f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+                f[field] = value
+                return f.joined(separator: "\t")
+            }
+            #expect(throws: Checkpoint.Damaged.self, "\(name)") { try Checkpoint.decode(bytes) }
         }
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<3000 {

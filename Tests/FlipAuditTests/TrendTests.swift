@@ -27,11 +27,16 @@ struct TrendTests {
 
     @Test("over the samples and the next night: each run's totals kept, read back, gone and new marked")
     func samples() throws {
-        let results = try chain([[sampleLogs], [sampleLogs + "-next"]])
-        let (one, two) = (results[0], results[1])
-        let totals = try #require(two.checkpoint?.totals)
-        #expect(totals.map(\.run) == [1, 2])
-        #expect(try Checkpoint.decode(two.checkpoint!.encoded()).totals == totals)
+        // A third night of one line after the second's end: it audits what
+        // the second left waiting, so kinds of the second are gone.
+        let quiet = writeLog(
+            ["203.0.113.1 - - [22/Nov/2026:12:00:00 +0000] \"GET /healthz HTTP/1.1\" 200 2 \"-\" \"probe/1.0\" \"-\""],
+            named: "quiet.log", in: temporaryDirectory())
+        let results = try chain([[sampleLogs], [sampleLogs + "-next"], [quiet]])
+        let (one, two, three) = (results[0], results[1], results[2])
+        let totals = try #require(three.checkpoint?.totals)
+        #expect(totals.map(\.run) == [1, 2, 3])
+        #expect(try Checkpoint.decode(three.checkpoint!.encoded()).totals == totals)
         for (t, r) in zip(totals, results) {
             #expect(t.findings == Dictionary(uniqueKeysWithValues: r.statistics.findingsByKind.filter { $0.value > 0 }.map { ($0.key.rawValue, $0.value) }))
             #expect(t.outcomes.values.reduce(0, +) == r.statistics.sessions)
@@ -39,15 +44,18 @@ struct TrendTests {
             let errors = r.statistics.errorTotals
             #expect(t.errors.values.reduce(0, +) + t.otherErrors == errors.reduce(0) { $0 + $1.count })
         }
-        // What the second night lost and gained, from the two runs' own counts.
+        // What a night lost and gained, from the runs' own counts.
         let kindsOne = Set(one.statistics.findingsByKind.filter { $0.value > 0 }.keys)
         let kindsTwo = Set(two.statistics.findingsByKind.filter { $0.value > 0 }.keys)
-        let gone = kindsOne.subtracting(kindsTwo), new = kindsTwo.subtracting(kindsOne)
-        #expect(!gone.isEmpty)
-        #expect(Set(two.newKinds) == new)
+        let kindsThree = Set(three.statistics.findingsByKind.filter { $0.value > 0 }.keys)
+        #expect(Set(two.newKinds) == kindsTwo.subtracting(kindsOne) && !two.newKinds.isEmpty)
+        let gone = kindsTwo.subtracting(kindsThree)
+        #expect(!gone.isEmpty && !kindsThree.isEmpty)
+        #expect(Set(three.newKinds) == kindsThree.subtracting(kindsTwo))
+        let last = HTMLReport.render(three, failOn: nil)
+        for kind in gone { #expect(last.contains("<tr data-trend-kind=\"\(kind.rawValue)\" data-trend=\"gone\">")) }
+        for kind in kindsThree.intersection(kindsTwo) { #expect(last.contains("<tr data-trend-kind=\"\(kind.rawValue)\" data-trend=\"same\">")) }
         let html = HTMLReport.render(two, failOn: nil)
-        for kind in gone { #expect(html.contains("<tr data-trend-kind=\"\(kind.rawValue)\" data-trend=\"gone\">")) }
-        for kind in kindsTwo.intersection(kindsOne) { #expect(html.contains("<tr data-trend-kind=\"\(kind.rawValue)\" data-trend=\"same\">")) }
         let errorsOne = Set(one.statistics.errorTotals.map(\.error))
         let newErrors = two.statistics.errorTotals.map(\.error).filter { !errorsOne.contains($0) }
         #expect(!newErrors.isEmpty)

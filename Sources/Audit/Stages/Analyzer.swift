@@ -279,12 +279,17 @@ package final class Analyzer {
         var rules = RuleStep(
             tracker: tracker,
             duplicates: DuplicateFilter(
-                carried: carry.from?.records ?? [], retention: carry.on ? Int64(configuration.reuseWindowSeconds) * 1000 : nil,
+                carried: carry.from?.records ?? [],
+                retention: carry.on ? max(Int64(configuration.reuseWindowSeconds) * 1000, AuditConfiguration.reorderWindow) : nil,
                 on: configuration.keysLines))
         var latest: Int64?
         /// Per input, its newest audited record time: the watermark is the
         /// smallest of them.
         var newest = [Int64?](repeating: nil, count: inputs.count)
+        let waiting = Waiting(
+            on: carry.on, carried: carry.from, inputs: inputs.count,
+            codec: EventCodec(allowlist: configuration.allowlist, fingerprint: configuration.fingerprint))
+        for (file, lines) in carry.from?.locations ?? [:] { tracker.markLogsLocation(file: Int32(inputs.count + file), lines: lines) }
         let warn = self.warn
         let window = AuditConfiguration.reorderWindow
         var reads = [ReadStep](repeating: ReadStep(), count: inputs.count)
@@ -302,6 +307,7 @@ package final class Analyzer {
             tracker.markLogsLocation(file: Int32(index), lines: scan.locationLines)
             if let t = scan.latestTime { latest = max(latest ?? t, t) }
             newest[index] = scan.latestTime
+            waiting.ended(newest: scan.latestTime)
         }
 
         if sorted {
@@ -318,7 +324,8 @@ package final class Analyzer {
                 reads[index] = step
                 onEnd(index, scan)
             }
-            while let event = sort.next() {
+            while let event = waiting.next(sort.next) {
+                if waiting.holds(event) { continue }
                 rules.take(event)
                 order.release(before: tracker.settledBefore)
             }
@@ -326,7 +333,8 @@ package final class Analyzer {
             let merge = TimeOrderedMerge(
                 feeds: inputs.indices.map(source), startTimes: ranked.startTimes,
                 onBatch: onBatch, onEnd: onEnd)
-            while let event = merge.next() {
+            while let event = waiting.next(merge.next) {
+                if waiting.holds(event) { continue }
                 rules.take(event)
                 order.release(before: tracker.settledBefore)
             }
@@ -336,20 +344,31 @@ package final class Analyzer {
                 )
                 return .outOfOrder
             }
+            // An event the merge let go before every input had read past
+            // it may lie past the watermark: sorted, the watermark is known
+            // before the first event is audited.
+            if waiting.audited > waiting.bound { return .outOfOrder }
         }
         var checkpoint: Checkpoint?
         if carry.on {
             // The watermark never runs back: a run of late records only
             // leaves it where it was.
             let watermark = max(newest.compactMap { $0 }.min() ?? Checkpoint.noWatermark, carry.from?.watermark ?? Checkpoint.noWatermark)
-            var next = tracker.carry(watermark: watermark, names: sourceFiles.map(\.displayName))
+            var next = tracker.carry(watermark: watermark, names: sourceFiles.map(\.displayName), waiting: waiting.held)
+            if !waiting.held.isEmpty {
+                warn(
+                    "\(waiting.held.count) flip record(s) newer than the watermark (\(Timestamp.iso8601(watermark)), where the input that ends first ends) wait for the next run, carried in the checkpoint"
+                )
+            }
             next.key = configuration.fingerprint.keyBytes ?? []
             next.legacyFingerprints = configuration.fingerprint.isLegacy
             next.run = (carry.from?.run ?? 0) + 1
             next.records = rules.duplicates.handedOn(watermark: watermark)
             let keep = watermark - Int64(configuration.reuseWindowSeconds) * 1000
             next.audited = (carry.from?.audited ?? []).filter { $0.watermark >= keep }
-            for file in inputs {
+            // A file with no audited record (empty, or every record late or
+            // in the future) is not remembered: it blocks no later night.
+            for (index, file) in inputs.enumerated() where newest[index] != nil {
                 guard let digest = carry.digests[file.displayName] else { continue }
                 next.audited.append(
                     Checkpoint.AuditedFile(digest: digest, name: file.displayName, run: next.run, started: carry.started, watermark: watermark))
@@ -372,7 +391,7 @@ package final class Analyzer {
         var result = results.result(
             configuration: configuration, inputs: inputs, duplicates: rules.duplicates.count,
             evictedSessions: tracker.evictedSessions, unpinnedProjectIDs: Array(tracker.unpinnedProjectIDs),
-            unobservableFiles: Array(tracker.unobservableFiles))
+            unobservableFiles: Array(tracker.unobservableFiles), carriedFiles: carriedFiles)
         result.carriedFiles = carriedFiles
         result.carriedIn = carry.from?.openSessions ?? 0
         result.previousWatermark = carry.from?.watermark

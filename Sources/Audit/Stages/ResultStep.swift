@@ -36,14 +36,16 @@ struct ResultStep {
     /// The result, once every input and row is in.
     func result(
         configuration: AuditConfiguration, inputs: [InputFile], duplicates: Int, evictedSessions: Int,
-        unpinnedProjectIDs: [String], unobservableFiles: [Int32]
+        unpinnedProjectIDs: [String], unobservableFiles: [Int32], carriedFiles: [String] = []
     ) -> AuditResult {
+        // A carried session's or waiting record's file comes after the inputs.
+        let names = inputs.map(\.displayName) + carriedFiles
         var (accounting, files, inputErrors) = totals.finished(names: inputs.map(\.displayName))
         accounting.duplicateRecords = duplicates
         return AuditResult(
             configuration: configuration, inputs: inputs, accounting: accounting, files: files,
             inputErrors: inputErrors, findingExamples: collector.examples, statistics: collector.statistics,
             evictedSessions: evictedSessions, unpinnedProjectIDs: unpinnedProjectIDs.sorted(),
-            unobservableFiles: unobservableFiles.sorted().map { inputs[Int($0)].displayName })
+            unobservableFiles: unobservableFiles.sorted().map { names.indices.contains(Int($0)) ? names[Int($0)] : "?" })
     }
 }

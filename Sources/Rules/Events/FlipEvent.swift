@@ -50,6 +50,13 @@ package struct FlipEvent: @unchecked Sendable {  // its storage is never written
         }
     }
 
+    /// `event` at `source`: a waiting record's place in another run's files.
+    package init(_ event: FlipEvent, source: SourceRef) {
+        time = event.time
+        self.source = source
+        storage = event.storage
+    }
+
     /// `event` at line `line` of its input: for `ScanAssembler`, when a
     /// piece was scanned before the lines ahead of it were counted.
     package init(_ event: FlipEvent, line: Int64) {

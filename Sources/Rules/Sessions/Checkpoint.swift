@@ -23,9 +23,13 @@ import Reading
 ///     record    KEY  MS             one per record near the watermark
 ///     audited   SIZE  SHA-256  RUN  STARTED  WATERMARK  NAME
 ///     totals    RUN  STARTED  JSON  one per run of the last 60 (`RunTotals`)
+///     location  INDEX  LINE  LINE   where a listed file first logged a Location
+///     event     …                   one per flip record past the watermark (`EventCodec`)
 ///     end       LINES  SHA-256 of every byte before this line
 ///
-/// Version 3 fingerprints with SipHash-2-4 (`Fingerprint.keyed`). Versions
+/// Version 4 adds the `location` and `event` lines: records newer than the
+/// watermark wait for the next run. Version 3 (the same without them) is
+/// read too. Versions 3 and 4 fingerprint with SipHash-2-4 (`Fingerprint.keyed`). Versions
 /// 1 and 2 fingerprinted with HMAC-SHA256: a chain begun with one keeps it
 /// (`legacyFingerprints`), and is written as version 2 again, so that
 /// what it remembers still matches. Version 1 (a `clock` line instead of
@@ -35,8 +39,9 @@ import Reading
 /// — a changed byte, a cut, a value out of range, another version — is an
 /// error naming the line, never a silent fresh start or a trap.
 package struct Checkpoint: Sendable, Equatable {
-    package static let version = 3
+    package static let version = 4
     static let magic = "flipaudit checkpoint \(version)"
+    static let magicV3 = "flipaudit checkpoint 3"
     static let magicV2 = "flipaudit checkpoint 2"
     static let magicV1 = "flipaudit checkpoint 1"
 
@@ -67,6 +72,13 @@ package struct Checkpoint: Sendable, Equatable {
     /// The totals of the chain's last runs (at most `RunTotals.kept`),
     /// oldest first, the run that wrote it last.
     package var totals: [RunTotals] = []
+    /// The flip records newer than the watermark, which the next run
+    /// audits in order with its own (docs/contract.md §9), as event lines
+    /// (`EventCodec`, without the newline) whose sources index `files`.
+    package var waiting: [[UInt8]] = []
+    /// Where the listed files that waiting records come from first logged
+    /// a Location field, by index into `files` (`unobservable`).
+    package var locations: [Int: LocationLines] = [:]
 
     /// A remembered fingerprint and when.
     package struct Remembered: Sendable, Equatable {
@@ -187,6 +199,18 @@ package struct Checkpoint: Sendable, Equatable {
                 F.tab(&$0); F.text(t.bodyJSON, &$0)
             }
         }
+        for (i, found) in locations.sorted(by: { $0.key < $1.key }) {
+            line("location") {
+                F.tab(&$0); F.number(Int64(i), &$0)
+                F.tab(&$0); if let t = found.text { F.number(t, &$0) }
+                F.tab(&$0); if let j = found.json { F.number(j, &$0) }
+            }
+        }
+        for e in waiting {
+            line("event") {
+                F.tab(&$0); $0.append(contentsOf: e)
+            }
+        }
         return SealedText.seal(out, lines: lines)
     }
 
@@ -208,7 +232,8 @@ package struct Checkpoint: Sendable, Equatable {
         lines.removeLast()
         let v1 = lines.first?.elementsEqual(magicV1.utf8) == true
         let v2 = lines.first?.elementsEqual(magicV2.utf8) == true
-        guard let first = lines.first, v1 || v2 || first.elementsEqual(magic.utf8) else {
+        let v3 = lines.first?.elementsEqual(magicV3.utf8) == true
+        guard let first = lines.first, v1 || v2 || v3 || first.elementsEqual(magic.utf8) else {
             let head = String(decoding: (lines.first ?? [][...]).prefix(40), as: UTF8.self)
             if head.hasPrefix("flipaudit checkpoint ") {
                 throw Damaged(description: "line 1: version \(head.dropFirst(21)), this flipaudit reads versions 1 to \(version)")
@@ -224,6 +249,8 @@ package struct Checkpoint: Sendable, Equatable {
         var records: [Remembered] = []
         var audited: [AuditedFile] = []
         var totals: [RunTotals] = []
+        var waiting: [(line: Int, bytes: ArraySlice<UInt8>)] = []
+        var locations: [Int: LocationLines] = [:]
         func count(_ field: ArraySlice<UInt8>, _ name: String) throws(TextFields.Malformed) -> Int {
             let n = try F.number(field, name)
             guard (0...countBound).contains(n) else { throw TextFields.Malformed(reason: "\(name) out of range") }
@@ -275,6 +302,20 @@ package struct Checkpoint: Sendable, Equatable {
                     guard n > (totals.last?.run ?? 0) else { throw TextFields.Malformed(reason: "totals out of order") }
                     guard totals.count < RunTotals.kept else { throw TextFields.Malformed(reason: "more than \(RunTotals.kept) totals") }
                     totals.append(try RunTotals.decode(run: n, started: try F.time(f[1], "start"), body: try F.text(f[2])))
+                // A legacy chain (version 2) writes these too, as it goes on.
+                case "location" where !v1 && !v3:
+                    let f = try F.split(rest, count: 3)
+                    let i = try count(f[0], "file index")
+                    guard i < files.count, locations[i] == nil else { throw TextFields.Malformed(reason: "location names no listed file, or one twice") }
+                    func first(_ field: ArraySlice<UInt8>) throws(TextFields.Malformed) -> Int64? {
+                        guard !field.isEmpty else { return nil }
+                        let n = try count(field, "line")
+                        guard n >= 1 else { throw TextFields.Malformed(reason: "line out of range") }
+                        return Int64(n)
+                    }
+                    locations[i] = LocationLines(text: try first(f[1]), json: try first(f[2]))
+                case "event" where !v1 && !v3:
+                    waiting.append((number, rest))
                 default:
                     throw TextFields.Malformed(reason: "unknown record \(Quote.text(tag))")
                 }
@@ -288,9 +329,23 @@ package struct Checkpoint: Sendable, Equatable {
         guard sessions.allSatisfy({ $0.serial < serial }) else { throw Damaged(description: "a session's serial is not below the next serial") }
         guard audited.allSatisfy({ $0.run <= run ?? 0 }) else { throw Damaged(description: "an audited file's run is past the checkpoint's run") }
         guard (totals.last?.run ?? 0) <= (run ?? 0) else { throw Damaged(description: "a run's totals are past the checkpoint's run") }
+        // Waiting records are read as the next run will read them; each
+        // lies past the watermark, in a listed file.
+        var codec = EventCodec(allowlist: Allowlist(), fingerprint: v2 ? .legacyKeyed(key) : .keyed(key))
+        for (number, bytes) in waiting {
+            do throws(TextFields.Malformed) {
+                guard bytes.withUnsafeBytes({ Bytes.find(0, in: $0) }) == nil else { throw TextFields.Malformed(reason: "a raw NUL byte") }
+                let event = try codec.decode(bytes)
+                guard event.time > watermark else { throw TextFields.Malformed(reason: "a waiting record not past the watermark") }
+                guard Int(event.source.file) < files.count else { throw TextFields.Malformed(reason: "source names no listed file") }
+            } catch {
+                throw Damaged(description: "line \(number): \(error)")
+            }
+        }
         var checkpoint = Checkpoint(
             watermark: watermark, key: key, serial: serial, run: run ?? 0, files: files, sessions: sessions,
-            endedStates: states, returnedCodes: codes, records: records, audited: audited, totals: totals)
+            endedStates: states, returnedCodes: codes, records: records, audited: audited, totals: totals,
+            waiting: waiting.map { Array($0.bytes) }, locations: locations)
         checkpoint.legacyFingerprints = v1 || v2
         return checkpoint
     }

@@ -167,7 +167,7 @@ package final class SessionTracker {
     /// still join them. `names` names every file rank the sessions'
     /// sources use. The checkpoint's key, records and files are left for
     /// the caller.
-    package func carry(watermark: Int64, names: [String]) -> Checkpoint {
+    package func carry(watermark: Int64, names: [String], waiting: [FlipEvent] = []) -> Checkpoint {
         expire(before: watermark - AuditConfiguration.reorderWindow)
         let now = max(clock, watermark)
         var files: [String] = []
@@ -184,9 +184,24 @@ package final class SessionTracker {
             trace?(.carriedOut(table[s]))
             sessions.append(table[s].carried(map: map, observable: logsLocation(table[s])))
         }
+        // Records past the watermark wait, with where their files first
+        // logged a Location (their sessions' `unobservable`).
+        var lines: [[UInt8]] = []
+        var locations: [Int: LocationLines] = [:]
+        for event in waiting {
+            let source = map(event.source)
+            if locationLines.indices.contains(Int(event.source.file)) {
+                locations[Int(source.file)] = locationLines[Int(event.source.file)]
+            }
+            var line: [UInt8] = []
+            EventCodec.encode(FlipEvent(event, source: source), into: &line)
+            line.removeLast()
+            lines.append(line)
+        }
         let checkpoint = Checkpoint(
             watermark: watermark, key: [], serial: nextSerial, files: files, sessions: sessions,
-            endedStates: endedStates.live(now: now), returnedCodes: returnedCodes.live(now: now))
+            endedStates: endedStates.live(now: now), returnedCodes: returnedCodes.live(now: now),
+            waiting: lines, locations: locations.filter { $0.value.any })
         clear()
         return checkpoint
     }
