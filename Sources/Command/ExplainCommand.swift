@@ -19,14 +19,16 @@ struct ExplainCommand: ParsableCommand {
         abstract: "Tell one session's story: every record tied to a state, code digest or FILE:LINE, and each decision the audit took.",
         discussion: """
             STATE is a state value, a code digest (sha256: and 12 hex digits, as findings \
-            show codes) or FILE:LINE of a finding's source (FILE as the reports name it). \
+            show codes) or FILE:LINE of a finding's source (FILE as the reports name it), \
+            in any form an output prints it: the CSV's '-guarded form, the \\x1b escapes \
+            of the summary, a digest in either case, a state that begins with -. \
             The inputs are audited with the same rules and options as flipaudit itself; \
             give the same inputs and options as the run whose finding you explain. With \
             --checkpoint, the sessions it carries are taken in (give the checkpoint as it \
             was before that run); it is never locked or written.
 
             Exit status: 0 something matched; 1 nothing matched; 2 usage error; 3 some \
-            input could not be read completely.
+            input could not be read completely; 4 standard output could not be written.
             """)
 
     @Argument(help: ArgumentHelp("A state, a code digest (sha256:…) or FILE:LINE.", valueName: "state|sha256:…|FILE:LINE"))
@@ -64,9 +66,20 @@ struct ExplainCommand: ParsableCommand {
     /// Parses and runs; ArgumentParser's errors come back as `Failure`.
     static func runExplain(_ arguments: [String]) throws {
         var command: ExplainCommand
-        do { command = try parse(arguments) } catch { throw Failure(error: error) }
+        do { command = try parse(arguments) } catch {
+            // A state may begin with `-` (one in 64 base64url states does):
+            // first on the line and no option of explain's, it is the target.
+            guard let first = arguments.first, first.hasPrefix("-"), first != "-", first != "--",
+                var retried = try? parse([targetStandIn] + arguments.dropFirst())
+            else { throw Failure(error: error) }
+            retried.target = first
+            command = retried
+        }
         try command.run()
     }
+
+    /// Parsed in the place of a target that begins with `-`.
+    private static let targetStandIn = "flipaudit-explain-target"
 
     func run() throws {
         var config = audit.configuration
@@ -81,7 +94,10 @@ struct ExplainCommand: ParsableCommand {
                 StandardError().write("flipaudit: explain: --checkpoint \(TerminalText.escape(checkpoint)) does not exist")
                 throw ExitCode(2)
             }
-            config.fingerprint = .keyed(carried.key)
+            // The chain's own fingerprint (HMAC for a chain begun before
+            // version 3), as the audit takes it: a carried state or code
+            // fingerprinted otherwise would match nothing.
+            config.fingerprint = carried.fingerprint
         }
         let analyzer = Analyzer(configuration: config, warn: { StandardError().write("flipaudit: " + TerminalText.escape($0)) })
         let explanation = try analyzer.explain(target, arguments: inputs, carried: carried)

@@ -216,6 +216,30 @@ struct ExplainCommandTests {
         #expect(try runCLI(["explain", "--help"]).status == 0)
     }
 
+    @Test("a target in any form an output prints it: '-guarded, leading -, terminal escapes, an upper-case digest")
+    func targetForms() throws {
+        let full = try Audit.run([sampleLogs], AuditConfiguration())
+        let dashed = try #require(full.sessions.first { $0.state.hasPrefix("-") }?.state)
+        let controlled = try #require(full.sessions.first { $0.state.unicodeScalars.contains { $0.value == 0x1B } }?.state)
+        let digest = try #require(full.findings.first { $0.kind == .codeReuse }?.detail.split(separator: " ").first { $0.hasPrefix("sha256:") })
+        for (form, state) in [
+            (dashed, dashed), ("'" + dashed, dashed), (TerminalText.escape(controlled), controlled),
+            ("sha256:" + digest.dropFirst(7).uppercased(), nil),
+        ] as [(String, String?)] {
+            let run = try runCLI(["explain", form, sampleLogs, "--json"])
+            #expect(run.status == 0, "\(form): \(run.stderr)")
+            let doc = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]
+            let sessions = doc?["sessions"] as? [[String: Any]] ?? []
+            #expect(!sessions.isEmpty, "\(form)")
+            if let state { #expect(sessions.contains { ($0["state"] as? String) == state }, "\(form)") }
+        }
+        // First on the line, what is no option of explain's is a state; an
+        // unknown option after the target stays a usage error.
+        let unknown = try runCLI(["explain", "-" + dashed, sampleLogs])
+        #expect(unknown.status == 1 && unknown.stderr.contains("matches no session"))
+        #expect(try runCLI(["explain", dashed, sampleLogs, "--no-such-option"]).status == 2)
+    }
+
     @Test("with --checkpoint it takes no lock and writes nothing")
     func readOnly() throws {
         let dir = temporaryDirectory()

@@ -12,10 +12,10 @@ package enum ExplainTarget: Sendable, Equatable {
     case source(file: String, line: Int64)
 
     /// What `text` names among inputs called `names`: a digest when it has
-    /// a digest's form; `FILE:LINE` when FILE is one of `names` (or ends
-    /// one after a `/`); a state otherwise.
+    /// a digest's form (in either case); `FILE:LINE` when FILE is one of
+    /// `names` (or ends one after a `/`); a state otherwise.
     package static func parse(_ text: String, names: [String]) -> ExplainTarget {
-        if CodeHash.isDigest(text) { return .digest(text) }
+        if CodeHash.isDigest(text.lowercased()) { return .digest(text.lowercased()) }
         if let colon = text.lastIndex(of: ":") {
             let file = String(text[..<colon])
             let digits = text[text.index(after: colon)...]
@@ -26,6 +26,70 @@ package enum ExplainTarget: Sendable, Equatable {
             }
         }
         return .state(text)
+    }
+
+    /// The states `text` may stand for, as an output printed them: itself;
+    /// without the `'` a CSV cell puts before `=`, `+`, `-`, `@`, tab or
+    /// CR; and with the terminal's escapes of control characters (`\x1b`,
+    /// `\u{202E}`) read back. (A state's own `\xFF` and `\\`, which keep
+    /// its bytes, are its text already.)
+    package static func stateForms(_ text: String) -> [String] {
+        var forms = [text]
+        if text.utf8.first == UInt8(ascii: "'"), let next = text.utf8.dropFirst().first, CSVGuard.starts(next) {
+            forms.append(String(text.dropFirst()))
+        }
+        for form in forms where form.contains("\\") {
+            let plain = unescapeControls(form)
+            if plain != form { forms.append(plain) }
+        }
+        return forms
+    }
+
+    /// `\xhh` of a control character and `\u{H…}` of any scalar, read back
+    /// (`TerminalText.escape`'s forms); a doubled backslash stays doubled.
+    static func unescapeControls(_ text: String) -> String {
+        let scalars = Array(text.unicodeScalars)
+        var out = String.UnicodeScalarView()
+        func hex(_ from: Int, _ to: Int) -> Unicode.Scalar? {
+            guard from < to, to <= scalars.count, to - from <= 6,
+                let v = UInt32(String(String.UnicodeScalarView(scalars[from..<to])), radix: 16)
+            else { return nil }
+            return Unicode.Scalar(v)
+        }
+        var i = 0
+        while i < scalars.count {
+            if scalars[i] == "\\", i + 1 < scalars.count {
+                let next = scalars[i + 1]
+                if next == "\\" {
+                    out.append(contentsOf: scalars[i...(i + 1)])
+                    i += 2
+                    continue
+                }
+                if next == "x", let c = hex(i + 2, i + 4), c.value < 0x20 || (0x7F..<0xA0).contains(c.value) {
+                    out.append(c)
+                    i += 4
+                    continue
+                }
+                if next == "u", i + 2 < scalars.count, scalars[i + 2] == "{",
+                    let close = scalars[(i + 3)...].firstIndex(of: "}"), let c = hex(i + 3, close)
+                {
+                    out.append(c)
+                    i = close + 1
+                    continue
+                }
+            }
+            out.append(scalars[i])
+            i += 1
+        }
+        return String(out)
+    }
+}
+
+/// The first bytes a CSV cell is guarded against with a `'`
+/// (docs/contract.md §7): `=`, `+`, `-`, `@`, tab, carriage return.
+enum CSVGuard {
+    static func starts(_ b: UInt8) -> Bool {
+        b == UInt8(ascii: "=") || b == UInt8(ascii: "+") || b == UInt8(ascii: "-") || b == UInt8(ascii: "@") || b == 9 || b == 13
     }
 }
 
@@ -114,6 +178,12 @@ package struct SessionStory: Sendable {
 final class Explainer {
     let given: String
     private(set) var target: ExplainTarget = .state("")
+    /// The forms a state target may have been given in (`stateForms`).
+    private var stateForms: [String] = []
+    private func isTarget(state: String?) -> Bool {
+        guard let state else { return false }
+        return stateForms.contains { $0.utf8.elementsEqual(state.utf8) }
+    }
     private var sourceTarget: SourceRef?
 
     private final class Story {
@@ -149,6 +219,7 @@ final class Explainer {
         self.retention = retention
         recordsSincePrune = 0
         target = ExplainTarget.parse(given, names: names)
+        if case .state(let t) = target { stateForms = ExplainTarget.stateForms(t) }
         if case .source(let file, let line) = target, let i = names.firstIndex(of: file) {
             sourceTarget = SourceRef(file: Int32(i), line: line)
         }
@@ -177,7 +248,7 @@ final class Explainer {
         case .opened(let s, let reused):
             let story = Story(s)
             open[s.serial] = story
-            if case .state(let t) = target, s.state == t { story.matched = true }
+            if case .state = target, isTarget(state: s.state) { story.matched = true }
             add(s, .opened(reused: reused))
         case .joined(let s): add(s, .joined(requests: s.requestCount))
         case .returned(let s): add(s, .returned(number: s.returnCount))
@@ -208,7 +279,7 @@ final class Explainer {
                 StoryEntry(
                     time: s.firstSeen, source: s.firstSource, event: nil,
                     decisions: [.carriedIn(requests: s.requestCount, returns: s.returnCount, findings: s.findings.kinds)]))
-            if case .state(let t) = target, s.state == t { st.matched = true }
+            if case .state = target, isTarget(state: s.state) { st.matched = true }
             if let sourceTarget, s.firstSource == sourceTarget || s.firstReturn?.source == sourceTarget { st.matched = true }
         case .carriedOut(let s):
             let st = story(s)
@@ -259,7 +330,7 @@ final class Explainer {
 
     private func matches(_ e: FlipEvent) -> Bool {
         switch target {
-        case .state(let t): return e.request?.state == t || e.returned?.state == t
+        case .state: return isTarget(state: e.request?.state) || isTarget(state: e.returned?.state)
         case .digest(let d): return e.returned?.codeDigest?.description == d
         case .source: return e.source == sourceTarget
         }
