@@ -306,6 +306,19 @@ struct FindingTests {
         }
     }
 
+    @Test("an error value is cut at 200 bytes, at a character's start, in sessions, findings and the distribution")
+    func longErrorValue() {
+        let x = { (n: Int) in String(repeating: "x", count: n) }
+        for (value, kept) in [
+            (x(300), x(200)), (String(repeating: "é", count: 150), String(repeating: "é", count: 100)), (x(199) + "é", x(199)),
+        ] {
+            let a = audit([combined(1, authorize(), 302, location: "\(opa)?error=\(enc(value))&state=s1")])
+            #expect(a.sessions.first?.error == kept)
+            #expect(a.findings.contains { $0.kind == .nonstandardError })
+            #expect(a.result.statistics.errorTotals.map(\.error) == [kept])
+        }
+    }
+
     @Test("unknown-state: a return to Google whose state matches no open session")
     func unknownState() {
         let hit = audit([combined(1, "POST", "/oauth/consent", 302, location: "\(opa)?code=c1&state=ghost")])

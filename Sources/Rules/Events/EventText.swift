@@ -50,6 +50,17 @@ struct EventText {
         return TextSpan(start: UInt32(start), count: UInt32(n))
     }
 
+    /// `span` cut to at most `limit` bytes, at the start of a UTF-8
+    /// sequence (the bytes after it stay in the buffer, unused).
+    func cut(_ span: TextSpan, to limit: Int) -> TextSpan {
+        guard span.isFilled, span.count > limit else { return span }
+        var n = limit
+        storage.withUnsafeBytes { bytes in
+            while n > 0 && bytes[Int(span.start) + n] & 0xC0 == 0x80 { n -= 1 }
+        }
+        return TextSpan(start: span.start, count: UInt32(n))
+    }
+
     /// Appends `text` (nil: nothing) and says where it went.
     mutating func span(appending text: String?) -> TextSpan {
         guard var text else { return .absent }

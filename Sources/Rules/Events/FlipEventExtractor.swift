@@ -156,8 +156,14 @@ package struct FlipEventExtractor {
         if query.counts[p.rawValue] > 1 && p.duplicateMatters { duplicates.insert(p) }
         let (span, malformed) = text.span(decoding: raw, exact: p == .state)
         if malformed { bad.insert(p) }
-        return span
+        // An error value is cut wherever it is kept or printed (a made-up
+        // value of megabytes would grow the checkpoint's trends and the
+        // metrics' labels run after run).
+        return p == .error ? text.cut(span, to: Self.errorLimit) : span
     }
+
+    /// The bytes of an `error` value kept (docs/contract.md §5).
+    package static let errorLimit = 200
 
     /// Whether the client field is kept: an address or host name
     /// (letters, digits, `.:-_[]%`, at most 255 bytes). Anything else — a
