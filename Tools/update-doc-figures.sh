@@ -28,7 +28,7 @@ for line in open(path, encoding="utf-8", errors="replace"):
     kinds[word] = kinds.get(word, 0) + 1
 size = os.path.getsize(path)
 checkpoint = (f"{kinds.get('session', 0)} open sessions, {kinds.get('state', 0):,} states, {kinds.get('code', 0):,} codes, "
-              f"{kinds.get('record', 0):,} records, {kinds.get('audited', 0)} files: {round(size / 1000)} KB")
+              f"{kinds.get('record', 0):,} records, {kinds.get('event', 0):,} waiting records, {kinds.get('audited', 0)} files: {round(size / 1000)} KB")
 
 def replaced(text, start, end, new):
     a = text.index(start) + len(start)
