@@ -312,6 +312,12 @@ enum Interruption {
         interruptionPipe = ends[1]
         let reader = ends[0]
         Thread.detachNewThread { watch(reader) }
+        // A parent may start us with them blocked (Foundation's Process
+        // does): blocked, a handler never runs.
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        for signalNumber in signals { sigaddset(&mask, signalNumber) }
+        pthread_sigmask(SIG_UNBLOCK, &mask, nil)
         for signalNumber in signals {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = interruptionHandler
