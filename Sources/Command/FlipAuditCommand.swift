@@ -192,7 +192,8 @@ struct FlipAuditCommand: ParsableCommand {
             StandardStreams.writeError("flipaudit: --config \(TerminalText.escape(error.description))")
             Foundation.exit(2)
         } catch let error as ConfigurationError {
-            StandardStreams.writeError("flipaudit: \(error)")
+            // It may name a file as a checkpoint stored it: escaped.
+            StandardStreams.writeError("flipaudit: \(TerminalText.escape("\(error)"))")
             Foundation.exit(2)
         } catch let error as StageError {
             StandardStreams.writeError("flipaudit: stage: \(TerminalText.escape(error.description))")

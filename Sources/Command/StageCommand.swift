@@ -242,8 +242,11 @@ extension StageCommand {
                 result = try MergeStage.run(
                     plan: plan, configuration: configuration, inputs: sources, rows: writer.map { [$0] } ?? [], warn: StageCommand.warn)
             } catch {
-                // Lines that do not add up leave no output behind.
+                // Lines that do not add up leave no output behind, nor the
+                // folders made for them.
+                writer?.discard()
                 TemporaryOutputs.shared.removeAll()
+                outputs.removeMadeFolders()
                 throw error
             }
             let status = output.write(result, plan: outputs, writer: writer, started: started)

@@ -1,4 +1,5 @@
 import Audit
+import Foundation
 import Parsing
 import Reading
 import Rules
@@ -68,10 +69,26 @@ package final class OutputCommit: @unchecked Sendable {
             }
             TemporaryOutputs.shared.remove(r.temporary)
         }
+        for r in ordered { Self.removeStale(beside: r.path) }
         for folder in Set(ordered.map { OutputPaths.directory(of: $0.path) }) { AtomicFile.syncFolder(folder) }
         pending = []
         applied = true
         return failures
+    }
+
+    /// Removes the temporary files of `path` that earlier runs left when
+    /// they died where no handler runs (SIGKILL, a power cut):
+    /// `.NAME.PID.tmp` beside it whose PID is no running process. A live
+    /// process's, or this one's, are left alone.
+    static func removeStale(beside path: String) {
+        let folder = OutputPaths.directory(of: path), name = OutputPaths.name(of: path)
+        guard let files = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        for file in files where OutputPaths.isTemporaryName(file, for: name) {
+            let middle = file.dropFirst().dropLast(4)
+            guard let dot = middle.lastIndex(of: "."), let pid = Int32(middle[middle.index(after: dot)...]), pid > 0, pid != getpid()
+            else { continue }
+            if kill(pid, 0) != 0 && errno == ESRCH { unlink(folder + "/" + file) }
+        }
     }
 
     /// For a terminating signal's handler: waits for a commit under way and

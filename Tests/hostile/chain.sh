@@ -299,5 +299,15 @@ if [ $st = 0 ] && [ "$reuse" = 0 ] && [ "$(jget short.json 'd["input"]["duplicat
   ok "--reuse-window 60s, the last 250 s fed again: duplicates, no state-reuse"
 else ko "--reuse-window 60s, the last 250 s fed again" "exit $st, state-reuse $reuse, $(head -c 300 short.err)"; fi
 
+# 14. The "audited already" refusal names the stored file escaped: a name
+# with ESC and a tab cannot drive the terminal.
+odd=$'n-\e[31m\tx.log'
+cp n2/web1.log "$odd"
+"$bin" -q "$odd" --checkpoint odd.cp 2>/dev/null
+"$bin" -q "$odd" --checkpoint odd.cp 2> odd.err; st=$?
+if [ $st = 2 ] && grep -q 'audited already' odd.err && ! grep -q $'\e' odd.err && ! grep -q $'\t' odd.err && grep -qF 'n-\x1b[31m\x09x.log' odd.err; then
+  ok "the same night twice under a name with ESC and TAB: refused, the name escaped"
+else ko "audited already, escaped" "exit $st, $(head -c 300 odd.err | od -c | head -3)"; fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

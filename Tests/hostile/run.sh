@@ -331,6 +331,18 @@ if [ $st = 3 ] && grep -q "shrink.log: file shrank while being read: it ended at
   ok "file truncated while read: exit 3 with the offset"
 else ko "file truncated while read" "exit $st: $(grep -v malformed e15.txt | tail -2)"; fi
 
+# 16. Temporaries a SIGKILLed run left beside the outputs: the next run
+# that writes those outputs removes the ones of a process that is gone,
+# never a live process's.
+mkdir d16
+dead=$(sh -c 'echo $$')
+touch "d16/.sessions.csv.$dead.tmp" "d16/.findings.csv.$dead.tmp" d16/.sessions.csv.1.tmp "d16/.report.json.$dead.tmp"
+"$bin" -q --csv d16 --json d16/report.json victim.log.gz 2> e16.txt; st=$?
+left=$(ls -A d16 | sort | tr '\n' ' ')
+if [ $st = 0 ] && [ "$left" = ".sessions.csv.1.tmp error_distribution.csv findings.csv report.json sessions.csv " ]; then
+  ok "temporaries of a run that died: removed by the next run; PID 1's kept"
+else ko "stale temporaries" "exit $st, left: $left"; fi
+
 # 18. Impossible dates and years past 9999 are malformed lines.
 line=$(grep -m1 'GET /oauth/authorize' basic.log)
 when=$(sed -E 's/.*\[([^]]*)\].*/\1/' <<< "$line")

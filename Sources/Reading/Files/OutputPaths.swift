@@ -54,7 +54,7 @@ package enum OutputPaths {
     /// Whether `file` is a temporary file of an output named `name`, made
     /// by this run or an earlier one (`.NAME.PID.tmp`, NAME possibly
     /// shortened).
-    static func isTemporaryName(_ file: String, for name: String) -> Bool {
+    package static func isTemporaryName(_ file: String, for name: String) -> Bool {
         guard file.hasPrefix("."), file.hasSuffix(".tmp") else { return false }
         let middle = file.dropFirst().dropLast(4)
         guard let dot = middle.lastIndex(of: ".") else { return false }
