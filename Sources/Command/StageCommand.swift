@@ -138,10 +138,24 @@ extension StageCommand {
             // Tasks run in other directories, on other machines: the path
             // read is absolute, the name shown stays as given.
             let here = FileManager.default.currentDirectoryPath
+            // A `file://` URI of a regular file this machine sees is looked
+            // into as its path is (the engine still reads it by its URI):
+            // it ranks by its first record, as one process ranks the path.
+            let given = Set(resolution.files.map(\.displayName))
+            let seen = Set(uris).subtracting(given).sorted().compactMap { uri -> InputFile? in
+                guard uri.hasPrefix("file://"), let path = URL(string: uri)?.path, let identity = FileIdentity.of(path: path),
+                    identity.isRegular
+                else { return nil }
+                return InputFile(displayName: uri, path: path, identity: identity)
+            }
+            let byURI = Set(seen.map(\.displayName))
             // Ranked as one process ranks them: by first record time, then name.
-            let ranked = Analyzer.rank(resolution.files, configuration: audit.configuration)
+            let ranked = Analyzer.rank(
+                (resolution.files + seen).sorted { $0.displayName < $1.displayName }, configuration: audit.configuration)
             let files = ranked.map { file in
-                InputFile(displayName: file.displayName, path: file.path.map { $0.hasPrefix("/") ? $0 : here + "/" + $0 })
+                byURI.contains(file.displayName)
+                    ? InputFile(displayName: file.displayName, path: file.displayName)
+                    : InputFile(displayName: file.displayName, path: file.path.map { $0.hasPrefix("/") ? $0 : here + "/" + $0 })
             }
             // Files only the engine reads (`stage read --stdin-name`) cannot
             // be looked into here: they rank as one process ranks an input

@@ -290,9 +290,10 @@ if [ -s "$w/events.0" ]; then
     ko "contract: read --stdin-name" "its lines differ from the file line's"
   fi
   stage_check "read --stdin-name refuses a name not in the plan" 2 "$fpath" read --plan "$plan" --stdin-name "hdfs:///not/in/the/plan"
-  # stage plan --uri: a URI cannot be looked into before the job, so URIs
-  # rank first (by name), as one process ranks an input whose first record
-  # it cannot see; the paths follow in their own rank (first record time).
+  # stage plan --uri: a URI the driver cannot look into before the job (a
+  # directory, a file it does not see, hdfs://) ranks first (by name), as
+  # one process ranks an input whose first record it cannot see; the paths
+  # follow in their own rank (first record time).
   "$bin" stage plan --uri=file:///zz/last.log --uri="file://$fx/cross" "$fx/cross" > "$work/uri.plan" 2> /dev/null
   names=$(grep -a "^file$(printf '\t')" "$work/uri.plan" | cut -f3)
   want=$(printf '%s\n' "file://$fx/cross" file:///zz/last.log | LC_ALL=C sort; grep -a "^file$(printf '\t')" "$plan" | cut -f3)
@@ -300,6 +301,17 @@ if [ -s "$w/events.0" ]; then
     ok "contract: plan --uri ranks URIs first by name, then the paths by first record time"
   else
     ko "contract: plan --uri" "file names: $(printf '%s' "$names" | tr '\n' ' ')"
+  fi
+  # A file:// URI of a regular file the driver sees ranks as its path does
+  # (by first record time): the samples' names and first records disagree.
+  "$bin" stage plan "$root/SampleLogs" > "$work/paths.plan" 2> /dev/null
+  "$bin" stage plan $(for f in "$root"/SampleLogs/*; do printf -- '--uri=file://%s ' "$f"; done) > "$work/uris.plan" 2> /dev/null
+  by_path=$(grep -a "^file$(printf '\t')" "$work/paths.plan" | cut -f3)
+  by_uri=$(grep -a "^file$(printf '\t')" "$work/uris.plan" | cut -f3 | sed 's#^file://##')
+  if [ -n "$by_path" ] && [ "$by_path" = "$by_uri" ] && [ "$by_path" != "$(printf '%s\n' "$by_path" | LC_ALL=C sort)" ]; then
+    ok "contract: file:// URIs of regular files rank by first record time, as their paths"
+  else
+    ko "contract: file:// URIs ranked" "by path: $(printf '%s' "$by_path" | tr '\n' ' ') by URI: $(printf '%s' "$by_uri" | tr '\n' ' ')"
   fi
   head -c 200 "$plan" > "$work/cut.plan"
   stage_check "a cut plan is refused" 2 "$work/empty" codes --plan "$work/cut.plan"
