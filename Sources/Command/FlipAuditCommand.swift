@@ -26,8 +26,9 @@ struct FlipAuditCommand: ParsableCommand {
             /dev/fd/N is written as it is; through a symlink, its target is written. \
             Each input file is read once however many paths name it; in a directory \
             only regular files are read. A FIFO or - is read once, as a stream. A file \
-            is read up to the size it had when opened. A signal (INT, TERM, HUP, QUIT, \
-            USR1, USR2) leaves no temporary file and exits with 128 + its number; \
+            is read up to the size it had when the run first looked at it. A signal \
+            (INT, TERM, HUP, QUIT, USR1, USR2) leaves no temporary file and exits with \
+            128 + its number; \
             standard output closed or broken (its reader left) is exit 4.
 
             Exit status: 0 clean: no finding at or above --fail-on (default never); 1 a \
@@ -60,6 +61,13 @@ struct FlipAuditCommand: ParsableCommand {
     var checkpoint: String?
 
     @OptionGroup var output: OutputOptions
+
+    @Flag(
+        name: .customLong("dry-run"),
+        help: ArgumentHelp(
+            "A look by hand: read --checkpoint and audit as the next run would; print the summary (and --json -), write no file and take no lock, so the chain is left as it was."
+        ))
+    var dryRun = false
 
     @Option(
         name: .customLong("max-sessions"),
@@ -100,19 +108,36 @@ struct FlipAuditCommand: ParsableCommand {
 
         let stderr = StandardError()
         let checkpoint = self.checkpoint.map(CheckpointLock.target)
+        // A look by hand (--dry-run) writes no file the chain owns: the
+        // nightly job's CSV, HTML, metrics and JSON files, the checkpoint
+        // and its lock all stay as they are; the summary is printed.
+        var output = self.output
+        if dryRun {
+            output.csv = nil
+            output.html = nil
+            output.metrics = nil
+            if output.json != "-" { output.json = nil }
+            output.quiet = output.quiet && output.json == "-"
+        }
         // Every output is checked, and the CSV folder made, before any
         // input is read.
-        var plan = try output.plan(inputs: inputs, checkpoint: checkpoint)
+        var plan = try output.plan(inputs: inputs, checkpoint: dryRun ? nil : checkpoint)
         var carried: Checkpoint?
         var lock: CheckpointLock?
         if let checkpoint {
-            do { lock = try CheckpointLock(checkpoint: checkpoint) } catch {
-                stderr.write("flipaudit: --checkpoint \(TerminalText.escape(checkpoint)) \(error)")
-                plan.removeMadeFolders()
-                throw ExitCode(2)
+            // A look by hand reads only: a commit renames a whole new file
+            // into place, so reading a whole one needs no lock.
+            if !dryRun {
+                do { lock = try CheckpointLock(checkpoint: checkpoint) } catch {
+                    stderr.write("flipaudit: --checkpoint \(TerminalText.escape(checkpoint)) \(error)")
+                    plan.removeMadeFolders()
+                    throw ExitCode(2)
+                }
             }
             // A folder read as input skips the lock as it skips the checkpoint.
-            if let identity = FileIdentity.of(path: CheckpointLock.path(for: checkpoint)) { plan.ownOutputs.identities.insert(identity) }
+            for path in dryRun ? [checkpoint, CheckpointLock.path(for: checkpoint)] : [CheckpointLock.path(for: checkpoint)] {
+                if let identity = FileIdentity.of(path: path) { plan.ownOutputs.identities.insert(identity) }
+            }
             do { carried = try Checkpoint.load(checkpoint) } catch {
                 stderr.write("flipaudit: --checkpoint \(TerminalText.escape(checkpoint)): \(TerminalText.escape("\(error)")); nothing written")
                 plan.removeMadeFolders()
@@ -150,6 +175,9 @@ struct FlipAuditCommand: ParsableCommand {
         let next = checkpoint != nil ? result.checkpoint.flatMap { cp in plan.files["--checkpoint"].map { (cp.encoded(), $0) } } : nil
         let status = output.write(result, plan: plan, writer: writer, started: started, checkpoint: next)
         _ = consume lock
+        if dryRun {
+            stderr.write("flipaudit: --dry-run: no file written\(checkpoint == nil ? "" : ", the checkpoint is as it was: the next run audits this night")")
+        }
         if status != 0 { throw ExitCode(status) }
     }
 

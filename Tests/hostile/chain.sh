@@ -309,5 +309,24 @@ if [ $st = 2 ] && grep -q 'audited already' odd.err && ! grep -q $'\e' odd.err &
   ok "the same night twice under a name with ESC and TAB: refused, the name escaped"
 else ko "audited already, escaped" "exit $st, $(head -c 300 odd.err | od -c | head -3)"; fi
 
+# 15. A look by hand (--dry-run) with the nightly job's options: the
+# summary as the next run will see it, and nothing the chain owns
+# written — no CSV, HTML, metrics or JSON file, no checkpoint change, no
+# lock file made. The real night that follows is audited, not refused.
+"$bin" -q n1 --checkpoint look.cp 2>/dev/null
+rm -f look.cp.lock
+cp look.cp look.before
+"$bin" n2 --checkpoint look.cp --dry-run --quiet --csv look-csv --html look/r.html --metrics look/m.prom --json look/r.json --json - > look.json 2> look.err; st=$?
+# What the look left, before the real night moves the checkpoint on.
+nolock=1; [ -e look.cp.lock ] && nolock=0
+kept=0; cmp -s look.cp look.before && kept=1
+"$bin" -q n2 --checkpoint look.cp --json real.json 2> real.err; str=$?
+if [ $st = 0 ] && [ $kept = 1 ] && [ $nolock = 1 ] && [ ! -e look-csv ] && [ ! -e look ] \
+  && grep -q -- "--dry-run: no file written" look.err && [ $str = 0 ] \
+  && [ "$(jget look.json 'd["sessions"]')" = "$(jget real.json 'd["sessions"]')" ] \
+  && [ "$(jget look.json 'd["carried_in"]')" = "$(jget real.json 'd["carried_in"]')" ] && [ "$(jget real.json 'd["carried_in"]')" -gt 0 ]; then
+  ok "--dry-run: the next night's figures, nothing written, no lock; the real night then audited"
+else ko "--dry-run" "exit $st then $str, kept $kept, nolock $nolock, sessions $(jget look.json 'd["sessions"]')/$(jget real.json 'd["sessions"]'), $(head -c 200 look.err)"; fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
