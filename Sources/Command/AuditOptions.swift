@@ -31,6 +31,12 @@ struct AuditOptions: ParsableArguments {
     @Option(name: .customLong("endpoint"), help: ArgumentHelp("A request path that is always an App Flip endpoint (repeatable).", valueName: "PATH"))
     var endpoints: [String] = []
 
+    @Option(
+        help: ArgumentHelp(
+            "Leave out the files of a directory argument whose name or path matches GLOB (repeatable; 'error.log*'). A file named on the command line is always read.",
+            valueName: "GLOB"))
+    var exclude: [String] = []
+
     @Option(name: .customLong("session-timeout"), help: ArgumentHelp("Seconds after its last event that a session expires.", valueName: "SECONDS"))
     var sessionTimeout: Int = 600
 
@@ -89,6 +95,7 @@ struct AuditOptions: ParsableArguments {
         config.projectIDs = projectIDs
         config.allowRedirects = allowRedirects
         config.endpoints = endpoints
+        config.exclude = exclude
         config.sessionTimeoutSeconds = sessionTimeout
         config.bucket = bucket
         config.reuseWindowSeconds = LogDuration.seconds(reuseWindow)!
@@ -106,6 +113,7 @@ struct AuditOptions: ParsableArguments {
         for id in projectIDs { out += ["--project-id", id] }
         for uri in allowRedirects { out += ["--allow-redirect", uri] }
         for path in endpoints { out += ["--endpoint", path] }
+        for glob in exclude { out += ["--exclude", glob] }
         out += ["--session-timeout", String(sessionTimeout), "--reuse-window", reuseWindow, "--bucket", bucket.rawValue]
         out += ["--max-line", String(maxLine)]
         // Every step of a job judges the future from the same instant.

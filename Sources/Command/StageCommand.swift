@@ -133,7 +133,7 @@ extension StageCommand {
                     throw StageError("plan: \(input) is a \(identity.kindName): a distributed job reads regular files and folders only")
                 }
             }
-            let resolution = InputCatalog.resolve(inputs, skipping: OwnOutputs())
+            let resolution = InputCatalog.resolve(inputs, skipping: OwnOutputs(), excluding: audit.exclude)
             for note in resolution.notes { StageCommand.warn(note) }
             // Tasks run in other directories, on other machines: the path
             // read is absolute, the name shown stays as given.

@@ -24,6 +24,8 @@ package struct AuditConfiguration: Sendable {
     package var allowRedirects: [String] = []
     /// Request paths that are always flip endpoints (`--endpoint`).
     package var endpoints: [String] = []
+    /// Globs of the files a directory walk leaves out (`--exclude`).
+    package var exclude: [String] = []
     /// Seconds after its last event that a session expires.
     package var sessionTimeoutSeconds: Int = 600
     package var bucket: Bucket = .day

@@ -143,3 +143,35 @@ struct ManyInputsTests {
         #expect(again.wait(for: { $0 >= count ? $0 : nil }, until: { $0 >= count }) == count)
     }
 }
+
+@Suite("--exclude: files of a directory argument left out")
+struct ExcludeTests {
+    @Test("error.log* in a folder is left out and counted in one note; a file named on the command line is read")
+    func errorLogs() throws {
+        let dir = temporaryDirectory()
+        let logs = dir + "/nginx"
+        try FileManager.default.createDirectory(atPath: logs, withIntermediateDirectories: true)
+        _ = writeLog([flipLine("a1")], named: "access.log", in: logs)
+        let error = writeLog(["2026/11/22 10:00:01 [error] 12#12: *1 open() failed"], named: "error.log", in: logs)
+        _ = writeLog(["2026/11/22 09:00:01 [error] 12#12: *1 open() failed"], named: "error.log.1", in: logs)
+        func files(_ args: [String]) throws -> (Int, Int, String) {
+            let run = try runCLI(args + ["--json", "-"])
+            let doc = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+            let input = try #require(doc["input"] as? [String: Any])
+            return (input["files"] as? Int ?? -1, input["malformed_lines"] as? Int ?? -1, run.stderr)
+        }
+        let all = try files([logs])
+        #expect(all.0 == 3 && all.1 == 2)
+        let kept = try files([logs, "--exclude", "error.log*"])
+        #expect(kept.0 == 1 && kept.1 == 0)
+        #expect(kept.2.contains("\(logs): 2 file(s) left out by --exclude"))
+        // By path as the walk names it, and never a file named as an argument.
+        #expect(try files([logs, "--exclude", "*/nginx/error*"]).0 == 1)
+        #expect(try files([logs, error, "--exclude", "error.log*"]).0 == 2)
+        // The distributed plan lists the same files.
+        let plan = try runCLI(["stage", "plan", logs, "--exclude", "error.log*"])
+        #expect(plan.status == 0)
+        let listed = plan.stdout.split(separator: "\n").filter { $0.hasPrefix("file\t") }
+        #expect(listed.count == 1 && listed.first?.contains("access.log") == true)
+    }
+}

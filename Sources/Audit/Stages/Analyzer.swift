@@ -142,7 +142,7 @@ package final class Analyzer {
             _ = try NginxLogFormatParser(logFormat: text, maxLine: configuration.maxLine)
         }
         let started = AuditConfiguration.wallClock()
-        let resolution = InputCatalog.resolve(arguments, skipping: outputs)
+        let resolution = InputCatalog.resolve(arguments, skipping: outputs, excluding: configuration.exclude)
         let problems = resolution.problems
         // No night twice: each regular file's digest, read before anything
         // else of it, against those the chain has audited.

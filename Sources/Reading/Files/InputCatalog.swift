@@ -50,8 +50,11 @@ package enum InputCatalog {
     }
 
     /// Resolves `arguments`; a directory walk skips `outputs` (this run's
-    /// own output files and their temporary files).
-    package static func resolve(_ arguments: [String], skipping outputs: OwnOutputs) -> Resolution {
+    /// own output files and their temporary files) and the files whose
+    /// name, or path as the walk names it, matches a glob of `excluding`
+    /// (`--exclude`, fnmatch(3)): counted in one note. A file named as an
+    /// argument is never left out.
+    package static func resolve(_ arguments: [String], skipping outputs: OwnOutputs, excluding: [String] = []) -> Resolution {
         var files: [InputFile] = []
         var problems: [(String, InputError)] = []
         var notes: [String] = []
@@ -84,7 +87,16 @@ package enum InputCatalog {
                 problems.append((arg, .unreadable("permission denied")))
                 continue
             }
-            files.append(contentsOf: walk(arg, outputs: outputs, problems: &problems, notes: &notes))
+            let found = walk(arg, outputs: outputs, problems: &problems, notes: &notes)
+            let kept = found.filter { file in
+                !excluding.contains { glob in
+                    fnmatch(glob, file.displayName, 0) == 0 || fnmatch(glob, OutputPaths.name(of: file.displayName), 0) == 0
+                }
+            }
+            if kept.count < found.count {
+                notes.append("\(arg): \(found.count - kept.count) file(s) left out by --exclude")
+            }
+            files.append(contentsOf: kept)
         }
         // One entry per file: the first name in sorted order wins.
         files.sort { $0.displayName < $1.displayName }
