@@ -33,6 +33,24 @@ same_rows() {
   done
 }
 crashed() { grep -qE "Fatal error|Stack dump|Illegal instruction|backtrace" "$1"; }
+# last_250s LOG OUT MARK: the lines of a combined LOG (plain or gzip'd)
+# within 250 s of its newest record into OUT, and into MARK that newest
+# line with its request made a /healthz (no App Flip request in it).
+last_250s() {
+  python3 - "$@" <<'EOF'
+import gzip, sys, datetime, re
+opener = gzip.open if open(sys.argv[1], "rb").read(2) == b"\x1f\x8b" else open
+lines = opener(sys.argv[1], "rt").read().splitlines(True)
+stamp = re.compile(r"\[(\d\d/\w\w\w/\d{4}:\d\d:\d\d:\d\d [+-]\d{4})\]")
+def t(l):
+    return datetime.datetime.strptime(stamp.search(l).group(1), "%d/%b/%Y:%H:%M:%S %z")
+ok = [l for l in lines if stamp.search(l)]
+end = max(t(l) for l in ok)
+open(sys.argv[2], "w").writelines(l for l in ok if (end - t(l)).total_seconds() <= 250)
+last = max(ok, key=t)
+open(sys.argv[3], "w").write(re.sub(r'"(GET|POST) [^"]*"', '"GET /healthz HTTP/1.1"', last, count=1))
+EOF
+}
 
 # Nights: SampleLogs (night 1), SampleLogs-next (night 2), and night 3:
 # night 2's combined log one day later.
@@ -95,19 +113,7 @@ else ko "two runs through a link" "second exit $st ($(head -c 200 lock3.err)), f
 
 # 3. The last 250 s of an audited night fed again: duplicates, and the
 # same rows as a night without them (no false code-reuse).
-python3 - "$root/SampleLogs/web1-access.log.gz" tail.log <<'EOF'
-import gzip, sys, datetime, re
-lines = gzip.open(sys.argv[1], "rt").read().splitlines(True)
-stamp = re.compile(r"\[(\d\d/\w\w\w/\d{4}:\d\d:\d\d:\d\d [+-]\d{4})\]")
-def t(l):
-    return datetime.datetime.strptime(stamp.search(l).group(1), "%d/%b/%Y:%H:%M:%S %z")
-ok = [l for l in lines if stamp.search(l)]
-end = max(t(l) for l in ok)
-open(sys.argv[2], "w").writelines(l for l in ok if (end - t(l)).total_seconds() <= 250)
-# One line at the tail's newest time, no App Flip request in it.
-last = max(ok, key=t)
-open("mark.log", "w").write(re.sub(r'"(GET|POST) [^"]*"', '"GET /healthz HTTP/1.1"', last, count=1))
-EOF
+last_250s "$root/SampleLogs/web1-access.log.gz" tail.log mark.log
 "$bin" -q n1 --checkpoint dup.cp 2>/dev/null
 cp dup.cp mark.cp
 "$bin" -q tail.log --checkpoint dup.cp --json dup.json --csv dup 2> dup.err; st=$?
@@ -283,16 +289,7 @@ else ko "a night read with the clock behind" "exit $stb then $stf, $(head -c 300
 # watermark are still remembered, so the end of a night fed again raises
 # no state-reuse.
 "$bin" -q n2 --checkpoint short.cp --reuse-window 60s 2>/dev/null
-python3 -c '
-import sys, datetime, re
-lines = open(sys.argv[1]).read().splitlines(True)
-stamp = re.compile(r"\[(\d\d/\w\w\w/\d{4}:\d\d:\d\d:\d\d [+-]\d{4})\]")
-def t(l):
-    return datetime.datetime.strptime(stamp.search(l).group(1), "%d/%b/%Y:%H:%M:%S %z")
-ok = [l for l in lines if stamp.search(l)]
-end = max(t(l) for l in ok)
-open(sys.argv[2], "w").writelines(l for l in ok if (end - t(l)).total_seconds() <= 250)
-' n2/web1.log tail2.log
+last_250s n2/web1.log tail2.log /dev/null
 "$bin" -q tail2.log --checkpoint short.cp --reuse-window 60s --json short.json 2> short.err; st=$?
 reuse=$(jget short.json 'sum(k["count"] for k in d["findings"]["by_kind"] if k["kind"]=="state-reuse")')
 if [ $st = 0 ] && [ "$reuse" = 0 ] && [ "$(jget short.json 'd["input"]["duplicate_records"]')" -gt 0 ]; then
