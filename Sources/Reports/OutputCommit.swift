@@ -85,7 +85,10 @@ package final class OutputCommit: @unchecked Sendable {
         guard let files = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
         for file in files where OutputPaths.isTemporaryName(file, for: name) {
             let middle = file.dropFirst().dropLast(4)
-            guard let dot = middle.lastIndex(of: "."), let pid = Int32(middle[middle.index(after: dot)...]), pid > 0, pid != getpid()
+            guard let dot = middle.lastIndex(of: "."), let pid = Int32(middle[middle.index(after: dot)...]), pid > 0, pid != getpid(),
+                // Exactly the name this output's temporary has under that
+                // PID: another file that only looks alike stays.
+                OutputPaths.temporaryName(for: name, pid: pid) == file
             else { continue }
             if kill(pid, 0) != 0 && errno == ESRCH { unlink(folder + "/" + file) }
         }
