@@ -10,14 +10,23 @@ import Rules
 /// other stage.
 struct AuditOptions: ParsableArguments {
     enum FormatOption: String, ExpressibleByArgument, CaseIterable {
-        case auto, combined, json, nginx
+        case auto, combined, json, caddy, traefik, gcloud, cloudflare, haproxy, envoy, alb, nginx, apache
     }
 
-    @Option(help: "Log format of every input.")
+    @Option(help: "Log format of every input (auto: each line's own; docs/formats.md).")
     var format: FormatOption = .auto
 
-    @Option(name: .customLong("log-format"), help: ArgumentHelp("An nginx log_format line (implies --format nginx).", valueName: "nginx log_format"))
+    @Option(
+        name: .customLong("log-format"),
+        help: ArgumentHelp("The server's nginx log_format or Apache LogFormat, as in its configuration.", valueName: "FORMAT"))
     var logFormat: String?
+
+    @Option(
+        name: .customLong("json-field"),
+        help: ArgumentHelp(
+            "Where a JSON log keeps a role: time[:s|ms|us|ns|iso], method, target, status, location, client (repeatable; resp.headers.Location[0]).",
+            valueName: "ROLE=PATH"))
+    var jsonFields: [String] = []
 
     @Option(name: .customLong("client-id"), help: ArgumentHelp("A Google client ID your server expects (repeatable).", valueName: "ID"))
     var clientIDs: [String] = []
@@ -66,9 +75,15 @@ struct AuditOptions: ParsableArguments {
         if now != nil && nowMilliseconds == nil {
             throw ValidationError("--now: \"\(now!)\" is not an ISO 8601 time such as 2026-11-23T02:00:00Z")
         }
-        if format == .nginx && logFormat == nil { throw ValidationError("--format nginx needs --log-format '<nginx log_format>'") }
-        if logFormat != nil && format != .nginx && format != .auto {
-            throw ValidationError("--log-format goes with --format nginx (or auto), not --format \(format.rawValue)")
+        if (format == .nginx || format == .apache) && logFormat == nil {
+            throw ValidationError("--format \(format.rawValue) needs --log-format '<the server's \(format == .nginx ? "log_format" : "LogFormat")>'")
+        }
+        if logFormat != nil && format != .nginx && format != .apache && format != .auto {
+            throw ValidationError("--log-format goes with --format auto (or nginx, apache), not --format \(format.rawValue)")
+        }
+        for field in jsonFields where Self.jsonField(field) == nil {
+            throw ValidationError(
+                "--json-field: \"\(field)\" is not ROLE=PATH with a role of time[:s|ms|us|ns|iso], method, target, status, location, client")
         }
         // Ranges first: the log_format check below sizes buffers by --max-line.
         if let message = OptionLimits.check(sessionTimeout: sessionTimeout, maxLine: maxLine, maxSessions: 1) {
@@ -85,11 +100,17 @@ struct AuditOptions: ParsableArguments {
     /// The audit these options ask for.
     var configuration: AuditConfiguration {
         var config = AuditConfiguration()
-        switch format {
-        case .auto: config.format = logFormat.map { .nginx($0) } ?? .auto
-        case .combined: config.format = .combined
-        case .json: config.format = .json
-        case .nginx: config.format = .nginx(logFormat ?? "")
+        if let logFormat {
+            config.format = .logFormat(logFormat)
+        } else if format == .auto {
+            config.format = .auto
+        } else {
+            config.format = .fixed(RecordFormat.allCases.first { $0.name == format.rawValue }!)
+        }
+        for field in jsonFields {
+            guard let (role, path, unit) = Self.jsonField(field) else { continue }
+            config.jsonFields.append((role, path))
+            if let unit { config.jsonTimeUnit = unit }
         }
         config.clientIDs = Set(clientIDs)
         config.projectIDs = projectIDs
@@ -104,11 +125,28 @@ struct AuditOptions: ParsableArguments {
         return config
     }
 
+    /// `ROLE=PATH[:UNIT]` of `--json-field`, or nil when it is not one.
+    static func jsonField(_ text: String) -> (JSONLineParser.Role, String, JSONLineParser.TimeUnit?)? {
+        guard let eq = text.firstIndex(of: "=") else { return nil }
+        let name = String(text[..<eq])
+        var path = String(text[text.index(after: eq)...])
+        guard let role = JSONLineParser.Role.allCases.first(where: { $0.name == name && $0 != .request && $0 != .query }) else { return nil }
+        var unit: JSONLineParser.TimeUnit?
+        if role == .time, let colon = path.lastIndex(of: ":"), let u = JSONLineParser.TimeUnit(rawValue: String(path[path.index(after: colon)...])) {
+            unit = u
+            path = String(path[..<colon])
+        }
+        if path.hasSuffix("[0]") { path.removeLast(3) }
+        guard !path.isEmpty, !path.hasPrefix("."), !path.hasSuffix("."), !path.contains("..") else { return nil }
+        return (role, path, unit)
+    }
+
     /// The options as arguments that parse back to them (what the job plan
     /// keeps).
     var arguments: [String] {
         var out = ["--format", format.rawValue]
         if let logFormat { out += ["--log-format", logFormat] }
+        for field in jsonFields { out += ["--json-field", field] }
         for id in clientIDs { out += ["--client-id", id] }
         for id in projectIDs { out += ["--project-id", id] }
         for uri in allowRedirects { out += ["--allow-redirect", uri] }

@@ -56,6 +56,7 @@ func rawCodes(in line: String) -> [String] {
     return found
 }
 
+let apacheFormat = #"LogFormat "%h %l %u %t \"%r\" %>s %O \"%{Referer}i\" \"%{User-Agent}i\" %D \"%{Location}o\"" flip"#
 let nginxFormat = #"$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" "$sent_http_location""#
 
 /// Splits the input into lines and runs each through every record parser,
@@ -67,9 +68,14 @@ public func fuzzRecords(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     configuration.clientIDs = ["G123"]
     configuration.sessionTimeoutSeconds = 60
     var combined = CombinedLogParser(maxLine: 4096)
-    var json = JSONLineParser(maxLine: 4096)
-    var nginx = try! NginxLogFormatParser(logFormat: nginxFormat, maxLine: 4096)
-    for which in 0..<3 {
+    var json = JSONLineParser(maxLine: 4096, fields: [(.location, "resp.h.Location"), (.time, "t")], timeUnit: .ns)
+    var nginx = try! LogFormatParser(logFormat: nginxFormat, maxLine: 4096)
+    var apache = try! LogFormatParser(logFormat: apacheFormat, maxLine: 4096)
+    var haproxy = HAProxyLogParser(maxLine: 4096)
+    var envoy = EnvoyLogParser(maxLine: 4096)
+    var alb = ALBLogParser(maxLine: 4096)
+    var auto = try! RecordReader(.auto, maxLine: 4096)
+    for which in 0..<8 {
         let sink = CheckingSink()
         let tracker = SessionTracker(configuration: configuration, files: 1, sink: sink)
         tracker.markLogsLocation(file: 0, lines: LocationLines(text: 1, json: 1))
@@ -103,7 +109,15 @@ public func fuzzRecords(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
                         && slowFields.2 == Array(record.target) && slowFields.3 == Array(record.clientIP)
                         && slowFields.4 == Array(record.method), "escape-free parse differs")
             case 1: failure = json.parse(line, into: &record)
-            default: failure = nginx.parse(line, into: &record)
+            case 2: failure = nginx.parse(line, into: &record)
+            case 3: failure = apache.parse(line, into: &record)
+            case 4: failure = haproxy.parse(line, into: &record)
+            case 5: failure = envoy.parse(line, into: &record)
+            case 6: failure = alb.parse(line, into: &record)
+            default:
+                failure = auto.read(line, escapes: line.contains(0x5C))
+                record = auto.record
+                if failure != nil { _ = auto.fit(line, escapes: true) }
             }
             if failure == nil {
                 let (_, event) = extractor.extract(record, source: SourceRef(file: 0, line: number), line: line)

@@ -27,6 +27,9 @@ package struct LogRecord {
     package var target = UnsafeRawBufferPointer(start: nil, count: 0)
     package var status = 0
     package var location = Location.notLogged
+    /// Two fields of a redirect record could each be its Location (two
+    /// different redirect targets after the User-Agent): neither is taken.
+    package var locationAmbiguous = false
 
     package init() {}
 }
@@ -40,6 +43,8 @@ package enum MalformedReason: String, Sendable, CaseIterable {
     case badTime = "unreadable timestamp"
     case notJSONObject = "not a JSON object"
     case missingField = "lacks a time, request or status field"
+    case noRequestFields = "no request fields"
+    case truncated = "truncated by its writer"
     case cutOff = "cut off by damaged input"
     case future = "time in the future"
 }

@@ -157,13 +157,37 @@ package enum Timestamp {
         return compose(year, mon, day, hour, minute, second, millis: millis, offsetMinutes: offset)
     }
 
-    /// Seconds (`1763805601.123`) or milliseconds (`1763805601123`) since
-    /// the epoch; a value above 10^11 is taken as milliseconds.
+    /// Seconds (`1763805601.123`), milliseconds (`1763805601123`),
+    /// microseconds or nanoseconds since the epoch, told apart by size: a
+    /// value above 10^11 is milliseconds, above 10^14 microseconds, above
+    /// 10^17 nanoseconds (Cloudflare's `EdgeStartTimestamp`).
     package static func parseEpoch(_ b: UnsafeRawBufferPointer) -> Int64? {
+        guard let (whole, millis) = epochParts(b) else { return nil }
+        if whole > 100_000_000_000_000_000 { return inRange(whole / 1_000_000) }
+        if whole > 100_000_000_000_000 { return inRange(whole / 1_000) }
+        return inRange(whole > 100_000_000_000 ? whole : whole * 1000 + Int64(millis))
+    }
+
+    /// A number since the epoch in a given unit: `unit` milliseconds per
+    /// unit when positive (1000: seconds), units per millisecond when
+    /// negative (-1000: microseconds).
+    package static func parseEpoch(_ b: UnsafeRawBufferPointer, unit: Int64) -> Int64? {
+        guard let (whole, millis) = epochParts(b) else { return nil }
+        if unit < 0 { return inRange(whole / -unit) }
+        let (ms, overflow) = whole.multipliedReportingOverflow(by: unit)
+        guard !overflow else { return nil }
+        return inRange(unit == 1000 ? ms + Int64(millis) : ms)
+    }
+
+    /// The whole part (up to 19 digits) and the milliseconds of a fraction.
+    private static func epochParts(_ b: UnsafeRawBufferPointer) -> (Int64, Int)? {
         var i = 0
         var whole: Int64 = 0
-        while i < b.count, b[i] >= .zero, b[i] <= .nine, i < 16 {
-            whole = whole * 10 + Int64(b[i] - .zero)
+        while i < b.count, b[i] >= .zero, b[i] <= .nine, i < 19 {
+            let (tens, o1) = whole.multipliedReportingOverflow(by: 10)
+            let (sum, o2) = tens.addingReportingOverflow(Int64(b[i] - .zero))
+            guard !o1 && !o2 else { return nil }
+            whole = sum
             i += 1
         }
         guard i > 0 else { return nil }
@@ -174,7 +198,7 @@ package enum Timestamp {
             guard end == b.count else { return nil }
             millis = m
         }
-        return inRange(whole > 100_000_000_000 ? whole : whole * 1000 + Int64(millis))
+        return (whole, millis)
     }
 
     /// Any of the formats above.

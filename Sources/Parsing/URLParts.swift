@@ -90,4 +90,34 @@ package struct URLParts: Equatable, Sendable {
         }
         return true
     }
+
+    /// Whether the bytes are an absolute URL with a path after its
+    /// authority (`https://host/…`, `https://host?…`): what a redirect
+    /// target looks like, and what an `Origin` header or a proxy's
+    /// upstream address (`http://10.0.0.2:80`) is not.
+    package static func isRedirectTarget(_ b: UnsafeRawBufferPointer) -> Bool {
+        guard isAbsoluteURL(b), let colon = Bytes.find(.colon, in: b) else { return false }
+        var i = colon + 3
+        while i < b.count {
+            if b[i] == .slash || b[i] == .question { return true }
+            i += 1
+        }
+        return false
+    }
+
+    /// The path and query of a target logged as a full URL
+    /// (`https://host:443/a?b`, as load balancers write it): from the
+    /// first `/` or `?` after the authority, or `/` when there is none.
+    /// Any other target is returned as it is.
+    package static func pathAndQuery(_ b: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        guard !b.isEmpty, b[0] != .slash, isAbsoluteURL(b), let colon = Bytes.find(.colon, in: b) else { return b }
+        var i = colon + 3
+        while i < b.count {
+            if b[i] == .slash { return Bytes.slice(b, i, b.count) }
+            if b[i] == .question { return Bytes.slice(b, i, b.count) }
+            i += 1
+        }
+        let slash: StaticString = "/"
+        return UnsafeRawBufferPointer(start: slash.utf8Start, count: 1)
+    }
 }

@@ -146,11 +146,11 @@ package enum HTMLReport {
             out += "</ul>\n"
         }
         var notes: [String] = []
-        if !result.unobservableFiles.isEmpty {
-            let names = result.unobservableFiles.prefix(listLimit).map(esc).joined(separator: ", ")
+        for group in LocationAdvice.groups(result) {
+            let names = group.files.prefix(listLimit).map(esc).joined(separator: ", ")
             notes.append(
-                "<p><b>\(names)</b> \(result.unobservableFiles.count == 1 ? "logs" : "log") no <code>Location</code> header, so returns to Google cannot be seen (sessions are <i>unobservable</i>). Add <code>\"$sent_http_location\"</code> at the end of your nginx <code>log_format</code>, for example:</p><pre>\(HTMLEscaping.escape(nginxLogFormat))</pre>"
-            )
+                "<p><b>\(names)</b> \(group.files.count == 1 ? "logs" : "log") no <code>Location</code> header, so returns to Google cannot be seen (sessions are <i>unobservable</i>). \(esc(group.text))</p>"
+                    + (group.example.map { "<pre>\(HTMLEscaping.escape($0))</pre>" } ?? ""))
         }
         if !result.unpinnedProjectIDs.isEmpty {
             notes.append(
@@ -200,10 +200,6 @@ package enum HTMLReport {
         out += "</tbody></table></div></section>\n"
         return out
     }
-
-    /// The log_format line the unobservable note proposes (as on the terminal).
-    static let nginxLogFormat =
-        "log_format flip '$remote_addr - $remote_user [$time_local] \"$request\" $status $body_bytes_sent \"$http_referer\" \"$http_user_agent\" \"$sent_http_location\"';"
 
     static func sessionSection(_ result: AuditResult) -> String {
         let stats = result.statistics

@@ -138,10 +138,10 @@ package struct TerminalReport {
         }
 
         var notes: [String] = []
-        if !result.unobservableFiles.isEmpty {
+        for group in LocationAdvice.groups(result) {
             notes.append(
-                "\(result.unobservableFiles.map(esc).joined(separator: ", ")) \(result.unobservableFiles.count == 1 ? "logs" : "log") no Location header, so returns to Google cannot be seen (sessions are 'unobservable'). Add \"$sent_http_location\" at the end of your nginx log_format, e.g.:\n      log_format flip '$remote_addr - $remote_user [$time_local] \"$request\" $status $body_bytes_sent \"$http_referer\" \"$http_user_agent\" \"$sent_http_location\"';"
-            )
+                "\(group.files.map(esc).joined(separator: ", ")) \(group.files.count == 1 ? "logs" : "log") no Location header, so returns to Google cannot be seen (sessions are 'unobservable'). \(group.text)"
+                    + (group.example.map { "\n      " + $0 } ?? ""))
         }
         if !result.unpinnedProjectIDs.isEmpty {
             notes.append(

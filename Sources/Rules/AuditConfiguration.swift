@@ -6,11 +6,7 @@ import Reading
 /// the output goes.
 package struct AuditConfiguration: Sendable {
     /// How to read lines.
-    package enum Format: Sendable, Equatable {
-        case auto, combined, json
-        /// A pasted nginx `log_format` string.
-        case nginx(String)
-    }
+    package typealias Format = RecordReader.Setting
 
     /// How the error distribution is bucketed in time (UTC).
     package enum Bucket: String, Sendable, CaseIterable {
@@ -18,6 +14,10 @@ package struct AuditConfiguration: Sendable {
     }
 
     package var format: Format = .auto
+    /// JSON key paths for roles (`--json-field ROLE=PATH`), and the unit
+    /// of a custom time path's numbers.
+    package var jsonFields: [(role: JSONLineParser.Role, path: String)] = []
+    package var jsonTimeUnit: JSONLineParser.TimeUnit?
     /// Configured Google client IDs (`--client-id`).
     package var clientIDs: Set<String> = []
     package var projectIDs: [String] = []
@@ -67,10 +67,10 @@ package struct AuditConfiguration: Sendable {
         var out: [String]
         switch format {
         case .auto: out = ["--format auto"]
-        case .combined: out = ["--format combined"]
-        case .json: out = ["--format json"]
-        case .nginx(let text): out = ["--log-format '\(text)'"]
+        case .fixed(let f): out = ["--format \(f.name)"]
+        case .logFormat(let text): out = ["--log-format '\(text)'"]
         }
+        out += jsonFields.map { "--json-field \($0.role.name)=\($0.path)\($0.role == .time ? jsonTimeUnit.map { ":" + $0.rawValue } ?? "" : "")" }
         out += clientIDs.sorted().map { "--client-id \($0)" }
         out += projectIDs.map { "--project-id \($0)" }
         out += allowRedirects.map { "--allow-redirect \($0)" }
@@ -132,8 +132,13 @@ package struct AuditConfiguration: Sendable {
     /// Refuses an nginx `log_format` line that cannot work (before any
     /// input is read).
     package static func check(logFormat text: String, maxLine: Int) throws(ConfigurationError) {
-        _ = try NginxLogFormatParser(logFormat: text, maxLine: maxLine)
+        _ = try LogFormatParser(logFormat: text, maxLine: maxLine)
     }
 
     package var allowlist: Allowlist { Allowlist(projectIDs: projectIDs, extra: allowRedirects) }
+
+    /// A record reader for these settings.
+    package func reader() throws(ConfigurationError) -> RecordReader {
+        try RecordReader(format, maxLine: maxLine, jsonFields: jsonFields, timeUnit: jsonTimeUnit)
+    }
 }

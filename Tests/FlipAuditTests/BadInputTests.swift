@@ -345,7 +345,7 @@ struct FuzzRegressionTests {
             [path],
             {
                 var c = AuditConfiguration()
-                c.format = format == "nginx" ? .nginx(nginx) : format == "json" ? .json : .combined
+                c.format = format == "nginx" ? .logFormat(nginx) : format == "json" ? .fixed(.json) : .fixed(.combined)
                 return c
             }())
         let code = "vjQfOvS2HQKN728Qdo97LGUi"
@@ -375,7 +375,7 @@ struct FuzzRegressionTests {
         let query = try Data(contentsOf: URL(fileURLWithPath: fixture("fuzz/query-code-in-fragment.txt")))
         #expect(!CodeDigest.redact(String(decoding: query, as: UTF8.self)).contains("Ax6ltlS6yNtE2"))
         let nginx = #"$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" "$sent_http_location""#
-        for format in [AuditConfiguration.Format.combined, .json, .nginx(nginx)] {
+        for format in [AuditConfiguration.Format.fixed(.combined), .fixed(.json), .logFormat(nginx)] {
             var c = AuditConfiguration()
             c.format = format
             let audit = try Audit.run([fixture("fuzz/records-code-after-second-question-mark.log")], c)

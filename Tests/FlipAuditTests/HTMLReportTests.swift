@@ -160,7 +160,7 @@ struct HTMLReportTests {
         let result = try Audit.run(samplePaths()).result
         #expect(!result.unobservableFiles.isEmpty)
         let html = HTMLReport.render(result, failOn: nil)
-        #expect(html.contains(HTMLEscaping.escape(HTMLReport.nginxLogFormat)))
+        #expect(html.contains(HTMLEscaping.escape(LocationAdvice.nginxLogFormat)))
         #expect(html.contains("$sent_http_location"))
     }
 }

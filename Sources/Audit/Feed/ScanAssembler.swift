@@ -31,6 +31,9 @@ struct ScanAssembler {
     /// Lines that ended in CRLF; whether the last line had no newline.
     private var crlfLines = 0
     private var noFinalNewline = false
+    /// Redirect records with two candidate Locations, and the first's line.
+    private var ambiguousLocations = 0
+    private var firstAmbiguousLine: Int?
 
     init(file: InputFile, format: AuditConfiguration.Format) {
         self.file = file
@@ -61,6 +64,8 @@ struct ScanAssembler {
         }
         accounting.add(scan.accounting)
         crlfLines += scan.crlfLines
+        if firstAmbiguousLine == nil, let first = scan.firstAmbiguousLine { firstAmbiguousLine = base + first }
+        ambiguousLocations += scan.ambiguousLocations
         noFinalNewline = noFinalNewline || scan.noFinalNewline
         if firstTime == nil { firstTime = scan.peaks.first?.time }
         tally.add(scan.tally)
@@ -119,6 +124,12 @@ struct ScanAssembler {
         if let hint { warnings.append("\(file.displayName): \(hint)") }
         // Read normally, each said once with its count (docs/contract.md §8).
         if crlfLines > 0 { warnings.append("\(file.displayName): \(crlfLines) \(crlfLines == 1 ? "line ends" : "lines end") in CRLF; read as LF") }
+        if let first = firstAmbiguousLine {
+            warnings.append(
+                "\(file.displayName):\(first): \(ambiguousLocations) redirect \(ambiguousLocations == 1 ? "record holds" : "records hold") "
+                    + "two different redirect targets in the fields after the request; neither is taken as the Location: "
+                    + "give the server's format with --log-format (nginx \"$sent_http_location\", Apache \"%{Location}o\") to say which")
+        }
         if noFinalNewline { warnings.append("\(file.displayName): its last line has no newline; read all the same") }
         if accounting.lines == 0 && failure == nil {
             warnings.append("\(file.displayName): empty (\(accounting.compressedBytes) bytes, no line); nothing to audit in it")

@@ -138,9 +138,7 @@ package final class Analyzer {
         explainer: Explainer?
     ) throws(ConfigurationError) -> AuditResult {
         // A log_format that cannot work is refused before any input is read.
-        if case .nginx(let text) = configuration.format {
-            _ = try NginxLogFormatParser(logFormat: text, maxLine: configuration.maxLine)
-        }
+        _ = try configuration.reader()
         let started = AuditConfiguration.wallClock()
         let resolution = InputCatalog.resolve(arguments, skipping: outputs, excluding: configuration.exclude)
         let problems = resolution.problems

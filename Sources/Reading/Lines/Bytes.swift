@@ -139,7 +139,7 @@ public enum Bytes {
 
     /// Whether `buffer` starts with the ASCII text `literal`.
     @inlinable @inline(__always)
-    static func hasPrefix(_ buffer: UnsafeRawBufferPointer, _ literal: StaticString) -> Bool {
+    package static func hasPrefix(_ buffer: UnsafeRawBufferPointer, _ literal: StaticString) -> Bool {
         guard buffer.count >= literal.utf8CodeUnitCount else { return false }
         return memcmp(buffer.baseAddress!, literal.utf8Start, literal.utf8CodeUnitCount) == 0
     }

@@ -1,13 +1,20 @@
 import Reading
 
-/// The Apache/nginx combined format, optionally followed by more quoted
-/// fields. A 10th field that is `"-"` or an absolute URL is the response
-/// `Location` header (`"$sent_http_location"` appended to `log_format`).
+/// The Apache/nginx combined family: combined and common, `vhost_combined`
+/// (`host:port` first), lighttpd's default (the Host second), nginx's
+/// `main`, Traefik's CLF, and any of them with extra fields, quoted or
+/// not, after the User-Agent.
 ///
 /// ```
 /// 203.0.113.9 - - [22/Nov/2026:10:00:01 +0000] "GET /a?b HTTP/1.1" 302 0 "-" "UA" "https://..."
+/// 203.0.113.9 - - [22/Nov/2026:10:00:01 +0000] "GET /a?b HTTP/1.1" 302 0 "-" "UA" "-" "https://..."
+/// partner.example:443 203.0.113.9 - - [22/Nov/2026:10:00:01 +0000] "GET /a?b HTTP/1.1" 302 0 "-" "UA"
 /// ```
-/// The common format (no referer and user agent) parses too.
+/// The Location: one quoted field after the User-Agent that is `-` or an
+/// absolute URL is it (`combined` + `"$sent_http_location"`). With more
+/// extra fields, it is the one that holds a redirect target (an absolute
+/// URL with a path) on a 3xx record; where two fields hold different ones,
+/// neither is taken and the record says so (`locationAmbiguous`).
 package struct CombinedLogParser: RecordParser {
     private let scratch: ScratchBuffer
     /// The last timestamp's text (8 to 32 bytes, as `timeWords` loads it),
@@ -36,6 +43,7 @@ package struct CombinedLogParser: RecordParser {
         record.clientIP = Bytes.slice(line, 0, sp)
         // ident and user up to the bracketed time
         guard let open = Bytes.find(.openBracket, in: line, from: sp &+ 1) else { return .unparsable }
+        if open &- sp > 6, let client = Self.vhostClient(line, firstSpace: sp, open: open) { record.clientIP = client }
         let close: Int
         if open &+ 27 < line.count, line[open &+ 27] == .closeBracket,
             let time = cachedTime(Bytes.slice(line, open &+ 1, open &+ 27))
@@ -65,24 +73,77 @@ package struct CombinedLogParser: RecordParser {
         // bytes
         i = statusEnd
         guard i < line.count else { return nil }
-        let bytesEnd = Bytes.find(.space, in: line, from: i &+ 1) ?? line.count
-        i = bytesEnd
-        // "referer" "user agent" "tenth" ...
+        i = Bytes.find(.space, in: line, from: i &+ 1) ?? line.count
+        // "referer" "user agent", then any extra fields, quoted or not
+        // (nginx `main`'s "$http_x_forwarded_for", `%D`, a Location).
+        let combined = i &+ 1 < line.count && line[i &+ 1] == .quote
         var field = 0
-        while i &+ 1 < line.count, line[i] == .space, line[i &+ 1] == .quote {
-            guard let (value, after) = quoted(line, from: i &+ 1, escapes: escapes) else { return .unparsable }
-            field &+= 1
-            if field == 3 {
-                if Bytes.equals(value, "-") || value.isEmpty {
-                    record.location = .empty
-                } else if URLParts.isAbsoluteURL(value) {
-                    record.location = .value(value)
+        var extras = 0
+        var firstExtra: UnsafeRawBufferPointer?
+        var firstQuoted = false
+        var target: UnsafeRawBufferPointer?
+        while i &+ 1 < line.count, line[i] == .space {
+            let value: UnsafeRawBufferPointer
+            let after: Int
+            let isQuoted = line[i &+ 1] == .quote
+            if isQuoted {
+                guard let (v, a) = quoted(line, from: i &+ 1, escapes: escapes) else {
+                    // An unterminated referer or User-Agent is a broken line;
+                    // past them, the fields read so far stand.
+                    if combined && field < 2 { return .unparsable }
+                    break
                 }
-                break
+                value = v
+                after = a
+            } else {
+                let end = Bytes.find(.space, in: line, from: i &+ 1) ?? line.count
+                value = Bytes.slice(line, i &+ 1, end)
+                after = end
             }
+            field &+= 1
             i = after
+            if combined && field <= 2 { continue }
+            extras &+= 1
+            if extras == 1 {
+                firstExtra = value
+                firstQuoted = isQuoted
+            }
+            if URLParts.isRedirectTarget(value) {
+                if let t = target, !Bytes.equal(t, value) { record.locationAmbiguous = true } else { target = value }
+            }
+        }
+        if extras == 1 && firstQuoted, let value = firstExtra {
+            // One quoted field after the User-Agent: the Location, as
+            // `combined` + `"$sent_http_location"` writes it.
+            if Bytes.equals(value, "-") || value.isEmpty {
+                record.location = .empty
+            } else if URLParts.isAbsoluteURL(value) {
+                record.location = .value(value)
+            }
+        } else if let target, !record.locationAmbiguous, record.status >= 300 && record.status < 400 {
+            // Several: the one that holds a redirect record's target.
+            record.location = .value(target)
+        } else if !(record.status >= 300 && record.status < 400) {
+            record.locationAmbiguous = false
         }
         return nil
+    }
+
+    /// Apache's `vhost_combined` (`%v:%p %h %l %u %t …`): when three fields
+    /// stand between the first one and the time, and the first ends in
+    /// `:PORT`, the client is the second.
+    private static func vhostClient(_ line: UnsafeRawBufferPointer, firstSpace sp: Int, open: Int) -> UnsafeRawBufferPointer? {
+        var spaces = 0
+        var second = 0
+        for k in (sp + 1)..<open where line[k] == .space {
+            spaces += 1
+            if spaces == 1 { second = k }
+        }
+        guard spaces == 3 else { return nil }
+        var k = sp - 1
+        while k > 0, line[k] >= .zero, line[k] <= .nine { k -= 1 }
+        guard k < sp - 1, line[k] == .colon else { return nil }
+        return Bytes.slice(line, sp + 1, second)
     }
 
     /// Parses the timestamp, reusing the previous line's value when the text

@@ -1,14 +1,19 @@
 import Reading
 
-/// Parses lines written by a pasted nginx `log_format`: the format is split
-/// into literal text and `$variables`, and each variable's value runs up to
-/// the next literal. Values of `-` are empty; `\xHH` escapes are decoded.
+/// Parses lines written by a pasted nginx `log_format` or Apache
+/// `LogFormat`: the format is split into literal text and fields (`$name`,
+/// `%x`, `%{Name}i`), and each field's value runs up to the next literal.
+/// Values of `-` are empty; `\xHH` escapes are decoded (and Apache's `\"`).
 ///
 /// ```
 /// log_format flip '$remote_addr - $remote_user [$time_local] "$request" '
 ///                 '$status $body_bytes_sent "$http_referer" "$http_user_agent" "$sent_http_location"';
+/// LogFormat "%h %l %u %t \"%r\" %>s %O \"%{Referer}i\" \"%{User-Agent}i\" %D \"%{Location}o\"" flip
 /// ```
-package struct NginxLogFormatParser: RecordParser {
+/// A string with `%` directives is Apache's, one with `$` variables
+/// nginx's (`ApacheLogFormat` translates the first into the second's
+/// pieces); a mix is refused.
+package struct LogFormatParser: RecordParser {
     /// A piece of the format.
     enum Piece: Equatable {
         case literal([UInt8])
@@ -17,10 +22,12 @@ package struct NginxLogFormatParser: RecordParser {
 
     /// What a variable's value is used for.
     enum Field {
-        case timeLocal, timeISO, msec, request, method, uri, args, status, location, client, ignored
+        case timeLocal, timeISO, msec, timeAny, timeMicros, request, method, uri, args, status, location, client, ignored
     }
 
     let pieces: [Piece]
+    /// `.nginx` or `.apache`: the syntax the string was written in.
+    package let syntax: RecordFormat
     private let fields: [Field]
     private let scratch: ScratchBuffer
     private var values: [UnsafeRawBufferPointer]
@@ -28,6 +35,34 @@ package struct NginxLogFormatParser: RecordParser {
     /// Builds the parser from the text of a `log_format` directive, or from
     /// its format string alone.
     package init(logFormat text: String, maxLine: Int) throws(ConfigurationError) {
+        let pieces: [Piece]
+        if ApacheLogFormat.isApache(text) {
+            syntax = .apache
+            pieces = try ApacheLogFormat.pieces(text)
+        } else {
+            syntax = .nginx
+            pieces = try Self.nginxPieces(text)
+        }
+        self.pieces = pieces
+        let names = pieces.compactMap { piece -> String? in if case .variable(let n) = piece { return n } else { return nil } }
+        fields = names.map(Self.field)
+        let say = syntax == .apache ? ApacheLogFormat.missing : Self.missing
+        guard fields.contains(where: { [.timeLocal, .timeISO, .msec, .timeAny, .timeMicros].contains($0) }) else {
+            throw .logFormat("the format has no \(say.time)")
+        }
+        guard fields.contains(.status) else { throw .logFormat("the format has no \(say.status)") }
+        guard fields.contains(.request) || fields.contains(.uri) else {
+            throw .logFormat("the format has no \(say.request)")
+        }
+        scratch = ScratchBuffer(capacity: maxLine + 16)
+        values = Array(repeating: UnsafeRawBufferPointer(start: nil, count: 0), count: fields.count)
+    }
+
+    /// How a missing field is named, per syntax.
+    static let missing = (time: "$time_local, $time_iso8601 or $msec", status: "$status", request: "$request or $request_uri")
+
+    /// The pieces of an nginx `log_format`.
+    static func nginxPieces(_ text: String) throws(ConfigurationError) -> [Piece] {
         let format = Self.formatString(text)
         var pieces: [Piece] = []
         var literal: [UInt8] = []
@@ -58,18 +93,7 @@ package struct NginxLogFormatParser: RecordParser {
             i += 1
         }
         if !literal.isEmpty { pieces.append(.literal(literal)) }
-        self.pieces = pieces
-        let names = pieces.compactMap { piece -> String? in if case .variable(let n) = piece { return n } else { return nil } }
-        fields = names.map(Self.field)
-        guard fields.contains(where: { [.timeLocal, .timeISO, .msec].contains($0) }) else {
-            throw .logFormat("the format has no $time_local, $time_iso8601 or $msec")
-        }
-        guard fields.contains(.status) else { throw .logFormat("the format has no $status") }
-        guard fields.contains(.request) || fields.contains(.uri) else {
-            throw .logFormat("the format has no $request or $request_uri")
-        }
-        scratch = ScratchBuffer(capacity: maxLine + 16)
-        values = Array(repeating: UnsafeRawBufferPointer(start: nil, count: 0), count: fields.count)
+        return pieces
     }
 
     /// Whether the format logs the response Location.
@@ -118,6 +142,8 @@ package struct NginxLogFormatParser: RecordParser {
         case "status": return .status
         case "sent_http_location", "upstream_http_location": return .location
         case "remote_addr", "realip_remote_addr", "binary_remote_addr": return .client
+        case ApacheLogFormat.anyTime: return .timeAny
+        case ApacheLogFormat.microseconds: return .timeMicros
         default: return .ignored
         }
     }
@@ -174,6 +200,9 @@ package struct NginxLogFormatParser: RecordParser {
             {
                 scratch.append(hi << 4 | lo)
                 i += 4
+            } else if syntax == .apache, raw[i] == .backslash, i + 1 < raw.count, raw[i + 1] == .quote || raw[i + 1] == .backslash {
+                scratch.append(raw[i + 1])
+                i += 2
             } else {
                 scratch.append(raw[i])
                 i += 1
@@ -193,6 +222,8 @@ package struct NginxLogFormatParser: RecordParser {
             case .timeLocal: if time == nil { guard let t = Timestamp.parseCommonLog(raw) else { return .badTime }; time = t }
             case .timeISO: if time == nil { guard let t = Timestamp.parseISO8601(raw) else { return .badTime }; time = t }
             case .msec: if time == nil { guard let t = Timestamp.parseEpoch(raw) else { return .badTime }; time = t }
+            case .timeAny: if time == nil { guard let t = Timestamp.parseAny(raw) else { return .badTime }; time = t }
+            case .timeMicros: if time == nil { guard let t = Timestamp.parseEpoch(raw, unit: -1_000) else { return .badTime }; time = t }
             case .request: if let r = value(raw) { RequestLine.split(r, into: &record) }
             case .method: if let m = value(raw) { record.method = m }
             case .uri: uri = value(raw)
@@ -209,7 +240,9 @@ package struct NginxLogFormatParser: RecordParser {
         guard let time, hasStatus else { return .missingField }
         record.time = time
         if record.target.isEmpty, let uri {
-            record.target = RequestLine.target(uri: uri, query: args, scratch: scratch)
+            // Apache's `%q` keeps its `?`.
+            let query = args.map { !$0.isEmpty && $0[0] == .question ? Bytes.slice($0, 1, $0.count) : $0 }
+            record.target = RequestLine.target(uri: uri, query: query, scratch: scratch)
         }
         return nil
     }

@@ -1,0 +1,186 @@
+import Reading
+
+/// Reads one line into a record in the format it is written in: the one
+/// format a setting fixes, or under `--format auto` the format of each
+/// line on its own (docs/formats.md), so one stream of mixed servers is
+/// read whole. The common line costs one byte looked at and one parser:
+/// the others are tried only on a line that parser refused.
+///
+/// ```
+///  line ──shape──▶ `{` JSON ──▶ json (flat keys, Caddy, Traefik, Google Cloud, Cloudflare)
+///              ├─▶ `[` ──────▶ envoy
+///              └─▶ else ─────▶ combined ──refused──▶ alb (its first word) ▶ haproxy
+/// ```
+/// Not `Sendable`: its parsers keep scratch buffers; one per thread.
+package struct RecordReader {
+    /// How lines are read.
+    package enum Setting: Sendable, Equatable {
+        /// Each line in its own format.
+        case auto
+        /// Every line in one format (`--format NAME`).
+        case fixed(RecordFormat)
+        /// Every line by a pasted `log_format` or `LogFormat`.
+        case logFormat(String)
+    }
+
+    /// The last line's record (views valid until the next line).
+    package var record = LogRecord()
+    /// The format the last line was read as (or tried in, when refused).
+    package private(set) var format = RecordFormat.combined
+    private let fixed: RecordFormat?
+    private var combined: CombinedLogParser
+    private var json: JSONLineParser
+    private var haproxy: HAProxyLogParser
+    private var envoy: EnvoyLogParser
+    private var alb: ALBLogParser
+    private var pasted: LogFormatParser?
+
+    package init(
+        _ setting: Setting, maxLine: Int, jsonFields: [(role: JSONLineParser.Role, path: String)] = [],
+        timeUnit: JSONLineParser.TimeUnit? = nil
+    ) throws(ConfigurationError) {
+        combined = CombinedLogParser(maxLine: maxLine)
+        json = JSONLineParser(maxLine: maxLine, fields: jsonFields, timeUnit: timeUnit)
+        haproxy = HAProxyLogParser(maxLine: maxLine)
+        envoy = EnvoyLogParser(maxLine: maxLine)
+        alb = ALBLogParser(maxLine: maxLine)
+        switch setting {
+        case .auto: fixed = nil
+        case .fixed(let f):
+            guard f != .nginx && f != .apache else { throw .logFormat("--format \(f.name) needs --log-format") }
+            fixed = f
+        case .logFormat(let text):
+            let parser = try LogFormatParser(logFormat: text, maxLine: maxLine)
+            pasted = parser
+            fixed = parser.syntax
+        }
+    }
+
+    /// Reads `line` into `record`; why it is not a record, if it is not.
+    /// `escapes` false promises the line has no backslash.
+    @inline(__always)
+    package mutating func read(_ line: UnsafeRawBufferPointer, escapes: Bool) -> MalformedReason? {
+        if let fixed {
+            format = fixed
+            return parse(line, as: fixed, escapes: escapes)
+        }
+        let shape = RecordFormat.shape(line)
+        format = shape
+        switch shape {
+        case .json:
+            let failure = json.parse(line, into: &record)
+            if failure == nil { format = json.shape }
+            return failure
+        case .envoy:
+            guard let failure = envoy.parse(line, into: &record) else { return nil }
+            guard combined.parse(line, into: &record, escapes: escapes) == nil else { return failure }
+            format = .combined
+            return nil
+        default:
+            guard let failure = combined.parse(line, into: &record, escapes: escapes) else { return nil }
+            return other(line, refused: failure)
+        }
+    }
+
+    /// A line combined refused, under `--format auto`: ALB when its first
+    /// word says so, else HAProxy; combined's reason when neither reads it.
+    @inline(never)
+    private mutating func other(_ line: UnsafeRawBufferPointer, refused: MalformedReason) -> MalformedReason? {
+        if ALBLogParser.looksLike(line) {
+            format = .alb
+            return alb.parse(line, into: &record)
+        }
+        let failure = haproxy.parse(line, into: &record)
+        if failure == nil || failure == .truncated {
+            format = .haproxy
+            return failure
+        }
+        return refused
+    }
+
+    @inline(__always)
+    private mutating func parse(_ line: UnsafeRawBufferPointer, as format: RecordFormat, escapes: Bool) -> MalformedReason? {
+        switch format {
+        case .combined: return combined.parse(line, into: &record, escapes: escapes)
+        case .json, .caddy, .traefik, .gcloud, .cloudflare: return json.parse(line, into: &record)
+        case .nginx, .apache: return pasted!.parse(line, into: &record)
+        case .haproxy: return haproxy.parse(line, into: &record)
+        case .envoy: return envoy.parse(line, into: &record)
+        case .alb: return alb.parse(line, into: &record)
+        }
+    }
+
+    /// Another format that reads a line the reader refused, if one does:
+    /// what the hint for an input read in the wrong format names.
+    package mutating func fit(_ line: UnsafeRawBufferPointer, escapes: Bool) -> RecordFormat? {
+        let tried = format
+        var scratch = LogRecord()
+        if tried != .json && RecordFormat.shape(line) == .json {
+            return json.parse(line, into: &scratch) == nil ? json.shape : nil
+        }
+        if tried != .combined && combined.parse(line, into: &scratch, escapes: escapes) == nil { return .combined }
+        if tried != .alb && ALBLogParser.looksLike(line) && alb.parse(line, into: &scratch) == nil { return .alb }
+        if tried != .envoy && envoy.parse(line, into: &scratch) == nil { return .envoy }
+        if tried != .haproxy && haproxy.parse(line, into: &scratch) == nil { return .haproxy }
+        return nil
+    }
+
+    /// Whether a line refused as `truncated` held a flip record: what is
+    /// left of it names two of `client_id`, `state`, `redirect_uri`, or a
+    /// `state` beside a `code` or an `error` (a return, as a Location
+    /// captured ahead of the request shows it).
+    package static func isFlipRecord(_ line: UnsafeRawBufferPointer) -> Bool {
+        let state = Bytes.containsCaseInsensitive(line, "state=")
+        var names = state ? 1 : 0
+        if Bytes.containsCaseInsensitive(line, "client_id=") { names += 1 }
+        if Bytes.containsCaseInsensitive(line, "redirect_uri=") { names += 1 }
+        return names >= 2 || (state && (Bytes.containsCaseInsensitive(line, "code=") || Bytes.containsCaseInsensitive(line, "error=")))
+    }
+}
+
+/// How the lines of a piece (or an input) were read: records per format,
+/// and of the lines that failed, how many another format reads — what
+/// the hint for an input read in the wrong format is made from.
+package struct FormatTally: Sendable, Equatable {
+    /// Records per `RecordFormat.rawValue`.
+    package var records = [Int](repeating: 0, count: RecordFormat.allCases.count)
+    /// Lines their format's parser refused (not over-long, NUL or UTF-8).
+    package var unparsed = 0
+    /// Of those, how many each other format reads.
+    package var fits = [Int](repeating: 0, count: RecordFormat.allCases.count)
+
+    package init() {}
+
+    package mutating func add(_ other: FormatTally) {
+        for i in records.indices {
+            records[i] += other.records[i]
+            fits[i] += other.fits[i]
+        }
+        unparsed += other.unparsed
+    }
+
+    /// The format's name when every record was read in one, `mixed` when
+    /// in several, `none` when no line was read.
+    package var name: String {
+        let used = RecordFormat.allCases.filter { records[$0.rawValue] > 0 }
+        switch used.count {
+        case 0: return "none"
+        case 1: return used[0].name
+        default: return "mixed"
+        }
+    }
+
+    /// The formats of its records, most records first (ties by name).
+    package var formats: [RecordFormat] {
+        RecordFormat.allCases.filter { records[$0.rawValue] > 0 }
+            .sorted { (records[$0.rawValue], $1.name) > (records[$1.rawValue], $0.name) }
+    }
+
+    /// The format that reads most of the refused lines, with how many.
+    package var bestFit: (format: RecordFormat, lines: Int)? {
+        guard let best = RecordFormat.allCases.max(by: { (fits[$0.rawValue], $1.name) < (fits[$1.rawValue], $0.name) }),
+            fits[best.rawValue] > 0
+        else { return nil }
+        return (best, fits[best.rawValue])
+    }
+}

@@ -1,0 +1,173 @@
+import Foundation
+import Testing
+
+@testable import Command
+@testable import Parsing
+@testable import Rules
+
+/// A record through `RecordReader` under `--format auto` (or `setting`):
+/// its fields, the format it read as, and whether its Location was in doubt.
+func read(_ line: String, _ setting: RecordReader.Setting = .auto, jsonFields: [(role: JSONLineParser.Role, path: String)] = [])
+    throws -> (Parsed, RecordFormat, Bool)
+{
+    var reader = try RecordReader(setting, maxLine: 4096, jsonFields: jsonFields)
+    var bytes = Array(line.utf8)
+    return try bytes.withUnsafeMutableBytes { raw in
+        if let failure = reader.read(UnsafeRawBufferPointer(raw), escapes: true) { throw ParseFailure(reason: failure) }
+        let r = reader.record
+        let s = { (b: UnsafeRawBufferPointer) in String(decoding: b, as: UTF8.self) }
+        var location: String?
+        switch r.location {
+        case .notLogged: location = nil
+        case .empty: location = ""
+        case .value(let v): location = s(v)
+        }
+        let parsed = Parsed(time: r.time, ip: s(r.clientIP), method: s(r.method), target: s(r.target), status: r.status, location: location)
+        return (parsed, reader.format, r.locationAmbiguous)
+    }
+}
+
+private let request = "GET /oauth/authorize?client_id=G123&state=s1 HTTP/1.1"
+private let back = "https://oauth-redirect.googleusercontent.com/a/com.google.OPA?code=c1&state=s1"
+
+@Suite("The combined family")
+struct CombinedFamilyTests {
+    @Test("nginx main: the Location is the field holding the redirect target, whatever X-Forwarded-For holds")
+    func nginxMain() throws {
+        for xff in ["-", "198.51.100.7", "198.51.100.7, 10.0.0.1"] {
+            let line = #"203.0.113.9 - - [22/Nov/2026:10:00:01 +0000] "\#(request)" 302 0 "-" "GoogleApp/1.0" "\#(xff)" "\#(back)""#
+            let (p, format, doubt) = try read(line)
+            #expect(p.location == back && format == .combined && !doubt, "\(xff)")
+            #expect(p.ip == "203.0.113.9")
+        }
+        // Not a redirect: nothing is taken as the Location (nor logged).
+        let ok = #"203.0.113.9 - - [22/Nov/2026:10:00:01 +0000] "GET / HTTP/1.1" 200 10 "-" "curl" "-" "-""#
+        #expect(try read(ok).0.location == nil)
+        // One quoted field after the User-Agent is the Location, as before.
+        let one = #"203.0.113.9 - - [22/Nov/2026:10:00:01 +0000] "GET / HTTP/1.1" 200 10 "-" "curl" "-""#
+        #expect(try read(one).0.location == "")
+    }
+
+    @Test("Apache with %D before the Location, and unquoted extras after it")
+    func unquotedExtras() throws {
+        let line = #"203.0.113.9 - - [22/Nov/2026:10:00:01 +0000] "\#(request)" 302 235 "-" "GoogleApp/1.0" 2762 "\#(back)" 0.004 upstream=200"#
+        #expect(try read(line).0.location == back)
+        // Common with extras (no referer, no User-Agent).
+        let common = #"203.0.113.9 - - [22/Nov/2026:10:00:01 +0000] "\#(request)" 302 235 2762 \#(back)"#
+        #expect(try read(common).0.location == back)
+    }
+
+    @Test("two different redirect targets: neither is taken, and the record says so")
+    func ambiguous() throws {
+        let other = "https://partner.example/login?next=%2F"
+        let line = #"203.0.113.9 - - [22/Nov/2026:10:00:01 +0000] "\#(request)" 302 0 "-" "UA" "\#(other)" "\#(back)""#
+        let (p, _, doubt) = try read(line)
+        #expect(p.location == nil && doubt)
+        // The same target twice ($upstream_http_location and
+        // $sent_http_location) is no doubt.
+        let twice = #"203.0.113.9 - - [22/Nov/2026:10:00:01 +0000] "\#(request)" 302 0 "-" "UA" "\#(back)" "\#(back)""#
+        #expect(try read(twice).0.location == back && !(try read(twice).2))
+        // An Origin or an upstream address has no path: not a redirect target.
+        let origin = #"203.0.113.9 - - [22/Nov/2026:10:00:01 +0000] "\#(request)" 302 0 "-" "UA" "https://partner.example" "http://10.0.0.2:80" "\#(back)""#
+        #expect(try read(origin).0.location == back)
+    }
+
+    @Test("vhost_combined's client is its second field; lighttpd's Host second is skipped")
+    func hosts() throws {
+        let vhost = #"partner.example:443 203.0.113.9 - - [22/Nov/2026:10:00:01 +0000] "\#(request)" 302 0 "-" "UA""#
+        #expect(try read(vhost).0.ip == "203.0.113.9")
+        let lighttpd = #"203.0.113.9 partner.example - [22/Nov/2026:10:00:01 +0000] "\#(request)" 302 0 "-" "UA""#
+        #expect(try read(lighttpd).0.ip == "203.0.113.9")
+        // A user name that is a word, not a host:port, keeps the first field.
+        let user = #"203.0.113.9 - alice bob [22/Nov/2026:10:00:01 +0000] "\#(request)" 302 0 "-" "UA""#
+        #expect(try read(user).0.ip == "203.0.113.9")
+    }
+}
+
+@Suite("Apache LogFormat")
+struct ApacheFormatTests {
+    static let pasted = #"LogFormat "%h %l %u %t \"%r\" %>s %O \"%{Referer}i\" \"%{User-Agent}i\" %D \"%{Location}o\"" flip"#
+
+    @Test("as written in apache2.conf, and unescaped, it reads its own lines")
+    func pastedAndPlain() throws {
+        let line = #"203.0.113.9 - - [22/Nov/2026:10:00:01 +0000] "\#(request)" 302 235 "-" "Mozilla/5.0 \"X\"" 2762 "\#(back)""#
+        for text in [Self.pasted, #"%h %l %u %t "%r" %>s %O "%{Referer}i" "%{User-Agent}i" %D "%{Location}o""#] {
+            let parser = try LogFormatParser(logFormat: text, maxLine: 4096)
+            #expect(parser.syntax == .apache && parser.logsLocation)
+            let (p, format, _) = try read(line, .logFormat(text))
+            #expect(format == .apache)
+            #expect(p.time == t0 && p.ip == "203.0.113.9" && p.method == "GET" && p.status == 302 && p.location == back)
+            #expect(p.target == "/oauth/authorize?client_id=G123&state=s1")
+        }
+    }
+
+    @Test("time directives, %U%q, and the request split by %m")
+    func directives() throws {
+        let text = #"%a [%{%Y-%m-%dT%H:%M:%S}t] %m %U%q %s %{sec}t"#
+        let (p, _, _) = try read("203.0.113.9 [2026-11-22T10:00:01] GET /oauth/authorize?state=s1 302 1795341601", .logFormat(text))
+        #expect(p.time == t0 && p.target == "/oauth/authorize?state=s1" && p.method == "GET" && p.status == 302)
+        let msec = #"%h %{msec}t "%r" %>s"#
+        #expect(try read(#"203.0.113.9 1795341601123 "\#(request)" 302"#, .logFormat(msec)).0.time == t0 + 123)
+    }
+
+    @Test("an unknown directive, a mix with nginx variables, a missing time are refused, named")
+    func refused() {
+        func message(_ text: String) -> String {
+            do {
+                _ = try LogFormatParser(logFormat: text, maxLine: 100)
+                return ""
+            } catch { return "\(error)" }
+        }
+        #expect(message(#"%h %t "%r" %>s %J"#).contains("%J is not an Apache LogFormat directive"))
+        #expect(message(#"%h %t "%r" %s"#).isEmpty)
+        #expect(message(#"%h "%r" %>s"#).contains("%t or %{…}t"))
+        #expect(message(#"%h%u %t "%r" %>s"#).contains("cannot be told apart"))
+        // `$` and `%` both: read as nginx, where `%h` is text; it has no $status.
+        #expect(message(#"$remote_addr %h [$time_local] "$request""#).contains("$status"))
+    }
+}
+
+@Suite("JSON logs of every server, and --json-field")
+struct JSONFormatTests {
+    @Test("Caddy 2.6 and 2.7: nested request, ts in seconds, Location in an array")
+    func caddy() throws {
+        for client in [#""remote_ip":"203.0.113.9""#, #""remote_ip":"10.0.0.1","client_ip":"203.0.113.9""#] {
+            let line =
+                #"{"level":"info","ts":1795341601.25,"msg":"handled request","request":{\#(client),"method":"GET","uri":"/oauth/authorize?state=s1","headers":{"User-Agent":["GoogleApp/1.0"]}},"status":302,"resp_headers":{"Location":["\#(back)"]}}"#
+            let (p, format, _) = try read(line)
+            #expect(format == .caddy && p.ip == "203.0.113.9" && p.time == t0 + 250 && p.location == back && p.target == "/oauth/authorize?state=s1")
+        }
+        // Caddy's own runtime lines are no requests.
+        #expect(throws: ParseFailure(reason: .noRequestFields)) { try read(#"{"level":"info","ts":1795341601.5,"msg":"serving initial configuration"}"#) }
+    }
+
+    @Test("Google Cloud's full requestUrl becomes its path and query")
+    func gcloud() throws {
+        let line =
+            #"{"httpRequest":{"requestMethod":"GET","requestUrl":"https://partner.example/oauth/authorize?state=s1","status":302,"remoteIp":"203.0.113.9"},"timestamp":"2026-11-22T10:00:01.000Z"}"#
+        let (p, format, _) = try read(line)
+        #expect(format == .gcloud && p.target == "/oauth/authorize?state=s1" && p.status == 302 && p.location == nil)
+    }
+
+    @Test("--json-field maps any JSON log, with units, arrays and full URLs")
+    func custom() throws {
+        let line =
+            #"{"t":1795341601000000,"req":{"verb":"GET","url":"https://p.example/oauth/authorize?state=s1"},"res":{"code":302,"headers":{"Location":["\#(back)"]}},"peer":"203.0.113.9"}"#
+        let fields: [(role: JSONLineParser.Role, path: String)] = [
+            (.time, "t"), (.method, "req.verb"), (.uri, "req.url"), (.status, "res.code"), (.location, "res.headers.Location"), (.client, "peer"),
+        ]
+        var reader = try RecordReader(.auto, maxLine: 4096, jsonFields: fields, timeUnit: .us)
+        var bytes = Array(line.utf8)
+        let failure = bytes.withUnsafeMutableBytes { reader.read(UnsafeRawBufferPointer($0), escapes: true) }
+        #expect(failure == nil)
+        #expect(reader.record.time == t0 && reader.record.status == 302)
+        // Through the command line: the option's syntax, and a wrong role refused.
+        #expect(AuditOptions.jsonField("time=t:us")! == (.time, "t", .us))
+        #expect(AuditOptions.jsonField("location=res.headers.Location[0]")! == (.location, "res.headers.Location", nil))
+        #expect(AuditOptions.jsonField("colour=x") == nil && AuditOptions.jsonField("status=") == nil)
+    }
+}
+
+private func == (a: (JSONLineParser.Role, String, JSONLineParser.TimeUnit?), b: (JSONLineParser.Role, String, JSONLineParser.TimeUnit?)) -> Bool {
+    a.0 == b.0 && a.1 == b.1 && a.2 == b.2
+}
