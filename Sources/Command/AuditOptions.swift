@@ -18,8 +18,13 @@ struct AuditOptions: ParsableArguments {
 
     @Option(
         name: .customLong("log-format"),
-        help: ArgumentHelp("The server's nginx log_format or Apache LogFormat, as in its configuration.", valueName: "FORMAT"))
-    var logFormat: String?
+        help: ArgumentHelp(
+            "The server's nginx log_format or Apache LogFormat, as in its configuration; GLOB=FORMAT for the inputs whose path matches GLOB (repeatable).",
+            valueName: "[GLOB=]FORMAT"))
+    var logFormats: [String] = []
+
+    /// The `--log-format` without a glob, if one was given (the last).
+    var logFormat: String? { logFormats.last { AuditConfiguration.splitRule($0).glob == nil } }
 
     @Option(
         name: .customLong("json-field"),
@@ -78,6 +83,9 @@ struct AuditOptions: ParsableArguments {
         if (format == .nginx || format == .apache) && logFormat == nil {
             throw ValidationError("--format \(format.rawValue) needs --log-format '<the server's \(format == .nginx ? "log_format" : "LogFormat")>'")
         }
+        if logFormats.filter({ AuditConfiguration.splitRule($0).glob == nil }).count > 1 {
+            throw ValidationError("--log-format: give one format for every input, and GLOB=FORMAT for the others")
+        }
         if logFormat != nil && format != .nginx && format != .apache && format != .auto {
             throw ValidationError("--log-format goes with --format auto (or nginx, apache), not --format \(format.rawValue)")
         }
@@ -89,8 +97,10 @@ struct AuditOptions: ParsableArguments {
         if let message = OptionLimits.check(sessionTimeout: sessionTimeout, maxLine: maxLine, maxSessions: 1) {
             throw ValidationError(message)
         }
-        if let text = logFormat {
-            do { try AuditConfiguration.check(logFormat: text, maxLine: maxLine) } catch { throw ValidationError("\(error)") }
+        for text in logFormats {
+            do { try AuditConfiguration.check(logFormat: AuditConfiguration.splitRule(text).format, maxLine: maxLine) } catch {
+                throw ValidationError("\(error)")
+            }
         }
         if LogDuration.seconds(reuseWindow) == nil {
             throw ValidationError("--reuse-window: \"\(reuseWindow)\" is not a duration such as 90m, 36h or 7d (at most \(LogDuration.maximumDays) days)")
@@ -106,6 +116,10 @@ struct AuditOptions: ParsableArguments {
             config.format = .auto
         } else {
             config.format = .fixed(RecordFormat.allCases.first { $0.name == format.rawValue }!)
+        }
+        for text in logFormats {
+            let (glob, format) = AuditConfiguration.splitRule(text)
+            if let glob { config.formatRules.append((glob, .logFormat(format))) }
         }
         for field in jsonFields {
             guard let (role, path, unit) = Self.jsonField(field) else { continue }
@@ -145,7 +159,7 @@ struct AuditOptions: ParsableArguments {
     /// keeps).
     var arguments: [String] {
         var out = ["--format", format.rawValue]
-        if let logFormat { out += ["--log-format", logFormat] }
+        for text in logFormats { out += ["--log-format", text] }
         for field in jsonFields { out += ["--json-field", field] }
         for id in clientIDs { out += ["--client-id", id] }
         for id in projectIDs { out += ["--project-id", id] }

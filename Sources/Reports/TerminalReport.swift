@@ -79,6 +79,15 @@ package struct TerminalReport {
         if a.filesWithErrors > 0 { out += paint("  \(Self.number(a.filesWithErrors)) could not be read completely", "31") }
         out += "\n"
         out += "  bytes                \(Self.bytes(a.compressedBytes)) read, \(Self.bytes(a.uncompressedBytes)) uncompressed\n"
+        if !result.files.isEmpty {
+            // Each input's format, and how many log the Location (docs/formats.md).
+            var formats: [String: Int] = [:]
+            for f in result.files { formats[f.format, default: 0] += 1 }
+            let list = formats.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { "\($0.key) \(Self.number($0.value))" }
+            let logging = result.files.filter(\.logsLocation).count
+            out +=
+                "  formats              \(list.joined(separator: ", ")); Location logged by \(Self.number(logging)) of \(Self.count(result.files.count, "input", "inputs"))\n"
+        }
         out +=
             "  lines                \(Self.number(a.lines))  (records \(Self.number(a.records)), malformed \(Self.number(a.malformedLines)), blank \(Self.number(a.blankLines)))\n"
         for example in a.malformedExamples { out += "    " + esc(example) + "\n" }

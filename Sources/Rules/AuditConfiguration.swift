@@ -14,6 +14,10 @@ package struct AuditConfiguration: Sendable {
     }
 
     package var format: Format = .auto
+    /// `--log-format GLOB=FORMAT`: the format of the inputs whose path,
+    /// as given, matches the glob (the first rule that matches wins);
+    /// `format` reads the others.
+    package var formatRules: [(glob: String, format: Format)] = []
     /// JSON key paths for roles (`--json-field ROLE=PATH`), and the unit
     /// of a custom time path's numbers.
     package var jsonFields: [(role: JSONLineParser.Role, path: String)] = []
@@ -69,6 +73,10 @@ package struct AuditConfiguration: Sendable {
         case .auto: out = ["--format auto"]
         case .fixed(let f): out = ["--format \(f.name)"]
         case .logFormat(let text): out = ["--log-format '\(text)'"]
+        }
+        out += formatRules.map { rule in
+            if case .logFormat(let text) = rule.format { return "--log-format '\(rule.glob)=\(text)'" }
+            return "--log-format '\(rule.glob)'"
         }
         out += jsonFields.map { "--json-field \($0.role.name)=\($0.path)\($0.role == .time ? jsonTimeUnit.map { ":" + $0.rawValue } ?? "" : "")" }
         out += clientIDs.sorted().map { "--client-id \($0)" }
@@ -137,8 +145,33 @@ package struct AuditConfiguration: Sendable {
 
     package var allowlist: Allowlist { Allowlist(projectIDs: projectIDs, extra: allowRedirects) }
 
-    /// A record reader for these settings.
-    package func reader() throws(ConfigurationError) -> RecordReader {
-        try RecordReader(format, maxLine: maxLine, jsonFields: jsonFields, timeUnit: jsonTimeUnit)
+    /// Record readers for these settings: `format`'s first, then one per
+    /// rule of `formatRules`.
+    package func readers() throws(ConfigurationError) -> [RecordReader] {
+        var out = [try RecordReader(format, maxLine: maxLine, jsonFields: jsonFields, timeUnit: jsonTimeUnit)]
+        for rule in formatRules { out.append(try RecordReader(rule.format, maxLine: maxLine, jsonFields: jsonFields, timeUnit: jsonTimeUnit)) }
+        return out
+    }
+
+    /// Which of `readers()` reads the input named `name` (as given).
+    package func readerIndex(for name: String) -> Int {
+        guard !formatRules.isEmpty else { return 0 }
+        for (i, rule) in formatRules.enumerated() where fnmatch(rule.glob, name, 0) == 0 { return i + 1 }
+        return 0
+    }
+
+    /// The format of the input named `name`.
+    package func format(for name: String) -> Format {
+        let i = readerIndex(for: name)
+        return i == 0 ? format : formatRules[i - 1].format
+    }
+
+    /// `GLOB=FORMAT` of `--log-format`: the glob, when the text before its
+    /// first `=` has no space, quote, `$` or `%` (a format has them).
+    package static func splitRule(_ text: String) -> (glob: String?, format: String) {
+        guard let eq = text.firstIndex(of: "=") else { return (nil, text) }
+        let head = text[..<eq]
+        guard !head.isEmpty, !head.contains(where: { " \t$%\"'".contains($0) }) else { return (nil, text) }
+        return (String(head), String(text[text.index(after: eq)...]))
     }
 }

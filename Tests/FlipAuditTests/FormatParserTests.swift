@@ -171,3 +171,42 @@ struct JSONFormatTests {
 private func == (a: (JSONLineParser.Role, String, JSONLineParser.TimeUnit?), b: (JSONLineParser.Role, String, JSONLineParser.TimeUnit?)) -> Bool {
     a.0 == b.0 && a.1 == b.1 && a.2 == b.2
 }
+
+@Suite("--log-format GLOB=FORMAT")
+struct FormatRuleTests {
+    @Test("one run reads each server in its own format; a session crosses them")
+    func crossingServers() throws {
+        let dir = temporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir + "/apache", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: dir + "/nginx", withIntermediateDirectories: true)
+        // The authorize request through Apache (a consent page, 200); the
+        // consent POST through nginx, answered with the code.
+        let apache = writeLog(
+            [#"203.0.113.9 [2026-11-22T10:00:01] "GET \#(authorize(state: "x1")) HTTP/1.1" 200 "-""#], named: "apache/access.log", in: dir)
+        let nginx = writeLog(
+            [#"203.0.113.9|1795341605.000|POST /consent HTTP/1.1|302|\#(opa)?code=c9&state=x1"#], named: "nginx/access.log", in: dir)
+        let apacheFormat = #"%a [%{%Y-%m-%dT%H:%M:%S}t] "%r" %>s "%{Location}o""#
+        let nginxFormat = "$remote_addr|$msec|$request|$status|$sent_http_location"
+        let arguments = [
+            apache, nginx, "--log-format", dir + "/apache/*=" + apacheFormat, "--log-format", "*/nginx/*=" + nginxFormat,
+            "--now", "2026-11-22T12:00:00Z", "--json", dir + "/r.json", "--csv", dir + "/csv", "--quiet",
+        ]
+        // Either order of the rules and the inputs: one answer.
+        for args in [arguments, Array(arguments[2...5]) + [nginx, apache] + Array(arguments[6...])] {
+            let run = try runCLI(args)
+            #expect(run.status == 0, "\(run.stderr)")
+            let sessions = try String(contentsOfFile: dir + "/csv/sessions.csv", encoding: .utf8)
+            #expect(sessions.contains("x1,2026-11-22T10:00:01.000Z,2026-11-22T10:00:05.000Z,"), "\(sessions)")
+            #expect(sessions.contains(",code,,,4000,"), "\(sessions)")
+            let json = try String(contentsOfFile: dir + "/r.json", encoding: .utf8)
+            #expect(json.contains("\"malformed_lines\" : 0"))
+            #expect(json.contains("\"format\" : \"apache\"") && json.contains("\"format\" : \"nginx\""))
+        }
+        // Without the rules neither line reads.
+        let plain = try runCLI([apache, nginx, "--now", "2026-11-22T12:00:00Z", "--json", "-", "--quiet"])
+        #expect(plain.stdout.contains("\"malformed_lines\" : 2"))
+        // One format for every input, and at most one.
+        let twice = try runCLI([apache, "--log-format", apacheFormat, "--log-format", nginxFormat])
+        #expect(twice.status == 2 && twice.stderr.contains("give one format for every input"))
+    }
+}

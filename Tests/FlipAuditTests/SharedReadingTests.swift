@@ -129,7 +129,7 @@ struct SharedReadingTests {
         let feed = Feed(
             inputs: [file], maxLine: configuration.maxLine,
             shape: .init(workers: workers, depth: depth, buffers: 8, pieceBytes: bufferSize),
-            makeScanner: { PieceScanner(configuration: configuration) })
+            makeScanner: { PieceScanner(configuration: configuration, names: [file.displayName]) })
         defer { feed.stop() }
         return drain(InputFeed(feed, index: 0, file: file, format: configuration.format))
     }

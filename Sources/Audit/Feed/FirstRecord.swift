@@ -18,7 +18,7 @@ enum FirstRecord {
         guard !file.isStream, let reader = try? LogFileReader(path: file.path, size: file.identity?.size, look: true) else { return nil }
         var splitter = LineSplitter(maxLine: configuration.maxLine)
         var assembler = ScanAssembler(file: file, format: configuration.format)
-        var scanner = scanners.take(fileIndex: 0)
+        var scanner = scanners.take(fileIndex: 0, name: file.displayName)
         defer { scanners.give(scanner) }
         scanner.linesBefore = 0
         // A few lines at first, more while no record turns up.

@@ -11,17 +11,20 @@ final class PieceScanner: PieceScanning {
     private var scanner: LineScanner
     /// The rank of the feed's first input: its events' file index.
     private let firstRank: Int
+    /// Which reader reads each input of the feed (`--log-format GLOB=…`).
+    private let readerIndices: [Int]
 
-    /// `configuration`'s log_format must parse (`Analyzer.run` has checked
-    /// it).
-    init(configuration: AuditConfiguration, firstRank: Int = 0) {
+    /// `configuration`'s log formats must parse (`Analyzer.run` has
+    /// checked them); `names` are the feed's inputs, as given.
+    init(configuration: AuditConfiguration, firstRank: Int = 0, names: [String]) {
         splitter = LineSplitter(maxLine: configuration.maxLine)
         scanner = try! LineScanner(fileIndex: Int32(firstRank), configuration: configuration)
         self.firstRank = firstRank
+        readerIndices = names.map(configuration.readerIndex(for:))
     }
 
     func scan(_ piece: PieceCutter.Piece, of input: Int, bytes: UnsafeRawBufferPointer, linesBefore: Int?) -> PieceScan {
-        scanner.restart(fileIndex: Int32(firstRank + input))
+        scanner.restart(fileIndex: Int32(firstRank + input), reader: readerIndices.indices.contains(input) ? readerIndices[input] : 0)
         scanner.linesBefore = linesBefore
         if let long = piece.leadingOverlong { scanner.overlongLine(number: 0, length: long) }
         splitter.feed(bytes, to: &scanner)

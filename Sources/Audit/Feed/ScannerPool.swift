@@ -23,8 +23,8 @@ final class ScannerPool: @unchecked Sendable {
         self.configuration = configuration
     }
 
-    /// A scanner for input `fileIndex`, read from its start.
-    func take(fileIndex: Int32) -> LineScanner {
+    /// A scanner for input `fileIndex` named `name`, read from its start.
+    func take(fileIndex: Int32, name: String) -> LineScanner {
         lock.lock()
         var scanner = idle.popLast()
         lock.unlock()
@@ -33,7 +33,7 @@ final class ScannerPool: @unchecked Sendable {
             // cannot fail.
             scanner = try! LineScanner(fileIndex: fileIndex, configuration: configuration)
         }
-        scanner!.restart(fileIndex: fileIndex)
+        scanner!.restart(fileIndex: fileIndex, reader: configuration.readerIndex(for: name))
         return scanner!
     }
 

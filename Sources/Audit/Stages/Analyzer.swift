@@ -138,7 +138,7 @@ package final class Analyzer {
         explainer: Explainer?
     ) throws(ConfigurationError) -> AuditResult {
         // A log_format that cannot work is refused before any input is read.
-        _ = try configuration.reader()
+        _ = try configuration.readers()
         let started = AuditConfiguration.wallClock()
         let resolution = InputCatalog.resolve(arguments, skipping: outputs, excluding: configuration.exclude)
         let problems = resolution.problems
@@ -266,7 +266,7 @@ package final class Analyzer {
         // Its threads end with the pass, whichever way it ends.
         defer { feed.stop() }
         func source(_ index: Int) -> InputFeed {
-            InputFeed(feed, index: index, file: inputs[index], format: configuration.format)
+            InputFeed(feed, index: index, file: inputs[index], format: configuration.format(for: inputs[index].displayName))
         }
 
         let order = RowOrder(sinks: [results.collector] + rows, budget: configuration.rowBudget, warn: warn)
@@ -422,7 +422,8 @@ extension Analyzer {
             pieceBytes: max(LogFileReader.bufferSize, 2 * PieceCutter.minimumBuffer(maxLine: configuration.maxLine)))
         return Feed(
             inputs: inputs, maxLine: configuration.maxLine, shape: shape,
-            makeScanner: { PieceScanner(configuration: configuration, firstRank: firstRank) }, progress: progress)
+            makeScanner: { [names = inputs.map(\.displayName)] in PieceScanner(configuration: configuration, firstRank: firstRank, names: names) },
+            progress: progress)
     }
 
     /// The sizes of the inputs added up, or nil when one is not a regular

@@ -53,7 +53,11 @@ package struct PieceScan: Sendable {
 /// in-order paths the lines one chunk completed — as a `PieceScan`.
 package struct LineScanner: LineSink {
     private var fileIndex: Int32
+    /// The reader of this input, and those of every format the run knows
+    /// (`AuditConfiguration.readers()`, picked per input).
     private var reader: RecordReader
+    private var readers: [RecordReader]
+    private var readerIndex = 0
     private var extractor: FlipEventExtractor
     /// Lines of the input before the lines this scanner is given next, when
     /// known: its events are then built with their line in the input, and
@@ -73,14 +77,20 @@ package struct LineScanner: LineSink {
         futureAfter = configuration.futureAfter
         lateBefore = configuration.lateBefore
         extractor = FlipEventExtractor(configuration: configuration)
-        reader = try configuration.reader()
+        readers = try configuration.readers()
+        reader = readers[0]
     }
 
     /// Makes this scanner read another input from its start, keeping its
     /// parsers and extractor (and what they remember of recent values,
     /// which depends on the values alone).
-    package mutating func restart(fileIndex: Int32) {
+    package mutating func restart(fileIndex: Int32, reader index: Int = 0) {
         self.fileIndex = fileIndex
+        if index != readerIndex {
+            swap(&reader, &readers[readerIndex])
+            swap(&reader, &readers[index])
+            readerIndex = index
+        }
         linesBefore = nil
         reader.record = LogRecord()
         scan = PieceScan()
