@@ -248,7 +248,7 @@ start_stub() {
   cat >"$WORK/stub.py" <<'PY'
 # OAuth authorization endpoint stub for App Flip fixtures.
 #   GET /oauth/authorize?...          302 to {redirect_uri}?code=c-{state}&state={state}
-#                                     (state "reuse..." -> the fixed code c-reused)
+#                                     (state "reuse-P-N" -> the code c-reuse-P, one per server)
 #   ... &deny=1                       302 to {redirect_uri}?error=access_denied&state={state}
 #   ... &fail=1                       500, no Location
 # It redirects wherever redirect_uri says, look-alike hosts included: that
@@ -279,7 +279,7 @@ class Stub(BaseHTTPRequestHandler):
             if one("deny") == "1":
                 params = [("error", "access_denied"), ("state", state)]
             else:
-                code = "c-reused" if state.startswith("reuse") else "c-" + state
+                code = "c-" + state.rsplit("-", 1)[0] if state.startswith("reuse") else "c-" + state
                 params = [("code", code), ("state", state)]
             sep = "&" if "?" in redirect else "?"
             return self.reply(302, location=redirect + sep + urllib.parse.urlencode(params))
@@ -586,7 +586,7 @@ send_flows() {
   request "$port" 500 "$FLIP_UA" "$authz&redirect_uri=$GOOGLE_REDIRECT&state=$p-fail&scope=a+b&fail=1" "$@"
   # e. long state (HAProxy cuts this line at 1024 bytes)
   request "$port" 302 "$FLIP_UA" "$authz&redirect_uri=$GOOGLE_REDIRECT&state=$p-long-$LONG_TAIL&scope=a+b" "$@"
-  # f. code reuse: two sessions, one code (c-reused)
+  # f. code reuse: two sessions, one code (c-reuse-P)
   request "$port" 302 "$FLIP_UA" "$authz&redirect_uri=$GOOGLE_REDIRECT&state=reuse-$p-1&scope=a+b" "$@"
   request "$port" 302 "$FLIP_UA" "$authz&redirect_uri=$GOOGLE_REDIRECT&state=reuse-$p-2&scope=a+b" "$@"
   # g. ordinary traffic (curl's own User-Agent)
@@ -671,8 +671,8 @@ EOF
 EOF
     fi
     cat <<EOF
-| 6 | \`reuse-$p-1\` | code (\`c-reused\`) | none |
-| 7 | \`reuse-$p-2\` | code (\`c-reused\`) | critical \`code-reuse\` (the code of \`reuse-$p-1\` returned again) |
+| 6 | \`reuse-$p-1\` | code (\`c-reuse-$p\`) | none |
+| 7 | \`reuse-$p-2\` | code (\`c-reuse-$p\`) | critical \`code-reuse\` (the code of \`reuse-$p-1\` returned again) |
 EOF
   fi
   echo
@@ -700,13 +700,13 @@ request, $LINES_PER_LOG lines in this order (HAProxy's logs one more: its stop n
    state \`<P>-lookalike\`: 302 WITH A CODE to the look-alike host
 4. d. state \`<P>-fail\`, \`&fail=1\`: 500, no Location
 5. e. state \`<P>-long-\` + 700 \`a\`: 302 with a code (a Location of about 1,480 bytes)
-6. f. state \`reuse-<P>-1\`: 302, code \`c-reused\`
-7. f. state \`reuse-<P>-2\`: 302, the same code \`c-reused\`
+6. f. state \`reuse-<P>-1\`: 302, code \`c-reuse-<P>\`
+7. f. state \`reuse-<P>-2\`: 302, the same code \`c-reuse-<P>\`
 8. g. \`GET /\` 200; 9. \`GET /static/app.css\` 200; 10. \`GET /healthz\` 200
 
 Flip requests are \`GET /oauth/authorize?response_type=code&client_id=G123&redirect_uri=…&state=…&scope=a+b\`
 with User-Agent \`GoogleApp/1.0\`, from 127.0.0.1, no Referer; lines 8-10 have
-curl's own User-Agent. Codes are \`c-\` + state, except \`c-reused\`.
+curl's own User-Agent. Codes are \`c-\` + state, except \`c-reuse-<P>\`.
 "A Location logged" means the line has a field for the response's Location
 header: the 302's target on lines 1-3 and 5-7, an empty value (\`"-"\`, \`{}\`,
 or no key in JSON) on lines 4 and 8-10.
@@ -714,9 +714,8 @@ or no key in JSON) on lines 4 and 8-10.
 Audit each file on its own (with no \`--client-id\`: \`G123\` is no real
 Google client ID). Across files: the two logs of one server (nginx,
 apache, haproxy, h2o) hold the same requests, so together they repeat every
-state; and every server's \`reuse-<P>-*\` sessions return the same code
-\`c-reused\`, so files with Location audited together show one more
-\`code-reuse\` per later session.
+state (and HAProxy's two logs, which both log the Location, every code).
+Each server's reuse code is its own: no code crosses servers.
 
 | file | lines | Location logged | prefix |
 |---|---|---|---|
