@@ -28,7 +28,8 @@ struct ExplainCommand: ParsableCommand {
             was before that run); it is never locked or written.
 
             Exit status: 0 something matched; 1 nothing matched; 2 usage error; 3 some \
-            input could not be read completely; 4 standard output could not be written.
+            input could not be read completely; 4 standard output could not be written; \
+            5 blind: an input was mostly not understood, or none was.
             """)
 
     @Argument(help: ArgumentHelp("A state, a code digest (sha256:…) or FILE:LINE.", valueName: "state|sha256:…|FILE:LINE"))
@@ -116,7 +117,15 @@ struct ExplainCommand: ParsableCommand {
                 throw ExitCode(4)
             }
         }
-        if explanation.result.hadInputErrors { throw ExitCode(3) }
+        // A blind replay explains nothing: said, and exit 5 as the run's.
+        let coverage = explanation.result.coverage
+        if coverage.verdict == .blind {
+            for gap in coverage.gaps where gap.check == "read" {
+                StandardError().write("flipaudit: explain: blind: " + TerminalText.escape(gap.detail))
+            }
+            throw ExitCode(ExitStatus.blind.rawValue)
+        }
+        if explanation.result.hadInputErrors { throw ExitCode(ExitStatus.inputIncomplete.rawValue) }
         if !explanation.found { throw ExitCode(1) }
     }
 }

@@ -8,9 +8,9 @@ import Rules
 import Synchronization
 
 /// `flipaudit`: wires the command line to the audit and maps the
-/// result to an exit status (0 clean, 1 finding at or above --fail-on,
-/// 2 usage error, 3 input not read completely, 4 an output not written
-/// completely; the highest of 4, 3, 1 wins).
+/// result to an exit status (`ExitStatus`: 0 clean, 1 finding at or above
+/// --fail-on, 2 usage error, 3 input not read completely, 4 an output not
+/// written completely, 5 blind; the highest of 5, 4, 3, 1 wins).
 struct FlipAuditCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "flipaudit",
@@ -37,8 +37,9 @@ struct FlipAuditCommand: ParsableCommand {
             output, a checkpoint that is locked or has seen an input); 3 some input \
             could not be read completely (everything readable is still reported); 4 \
             an output could not be written completely (full disk, closed or broken \
-            standard output; every other output is still written). The highest of 4, 3, 1 \
-            wins; a signal exits with 128 + its number.
+            standard output; every other output is still written); 5 blind: an input \
+            was mostly not understood, or none was (whatever --fail-on says). The highest \
+            of 5, 4, 3, 1 wins; a signal exits with 128 + its number.
 
             flipaudit explain --help: one session's story for a security review \
             (docs/security-review.md).

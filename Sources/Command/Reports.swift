@@ -8,11 +8,11 @@ import Rules
 
 /// Writing an audit's outputs, for the command and `flipaudit stage merge`:
 /// each output is written whatever happened to the others, and the exit
-/// status is the highest of 4 (an output failed), 3 (input not read
-/// completely) and 1 (a finding at or above --fail-on).
+/// status is the highest of 5 (blind), 4 (an output failed), 3 (input not
+/// read completely) and 1 (a finding at or above --fail-on): `ExitStatus`.
 extension OutputOptions {
     /// The exit status when an output could not be written.
-    static let outputFailureStatus: Int32 = 4
+    static let outputFailureStatus = ExitStatus.outputFailed.rawValue
 
     /// Every output checked, and the CSV folder made, before any input is
     /// read; a problem is a usage error (exit 2). `inputs` are the paths
@@ -77,13 +77,14 @@ extension OutputOptions {
         if !quiet && json != "-" {
             do { try StandardStreams.writeOutput(TerminalReport(color: useColor).render(result)) } catch { failed(error, option: "summary") }
         }
-        var status: Int32 = 0
-        if let threshold = Severity(rawValue: failOn.rawValue), let worst = result.worstSeverity, worst >= threshold { status = 1 }
-        if result.hadInputErrors { status = 3 }
-        if outputFailed { status = Self.outputFailureStatus }
+        var run = ExitStatus.of(result, failOn: Severity(rawValue: failOn.rawValue))
+        if outputFailed { run = max(run, .outputFailed) }
+        var status = run.rawValue
+        // An output failure after this point is 4, unless the run is blind.
+        func outputFailure() { status = max(status, Self.outputFailureStatus) }
         if let target = plan.files["--html"] {
             let text = HTMLReport.render(result, failOn: Severity(rawValue: failOn.rawValue))
-            if !Self.stageOutput(text, to: target) { status = Self.outputFailureStatus }
+            if !Self.stageOutput(text, to: target) { outputFailure() }
         }
         if let metrics {
             let elapsed = ContinuousClock.now - started
@@ -96,11 +97,15 @@ extension OutputOptions {
                 result, exitStatus: status, duration: seconds,
                 now: Date().timeIntervalSince1970, previousSuccess: previous,
                 carriedIn: result.carriedIn, carriedOut: result.carriedOut)
-            if let target = plan.files["--metrics"], !Self.stageOutput(text, to: target) { status = Self.outputFailureStatus }
+            if let target = plan.files["--metrics"], !Self.stageOutput(text, to: target) { outputFailure() }
         }
         if let checkpoint {
-            if result.hadInputErrors || status == Self.outputFailureStatus {
-                let why = result.hadInputErrors ? "some input could not be read completely" : "an output could not be written"
+            let blind = result.coverage.verdict == .blind
+            if result.hadInputErrors || blind || status == Self.outputFailureStatus {
+                let why =
+                    blind
+                    ? "the run was blind (give the format that reads the input)"
+                    : result.hadInputErrors ? "some input could not be read completely" : "an output could not be written"
                 stderr.write(
                     "flipaudit: --checkpoint \(TerminalText.escape(checkpoint.target.given)) left as it was: \(why) (run this night again once it is mended)"
                 )
@@ -111,13 +116,13 @@ extension OutputOptions {
                         option: "--checkpoint", isCheckpoint: true)
                 } catch {
                     stderr.write("flipaudit: --checkpoint: \(error)")
-                    status = Self.outputFailureStatus
+                    outputFailure()
                 }
             }
         }
         for (option, error) in OutputCommit.shared.apply() {
             stderr.write("flipaudit: \(option): \(error)")
-            status = Self.outputFailureStatus
+            outputFailure()
         }
         return status
     }

@@ -33,6 +33,12 @@ package enum HTMLReport {
     /// The verdict: whether the run would exit 1 under `--fail-on`
     /// (`failOn` nil for `never`), and whether some input was not read.
     static func verdict(_ result: AuditResult, failOn: Severity?) -> (status: String, text: String) {
+        let coverage = result.coverage
+        if coverage.verdict == .blind {
+            // Never a pass: the input was not understood (exit status 5).
+            let what = coverage.gaps.filter { $0.check == "read" }.map(\.detail).joined(separator: " ")
+            return ("blind", "BLIND: the input was not understood, so no finding means nothing (exit status 5). \(what)")
+        }
         if result.hadInputErrors {
             return ("incomplete", "Some input could not be read completely (exit status 3); everything readable was audited.")
         }
@@ -44,6 +50,20 @@ package enum HTMLReport {
         return above > 0
             ? ("fail", "FAIL: \(above) findings at or above \(failOn.rawValue) (--fail-on \(failOn.rawValue)).")
             : ("pass", "PASS: no finding at or above \(failOn.rawValue) (--fail-on \(failOn.rawValue)).")
+    }
+
+    /// What the run could check: the coverage verdict and each gap.
+    static func coverageSection(_ coverage: Coverage) -> String {
+        var out = "<section id=\"coverage\" data-coverage=\"\(coverage.verdict.rawValue)\"><h2>Coverage: \(coverage.verdict.rawValue)</h2>"
+        if coverage.gaps.isEmpty && coverage.unseenClientIDs.isEmpty {
+            return out + "<p>Every check ran on every input.</p></section>\n"
+        }
+        out += "<ul>\n"
+        for gap in coverage.gaps { out += "<li data-check=\"\(gap.check)\">\(HTMLEscaping.escape(gap.detail))</li>\n" }
+        if !coverage.unseenClientIDs.isEmpty {
+            out += "<li>--client-id carried by no request: \(coverage.unseenClientIDs.map { esc($0) }.joined(separator: ", "))</li>\n"
+        }
+        return out + "</ul></section>\n"
     }
 
     /// `runDate`: when the run ended (the page names it); now by default.
@@ -69,7 +89,8 @@ package enum HTMLReport {
         let verdict = verdict(result, failOn: failOn)
         let toFindings = result.findingCount > 0 ? " <a href=\"#findings\">See the findings.</a>" : ""
         out +=
-            "<section id=\"verdict\" class=\"verdict \(verdict.status)\" data-verdict=\"\(verdict.status)\"><p>\(esc(verdict.text))\(toFindings)</p></section>\n"
+            "<section id=\"verdict\" class=\"verdict \(verdict.status)\" data-verdict=\"\(verdict.status)\"><p>\(HTMLEscaping.escape(verdict.text))\(toFindings)</p></section>\n"
+        out += coverageSection(result.coverage)
 
         // Totals at a glance.
         out += "<section id=\"totals\"><h2>At a glance</h2><div class=\"cards\">\n"
@@ -392,7 +413,7 @@ package enum HTMLReport {
         pre{background:var(--soft);padding:8px;white-space:pre-wrap;word-break:break-all;border-radius:4px}
         .verdict{padding:12px 16px;border-radius:6px;font-weight:600;font-size:1.1em;border:2px solid}
         .verdict p{margin:0}
-        .verdict.pass{background:#e6f4ea;border-color:#2e7d32}.verdict.fail{background:#fdecea;border-color:var(--crit)}
+        .verdict.pass{background:#e6f4ea;border-color:#2e7d32}.verdict.fail,.verdict.blind{background:#fdecea;border-color:var(--crit)}
         .verdict.incomplete{background:#fff4e5;border-color:var(--high)}.verdict.info{background:var(--soft);border-color:var(--line)}
         .cards{display:flex;flex-wrap:wrap;gap:8px}
         .card{flex:1 1 120px;border:1px solid var(--line);border-radius:6px;padding:8px 12px;background:var(--soft)}

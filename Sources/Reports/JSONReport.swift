@@ -17,6 +17,8 @@ package enum JSONReport {
     struct Document: Encodable {
         var schema = JSONReport.schema
         var tool = "flipaudit"
+        /// What the run could check, first (docs/contract.md §5).
+        var coverage: CoverageDoc
         var input: InputAccounting
         var files: [FileSummary]
         var input_errors: [String]
@@ -39,6 +41,17 @@ package enum JSONReport {
         /// Finding kinds this run found and the chain's previous run did
         /// not (`--checkpoint`; empty otherwise).
         var new_kinds: [String]
+    }
+
+    struct CoverageDoc: Encodable {
+        var verdict: String
+        var gaps: [GapDoc]
+        var unseen_client_ids: [String]
+    }
+
+    struct GapDoc: Encodable {
+        var check: String
+        var detail: String
     }
 
     struct MostlyLate: Encodable {
@@ -102,7 +115,11 @@ package enum JSONReport {
                 Example(time: Timestamp.iso8601(f.time), state: f.state, detail: f.detail, source: result.describe(f.source))
             }
         }
+        let coverage = result.coverage
         let doc = Document(
+            coverage: CoverageDoc(
+                verdict: coverage.verdict.rawValue, gaps: coverage.gaps.map { GapDoc(check: $0.check, detail: $0.detail) },
+                unseen_client_ids: coverage.unseenClientIDs),
             input: result.accounting,
             files: result.files,
             input_errors: result.inputErrors,

@@ -79,6 +79,14 @@ package enum MetricsReport {
             "Sessions of the last run with outcome error, by error value (at most \(errorValueLimit) series: the most frequent, the rest as error=\"\(otherErrors)\").",
             errorSamples(stats.errorTotals).map { ([("error", shown($0.error))], String($0.count)) })
 
+        let coverage = result.coverage
+        family(
+            "flipaudit_coverage",
+            "1 for the last run's coverage verdict: complete, partial (a check did not run), blind (input not understood; exit status 5).",
+            Coverage.Verdict.allCases.map { ([("verdict", $0.rawValue)], coverage.verdict == $0 ? "1" : "0") })
+        family(
+            "flipaudit_coverage_gaps", "Checks of the last run that did not run, or not everywhere, by check.",
+            Coverage.checks.map { check in ([("check", check)], String(coverage.gaps.filter { $0.check == check }.count)) })
         single("flipaudit_input_files", "Input files of the last run.", String(a.files))
         single("flipaudit_input_files_with_errors", "Inputs that could not be read completely (missing, unreadable, damaged).", String(a.filesWithErrors))
         single("flipaudit_input_compressed_bytes", "Bytes read from the inputs as stored (compressed for gzip).", String(a.compressedBytes))
@@ -100,7 +108,9 @@ package enum MetricsReport {
         single("flipaudit_last_run_duration_seconds", "How long the last run took.", number(duration))
         single(
             "flipaudit_last_run_exit_status",
-            "Exit status of the last run (0 clean, 1 finding at or above --fail-on, 3 input not read completely, 4 output not written).", String(exitStatus))
+            "Exit status of the last run ("
+                + ExitStatus.allCases.filter { $0 != .usage }.map { "\($0.rawValue) \($0.meaning)" }.joined(separator: ", ") + ").",
+            String(exitStatus))
         single("flipaudit_last_run_timestamp_seconds", "When the last run ended, in seconds since 1970.", number(now))
         let success = exitStatus == 0 || exitStatus == 1 ? now : previousSuccess
         if let success {

@@ -37,12 +37,37 @@ package struct TerminalReport {
         }
     }
 
+    /// The summary's last line, what stays on screen once it has scrolled:
+    /// the verdict and the findings by severity.
+    static func closingLine(_ result: AuditResult, coverage: Coverage, paint: (String, String) -> String) -> String {
+        let counts = Severity.allCases.reversed().compactMap { s -> String? in
+            guard let n = result.statistics.findingsBySeverity[s], n > 0 else { return nil }
+            return "\(s.rawValue) \(number(n))"
+        }
+        let verdict = coverage.verdict.rawValue.uppercased()
+        let findings = "FINDINGS \(number(result.findingCount))" + (counts.isEmpty ? "" : " (" + counts.joined(separator: ", ") + ")")
+        return "\n" + (coverage.verdict == .blind ? paint(verdict, "1;31") : verdict) + " · " + findings + "\n"
+    }
+
     package func render(_ result: AuditResult) -> String {
         var out = ""
         let a = result.accounting
         let stats = result.statistics
         let esc = TerminalText.escape
+        let coverage = result.coverage
 
+        // What the run could check comes first: clean is not blind.
+        switch coverage.verdict {
+        case .complete: out += heading("COVERAGE") + "  complete: every check ran on every input\n"
+        case .partial: out += heading("COVERAGE") + "  partial: some checks did not run\n"
+        case .blind:
+            out += paint("BLIND", "1;31") + "  the input was not understood: no finding below means the logs are clean\n"
+        }
+        for gap in coverage.gaps { out += "  - " + esc(gap.detail) + "\n" }
+        if !coverage.unseenClientIDs.isEmpty {
+            out += "  - --client-id carried by no request: " + coverage.unseenClientIDs.map(esc).joined(separator: ", ") + "\n"
+        }
+        out += "\n"
         if result.mostlyLate {
             out +=
                 paint(
@@ -174,6 +199,7 @@ package struct TerminalReport {
             out += "\n" + heading("NOTES") + "\n"
             for n in notes { out += "  - " + n + "\n" }
         }
+        out += Self.closingLine(result, coverage: coverage, paint: paint)
         return out
     }
 

@@ -186,9 +186,9 @@ struct ConfigFileTests {
         // --no-quiet undoes the file's quiet; --color always wins over its
         // no-color, also into a pipe.
         let loud = try runCLI(["--config", path, "--no-quiet", "--color", "always"] + outputs + [sampleLogs])
-        #expect(loud.stdout.hasPrefix("\u{1B}[1mFINDINGS"), "\(loud.stdout.prefix(40))")
+        #expect(loud.stdout.hasPrefix("\u{1B}[1mCOVERAGE"), "\(loud.stdout.prefix(40))")
         let plain = try runCLI(["--config", path, "--no-quiet"] + outputs + [sampleLogs])
-        #expect(plain.stdout.hasPrefix("FINDINGS") && !plain.stdout.contains("\u{1B}["))
+        #expect(plain.stdout.hasPrefix("COVERAGE") && !plain.stdout.contains("\u{1B}["))
         // The file's session-timeout reaches the parser: a bad value is refused.
         let bad = dir + "/bad.toml"
         try (text + "\n").replacingOccurrences(of: "session-timeout = 600", with: "session-timeout = -5").write(toFile: bad, atomically: true, encoding: .utf8)

@@ -13,7 +13,7 @@ import Testing
 /// period (the latest `periodLimit`) with its most frequent values.
 @Suite("Summary order")
 struct SummaryOrderTests {
-    @Test("findings first; error types per period in one line each, with the period's total and top values")
+    @Test("coverage first, then findings; error types per period in one line each; the verdict last")
     func order() throws {
         var configuration = AuditConfiguration()
         configuration.bucket = .hour
@@ -23,7 +23,7 @@ struct SummaryOrderTests {
         report.periodLimit = 2
         let text = report.render(result)
         let headings = text.split(separator: "\n").filter { $0.first.map { $0.isUppercase } ?? false }.map { String($0.prefix { $0 != " " }) }
-        #expect(headings == ["FINDINGS", "INPUT", "SESSIONS", "ERROR", "LATENCY", "NOTES"])
+        #expect(headings == ["COVERAGE", "FINDINGS", "INPUT", "SESSIONS", "ERROR", "LATENCY", "NOTES", "PARTIAL"])
 
         // Totals per hour, from the error_distribution rows' `*` totals.
         var totals: [String: Int] = [:]

@@ -6,6 +6,7 @@
 #    User-Agent, file name) stay text: no element, no handler, no script;
 #  - the browser logs nothing to the console (a CSP violation would show
 #    that something tried to load or run);
+#  - a blind night (nothing understood) exits 5 and says BLIND, never PASS;
 #  - a control page with injected markup is caught by the same checks;
 #  - with --checkpoint, the trends of the next night (SampleLogs-next after
 #    SampleLogs) mark each finding kind new, gone or same as the two JSON
@@ -59,6 +60,18 @@ if [ -n "$shot" ]; then
   chrome --window-size=1000,1800 --screenshot="$shot" "file://$tmp/sample.html" > /dev/null 2>&1
   check "screenshot written" test -s "$shot"
 fi
+
+# 1b. A blind night (every line unreadable, --fail-on high): exit 5, and the
+# rendered page says BLIND and never PASS, anywhere.
+printf '%s\n' 'Nov 22 10:00:01 web app[1]: started' '<html>not a log</html>' 'GET / 200' > "$tmp/blind.log"
+"$bin" "$tmp/blind.log" --quiet --fail-on high --html "$tmp/blind.html" 2> /dev/null
+check "flipaudit exits 5 on a blind night with --fail-on high" test $? -eq 5
+render "$tmp/blind.html" "$tmp/blind.dom" "$tmp/blind.log.txt"
+check "the blind report's verdict is blind" grep -q 'data-verdict="blind"' "$tmp/blind.dom"
+check "the blind report says BLIND" grep -q 'BLIND: the input was not understood' "$tmp/blind.dom"
+check "the blind report says PASS nowhere" bash -c "! grep -q 'PASS' '$tmp/blind.dom'"
+check "the blind report's coverage section names the input" grep -q 'blind.log: 100% of its 3 lines not understood' "$tmp/blind.dom"
+check "no console message on the blind report" console_clean "$tmp/blind.log.txt"
 
 # 2. A log whose fields carry markup and script.
 mkdir -p "$tmp/hostile"

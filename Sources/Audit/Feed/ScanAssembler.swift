@@ -140,7 +140,8 @@ struct ScanAssembler {
                 name: file.displayName, encoding: end?.encoding.rawValue ?? "plain",
                 format: accounting.lines == accounting.blankLines ? "empty" : tally.name, lines: accounting.lines,
                 logsLocation: logsLocation, error: failure.map { "\($0)" }, hint: hint,
-                crlfLines: crlfLines > 0 ? crlfLines : nil, noFinalNewline: noFinalNewline ? true : nil),
+                crlfLines: crlfLines > 0 ? crlfLines : nil, noFinalNewline: noFinalNewline ? true : nil,
+                records: accounting.records, malformedLines: accounting.malformedLines),
             error: message, warnings: warnings + (message.map { [$0] } ?? []))
     }
 }

@@ -21,6 +21,12 @@ package struct AuditResult: Sendable {
     package var unpinnedProjectIDs: [String]
     /// Files whose sessions were `unobservable` (no Location logged).
     package var unobservableFiles: [String]
+    /// What the run could check (docs/contract.md §5).
+    package var coverage: Coverage {
+        Coverage.judge(
+            files: files, accounting: accounting, inputErrors: inputErrors, unobservable: unobservableFiles,
+            clientIDs: configuration.clientIDs, clientIDsSeen: statistics.clientIDsSeen)
+    }
     /// Names of earlier runs' inputs that carried sessions' sources name
     /// (ranked after `inputs`).
     var carriedFiles: [String] = []
@@ -448,8 +454,8 @@ final class ResultCollector: RowSink {
     var statistics: AuditStatistics
     var examples: [FindingKind: [Finding]] = [:]
 
-    init(bucket: AuditConfiguration.Bucket) {
-        statistics = AuditStatistics(bucket: bucket)
+    init(bucket: AuditConfiguration.Bucket, clientIDs: Set<String>) {
+        statistics = AuditStatistics(bucket: bucket, clientIDs: clientIDs)
     }
 
     func start(inputs: [InputFile]) {}

@@ -13,7 +13,7 @@ struct ResultStep {
     private let warn: (String) -> Void
 
     init(inputs: Int, configuration: AuditConfiguration, warn: @escaping (String) -> Void) {
-        collector = ResultCollector(bucket: configuration.bucket)
+        collector = ResultCollector(bucket: configuration.bucket, clientIDs: configuration.clientIDs)
         totals = ReadTotals(inputs: inputs)
         self.warn = warn
     }

@@ -90,13 +90,19 @@ package struct AuditStatistics: Sendable {
     package var lastTime: Int64?
 
     let bucket: AuditConfiguration.Bucket
+    /// The configured client IDs (`--client-id`), and those a session's
+    /// request carried: coverage's client ID check ran only if one did.
+    let configuredClientIDs: Set<String>
+    package private(set) var clientIDsSeen = Set<String>()
 
-    package init(bucket: AuditConfiguration.Bucket) {
+    package init(bucket: AuditConfiguration.Bucket, clientIDs: Set<String> = []) {
         self.bucket = bucket
+        configuredClientIDs = clientIDs
     }
 
     package mutating func add(_ session: SessionRecord) {
         sessions += 1
+        if !configuredClientIDs.isEmpty, configuredClientIDs.contains(session.clientID) { clientIDsSeen.insert(session.clientID) }
         noteTime(session.firstSeen)
         noteTime(session.lastSeen)
         let group = TargetGroup(flow: session.target.flow, app: session.target.app, environment: session.target.environment)

@@ -94,6 +94,10 @@ package struct FileSummary: Sendable, Codable, Equatable {
     /// line parsed), or `empty` (no line but blank ones).
     package var format: String
     package var lines: Int
+    /// Its records and malformed lines (its non-blank lines, together):
+    /// the share understood (nil in reports of older versions).
+    package var records: Int?
+    package var malformedLines: Int?
     package var logsLocation: Bool
     /// Why the input could not be read completely, if so.
     package var error: String?
@@ -106,7 +110,8 @@ package struct FileSummary: Sendable, Codable, Equatable {
     package var noFinalNewline: Bool?
 
     enum CodingKeys: String, CodingKey {
-        case name, encoding, format, lines, error, hint
+        case name, encoding, format, lines, records, error, hint
+        case malformedLines = "malformed_lines"
         case logsLocation = "logs_location"
         case crlfLines = "crlf_lines"
         case noFinalNewline = "no_final_newline"
@@ -114,8 +119,10 @@ package struct FileSummary: Sendable, Codable, Equatable {
 
     package init(
         name: String, encoding: String, format: String, lines: Int, logsLocation: Bool, error: String?, hint: String?,
-        crlfLines: Int? = nil, noFinalNewline: Bool? = nil
+        crlfLines: Int? = nil, noFinalNewline: Bool? = nil, records: Int? = nil, malformedLines: Int? = nil
     ) {
+        self.records = records
+        self.malformedLines = malformedLines
         self.crlfLines = crlfLines
         self.noFinalNewline = noFinalNewline
         self.name = name
