@@ -27,6 +27,12 @@ struct AuditOptions: ParsableArguments {
     var logFormat: String? { logFormats.last { AuditConfiguration.splitRule($0).glob == nil } }
 
     @Option(
+        help: ArgumentHelp(
+            "The zone of log times that carry none (HAProxy's): an IANA name such as Europe/Berlin, or +01:00 (default UTC).",
+            valueName: "ZONE"))
+    var tz: String?
+
+    @Option(
         name: .customLong("json-field"),
         help: ArgumentHelp(
             "Where a JSON log keeps a role: time[:s|ms|us|ns|iso], method, target, status, location, client (repeatable; resp.headers.Location[0]).",
@@ -89,6 +95,9 @@ struct AuditOptions: ParsableArguments {
         if logFormat != nil && format != .nginx && format != .apache && format != .auto {
             throw ValidationError("--log-format goes with --format auto (or nginx, apache), not --format \(format.rawValue)")
         }
+        if let tz, AuditConfiguration.zone(named: tz) == nil {
+            throw ValidationError("--tz: \"\(tz)\" is not a time zone such as Europe/Berlin, UTC or +01:00")
+        }
         for field in jsonFields where Self.jsonField(field) == nil {
             throw ValidationError(
                 "--json-field: \"\(field)\" is not ROLE=PATH with a role of time[:s|ms|us|ns|iso], method, target, status, location, client")
@@ -121,6 +130,7 @@ struct AuditOptions: ParsableArguments {
             let (glob, format) = AuditConfiguration.splitRule(text)
             if let glob { config.formatRules.append((glob, .logFormat(format))) }
         }
+        if let tz { config.zone = AuditConfiguration.zone(named: tz) }
         for field in jsonFields {
             guard let (role, path, unit) = Self.jsonField(field) else { continue }
             config.jsonFields.append((role, path))
@@ -161,6 +171,7 @@ struct AuditOptions: ParsableArguments {
         var out = ["--format", format.rawValue]
         for text in logFormats { out += ["--log-format", text] }
         for field in jsonFields { out += ["--json-field", field] }
+        if let tz { out += ["--tz", tz] }
         for id in clientIDs { out += ["--client-id", id] }
         for id in projectIDs { out += ["--project-id", id] }
         for uri in allowRedirects { out += ["--allow-redirect", uri] }

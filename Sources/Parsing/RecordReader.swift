@@ -37,11 +37,11 @@ package struct RecordReader {
 
     package init(
         _ setting: Setting, maxLine: Int, jsonFields: [(role: JSONLineParser.Role, path: String)] = [],
-        timeUnit: JSONLineParser.TimeUnit? = nil
+        timeUnit: JSONLineParser.TimeUnit? = nil, zone: LocalZone? = nil
     ) throws(ConfigurationError) {
         combined = CombinedLogParser(maxLine: maxLine)
         json = JSONLineParser(maxLine: maxLine, fields: jsonFields, timeUnit: timeUnit)
-        haproxy = HAProxyLogParser(maxLine: maxLine)
+        haproxy = HAProxyLogParser(maxLine: maxLine, zone: zone)
         envoy = EnvoyLogParser(maxLine: maxLine)
         alb = ALBLogParser(maxLine: maxLine)
         switch setting {

@@ -22,6 +22,8 @@ package struct AuditConfiguration: Sendable {
     /// of a custom time path's numbers.
     package var jsonFields: [(role: JSONLineParser.Role, path: String)] = []
     package var jsonTimeUnit: JSONLineParser.TimeUnit?
+    /// The zone of times that carry none (HAProxy's; `--tz`); UTC when nil.
+    package var zone: LocalZone?
     /// Configured Google client IDs (`--client-id`).
     package var clientIDs: Set<String> = []
     package var projectIDs: [String] = []
@@ -78,6 +80,7 @@ package struct AuditConfiguration: Sendable {
             if case .logFormat(let text) = rule.format { return "--log-format '\(rule.glob)=\(text)'" }
             return "--log-format '\(rule.glob)'"
         }
+        if let zone { out.append("--tz \(zone.name)") }
         out += jsonFields.map { "--json-field \($0.role.name)=\($0.path)\($0.role == .time ? jsonTimeUnit.map { ":" + $0.rawValue } ?? "" : "")" }
         out += clientIDs.sorted().map { "--client-id \($0)" }
         out += projectIDs.map { "--project-id \($0)" }
@@ -148,8 +151,8 @@ package struct AuditConfiguration: Sendable {
     /// Record readers for these settings: `format`'s first, then one per
     /// rule of `formatRules`.
     package func readers() throws(ConfigurationError) -> [RecordReader] {
-        var out = [try RecordReader(format, maxLine: maxLine, jsonFields: jsonFields, timeUnit: jsonTimeUnit)]
-        for rule in formatRules { out.append(try RecordReader(rule.format, maxLine: maxLine, jsonFields: jsonFields, timeUnit: jsonTimeUnit)) }
+        var out = [try RecordReader(format, maxLine: maxLine, jsonFields: jsonFields, timeUnit: jsonTimeUnit, zone: zone)]
+        for rule in formatRules { out.append(try RecordReader(rule.format, maxLine: maxLine, jsonFields: jsonFields, timeUnit: jsonTimeUnit, zone: zone)) }
         return out
     }
 
@@ -173,5 +176,34 @@ package struct AuditConfiguration: Sendable {
         let head = text[..<eq]
         guard !head.isEmpty, !head.contains(where: { " \t$%\"'".contains($0) }) else { return (nil, text) }
         return (String(head), String(text[text.index(after: eq)...]))
+    }
+
+    /// The zone `--tz` names: an IANA name (`Europe/Berlin`), `UTC`, or a
+    /// fixed offset (`+01:00`, `-0530`); nil when it names none. Its
+    /// offsets from 1970 to 2100 come from the zone database.
+    package static func zone(named name: String) -> LocalZone? {
+        if let fixed = fixedOffset(name) { return LocalZone(name: name, offsets: [(Int64.min, fixed)]) }
+        guard let tz = TimeZone(identifier: name) else { return nil }
+        var offsets: [(from: Int64, offset: Int64)] = [(Int64.min, Int64(tz.secondsFromGMT(for: Date(timeIntervalSince1970: 0))) * 1000)]
+        var at = Date(timeIntervalSince1970: 0)
+        let end = Date(timeIntervalSince1970: 4_102_444_800)  // 2100-01-01
+        while let next = tz.nextDaylightSavingTimeTransition(after: at), next < end {
+            offsets.append((Int64(next.timeIntervalSince1970 * 1000), Int64(tz.secondsFromGMT(for: next)) * 1000))
+            at = next
+        }
+        return LocalZone(name: name, offsets: offsets)
+    }
+
+    /// `+hh:mm`, `+hhmm`, `-hh`, `Z`, `UTC`, `GMT`: the offset east of UTC in ms.
+    private static func fixedOffset(_ text: String) -> Int64? {
+        if ["Z", "UTC", "GMT"].contains(text.uppercased()) { return 0 }
+        guard let sign = text.first, sign == "+" || sign == "-" else { return nil }
+        let digits = String(text.dropFirst().filter { $0 != ":" })
+        guard digits.count == 2 || digits.count == 4, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let value = Int(digits) else {
+            return nil
+        }
+        let (hh, mm) = digits.count == 2 ? (value, 0) : (value / 100, value % 100)
+        guard hh <= 23, mm <= 59 else { return nil }
+        return Int64((sign == "-" ? -1 : 1) * (hh * 60 + mm)) * 60_000
     }
 }

@@ -210,3 +210,28 @@ struct FormatRuleTests {
         #expect(twice.status == 2 && twice.stderr.contains("give one format for every input"))
     }
 }
+
+@Suite("--tz for times without a zone")
+struct ZoneTests {
+    static let line =
+        #"203.0.113.9:41234 [22/Nov/2026:11:00:01.000] www be/s1 0/0/1/2/3 302 171 - - ---- 1/1/0/0/0 0/0 {} "GET /oauth/authorize?state=s1 HTTP/1.1""#
+
+    @Test("HAProxy's local times: UTC by default, a named zone or a fixed offset when given, DST included")
+    func haproxy() throws {
+        #expect(try read(Self.line, .fixed(.haproxy)).0.time == t0 + 3_600_000)
+        for name in ["Europe/Berlin", "+01:00", "+0100"] {
+            let zone = try #require(AuditConfiguration.zone(named: name), "\(name)")
+            var reader = try RecordReader(.auto, maxLine: 4096, zone: zone)
+            var bytes = Array(Self.line.utf8)
+            let failure = bytes.withUnsafeMutableBytes { reader.read(UnsafeRawBufferPointer($0), escapes: false) }
+            #expect(failure == nil && reader.record.time == t0, "\(name)")
+        }
+        // Summer time: 11:00 in Berlin on 22 June is 09:00 UTC.
+        let berlin = try #require(AuditConfiguration.zone(named: "Europe/Berlin"))
+        let june = Timestamp.parseCommonLog(Array("22/Jun/2026:11:00:00".utf8).withUnsafeBytes { UnsafeRawBufferPointer($0) })!
+        #expect(berlin.utc(fromLocal: june) == june - 2 * 3_600_000)
+        #expect(AuditConfiguration.zone(named: "Mars/Olympus") == nil && AuditConfiguration.zone(named: "+25:00") == nil)
+        let bad = try runCLI(["--tz", "Mars/Olympus", "x.log"])
+        #expect(bad.status == 2 && bad.stderr.contains("--tz: \"Mars/Olympus\" is not a time zone"))
+    }
+}

@@ -54,7 +54,7 @@ package enum ReadStage {
     ) throws(OutputError) -> FileFacts {
         let inputs = Analyzer.feed([file], configuration: configuration, alone: true, firstRank: rank, progress: nil)
         defer { inputs.stop() }
-        let feed = InputFeed(inputs, index: 0, file: file, format: configuration.format(for: file.displayName))
+        let feed = InputFeed(inputs, index: 0, file: file, format: configuration.format(for: file.displayName), zone: configuration.zone?.name)
         var events = LineTally()
         let (scan, step) = try ReadStep.read(feed) { batch throws(OutputError) in
             for event in batch.events {

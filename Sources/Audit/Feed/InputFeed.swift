@@ -17,10 +17,10 @@ final class InputFeed: EventFeed {
     private var batches: [EventBatch] = []
     private var endScan: FileScan?
 
-    init(_ feed: Feed<PieceScanner>, index: Int, file: InputFile, format: AuditConfiguration.Format) {
+    init(_ feed: Feed<PieceScanner>, index: Int, file: InputFile, format: AuditConfiguration.Format, zone: String? = nil) {
         self.feed = feed
         self.index = index
-        assembler = ScanAssembler(file: file, format: format)
+        assembler = ScanAssembler(file: file, format: format, zone: zone)
     }
 
     func prepare() { feed.open(index) }

@@ -18,6 +18,8 @@ struct ScanAssembler {
     private var linesInBatch = 0
     private var tally = FormatTally()
     private let setting: AuditConfiguration.Format
+    /// `--tz`, for the formats whose times carry no zone.
+    private let zone: String?
     private(set) var accounting = InputAccounting()
     /// The first lines that logged a Location field, once reached.
     private(set) var locationLines = LocationLines()
@@ -35,9 +37,10 @@ struct ScanAssembler {
     private var ambiguousLocations = 0
     private var firstAmbiguousLine: Int?
 
-    init(file: InputFile, format: AuditConfiguration.Format) {
+    init(file: InputFile, format: AuditConfiguration.Format, zone: String? = nil) {
         self.file = file
         setting = format
+        self.zone = zone
         batch.events.reserveCapacity(64)
     }
 
@@ -124,6 +127,10 @@ struct ScanAssembler {
         if let hint { warnings.append("\(file.displayName): \(hint)") }
         // Read normally, each said once with its count (docs/contract.md §8).
         if crlfLines > 0 { warnings.append("\(file.displayName): \(crlfLines) \(crlfLines == 1 ? "line ends" : "lines end") in CRLF; read as LF") }
+        if tally.records[RecordFormat.haproxy.rawValue] > 0 {
+            // Said once: HAProxy's times carry no zone.
+            warnings.append("\(file.displayName): HAProxy's times carry no zone: read as \(zone ?? "UTC") (--tz ZONE)")
+        }
         if let first = firstAmbiguousLine {
             warnings.append(
                 "\(file.displayName):\(first): \(ambiguousLocations) redirect \(ambiguousLocations == 1 ? "record holds" : "records hold") "

@@ -272,7 +272,7 @@ package final class Analyzer {
         // Its threads end with the pass, whichever way it ends.
         defer { feed.stop() }
         func source(_ index: Int) -> InputFeed {
-            InputFeed(feed, index: index, file: inputs[index], format: configuration.format(for: inputs[index].displayName))
+            InputFeed(feed, index: index, file: inputs[index], format: configuration.format(for: inputs[index].displayName), zone: configuration.zone?.name)
         }
 
         let order = RowOrder(sinks: [results.collector] + rows, budget: configuration.rowBudget, warn: warn)

@@ -6,16 +6,18 @@ import Reading
 /// ```
 /// Nov 22 10:00:01 lb haproxy[812]: 203.0.113.9:41234 [22/Nov/2026:10:00:01.123] www be/s1 0/0/1/2/3 302 171 - - --NI 1/1/0/0/0 0/0 {partner.example} {https://oauth-redirect.googleusercontent.com/a/com.google.OPA?code=c1&state=s1} "GET /oauth/authorize?state=s1&… HTTP/1.1"
 /// ```
-/// The time has no zone (read as UTC). Captured headers stand in `{…|…}`
+/// The time has no zone: read in `zone` (`--tz`), UTC without one. Captured headers stand in `{…|…}`
 /// blocks, escaped as `#XX`; the Location is the captured value that holds
 /// a redirect target on a 3xx record (`capture response header Location
 /// len 2048`). HAProxy cuts a line at 1024 bytes by default: a request
 /// with no closing quote is `truncated`, not a record.
 package struct HAProxyLogParser: RecordParser {
     private let scratch: ScratchBuffer
+    private let zone: LocalZone?
 
-    package init(maxLine: Int) {
+    package init(maxLine: Int, zone: LocalZone? = nil) {
         scratch = ScratchBuffer(capacity: maxLine + 16)
+        self.zone = zone
     }
 
     package mutating func parse(_ line: UnsafeRawBufferPointer, into record: inout LogRecord) -> MalformedReason? {
@@ -30,7 +32,7 @@ package struct HAProxyLogParser: RecordParser {
             guard o > 0, line[o - 1] == .space, o + 25 < line.count, line[o + 25] == .closeBracket,
                 let time = Timestamp.parseCommonLog(Bytes.slice(line, o + 1, o + 25))
             else { continue }
-            record.time = time
+            record.time = zone.map { $0.utc(fromLocal: time) } ?? time
             open = o
             close = o + 25
             break
