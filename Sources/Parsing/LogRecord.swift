@@ -95,6 +95,9 @@ final class ScratchBuffer {
 
     func reset() { used = 0 }
 
+    /// Forgets what was appended after `mark` (views before it stay).
+    func rewind(to mark: Int) { used = min(used, mark) }
+
     /// Room left.
     var available: Int { storage.count - used }
 

@@ -142,27 +142,26 @@ package struct RecordReader {
 /// and of the lines that failed, how many another format reads — what
 /// the hint for an input read in the wrong format is made from.
 package struct FormatTally: Sendable, Equatable {
-    /// Records per `RecordFormat.rawValue`.
-    package var records = [Int](repeating: 0, count: RecordFormat.allCases.count)
+    /// Records per `RecordFormat.rawValue` (a vector: counted on every
+    /// line without an array's copy-on-write check).
+    package var records = SIMD16<Int64>()
     /// Lines their format's parser refused (not over-long, NUL or UTF-8).
     package var unparsed = 0
     /// Of those, how many each other format reads.
-    package var fits = [Int](repeating: 0, count: RecordFormat.allCases.count)
+    package var fits = SIMD16<Int64>()
 
     package init() {}
 
     package mutating func add(_ other: FormatTally) {
-        for i in records.indices {
-            records[i] += other.records[i]
-            fits[i] += other.fits[i]
-        }
+        records &+= other.records
+        fits &+= other.fits
         unparsed += other.unparsed
     }
 
     /// The format's name when every record was read in one, `mixed` when
     /// in several, `none` when no line was read.
     package var name: String {
-        let used = RecordFormat.allCases.filter { records[$0.rawValue] > 0 }
+        let used = formats
         switch used.count {
         case 0: return "none"
         case 1: return used[0].name
@@ -181,6 +180,6 @@ package struct FormatTally: Sendable, Equatable {
         guard let best = RecordFormat.allCases.max(by: { (fits[$0.rawValue], $1.name) < (fits[$1.rawValue], $0.name) }),
             fits[best.rawValue] > 0
         else { return nil }
-        return (best, fits[best.rawValue])
+        return (best, Int(fits[best.rawValue]))
     }
 }

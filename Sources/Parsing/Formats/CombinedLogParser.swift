@@ -76,12 +76,21 @@ package struct CombinedLogParser: RecordParser {
         i = Bytes.find(.space, in: line, from: i &+ 1) ?? line.count
         // "referer" "user agent", then any extra fields, quoted or not
         // (nginx `main`'s "$http_x_forwarded_for", `%D`, a Location).
+        // The usual line first, as fast as before extra fields were read:
+        // "referer" "user agent" "location" and nothing after.
+        let mark = scratch.mark
+        if let done = Self.usualTail(line, from: i, into: &record, parser: &self, escapes: escapes) { return done }
+        scratch.rewind(to: mark)
         let combined = i &+ 1 < line.count && line[i &+ 1] == .quote
+        // Only a redirect record's extra fields are looked at for its
+        // Location (most records are not redirects: no URL checks).
+        let redirect = record.status >= 300 && record.status < 400
         var field = 0
         var extras = 0
-        var firstExtra: UnsafeRawBufferPointer?
+        var firstExtra = UnsafeRawBufferPointer(start: nil, count: 0)
         var firstQuoted = false
         var target: UnsafeRawBufferPointer?
+        var ambiguous = false
         while i &+ 1 < line.count, line[i] == .space {
             let value: UnsafeRawBufferPointer
             let after: Int
@@ -107,26 +116,66 @@ package struct CombinedLogParser: RecordParser {
             if extras == 1 {
                 firstExtra = value
                 firstQuoted = isQuoted
+                continue
             }
-            if URLParts.isRedirectTarget(value) {
-                if let t = target, !Bytes.equal(t, value) { record.locationAmbiguous = true } else { target = value }
-            }
+            guard redirect else { continue }
+            if extras == 2 { (target, ambiguous) = Self.consider(firstExtra, target, ambiguous) }
+            (target, ambiguous) = Self.consider(value, target, ambiguous)
         }
-        if extras == 1 && firstQuoted, let value = firstExtra {
-            // One quoted field after the User-Agent: the Location, as
-            // `combined` + `"$sent_http_location"` writes it.
-            if Bytes.equals(value, "-") || value.isEmpty {
-                record.location = .empty
-            } else if URLParts.isAbsoluteURL(value) {
-                record.location = .value(value)
+        if extras == 1 {
+            if firstQuoted {
+                // One quoted field after the User-Agent: the Location, as
+                // `combined` + `"$sent_http_location"` writes it.
+                if Bytes.equals(firstExtra, "-") || firstExtra.isEmpty {
+                    record.location = .empty
+                } else if URLParts.isAbsoluteURL(firstExtra) {
+                    record.location = .value(firstExtra)
+                }
+            } else if redirect && URLParts.isRedirectTarget(firstExtra) {
+                record.location = .value(firstExtra)
             }
-        } else if let target, !record.locationAmbiguous, record.status >= 300 && record.status < 400 {
+        } else if let target {
             // Several: the one that holds a redirect record's target.
-            record.location = .value(target)
-        } else if !(record.status >= 300 && record.status < 400) {
-            record.locationAmbiguous = false
+            if ambiguous { record.locationAmbiguous = true } else { record.location = .value(target) }
         }
         return nil
+    }
+
+    /// The fields after the byte count when they are the usual ones —
+    /// quoted referer and User-Agent, then nothing or one quoted field
+    /// ending the line — read into `record` (nil, or the failure, when
+    /// done); otherwise nil and nothing changed, for the general loop.
+    @inline(__always)
+    private static func usualTail(
+        _ line: UnsafeRawBufferPointer, from start: Int, into record: inout LogRecord, parser: inout CombinedLogParser, escapes: Bool
+    ) -> MalformedReason?? {
+        var i = start
+        var field = 0
+        while i &+ 1 < line.count, line[i] == .space, line[i &+ 1] == .quote {
+            guard let (value, after) = parser.quoted(line, from: i &+ 1, escapes: escapes) else { return field < 2 ? .some(.unparsable) : nil }
+            field &+= 1
+            i = after
+            if field == 3 {
+                guard i == line.count else { return nil }
+                if Bytes.equals(value, "-") || value.isEmpty {
+                    record.location = .empty
+                } else if URLParts.isAbsoluteURL(value) {
+                    record.location = .value(value)
+                }
+                return .some(nil)
+            }
+        }
+        return field == 2 && i == line.count ? .some(nil) : nil
+    }
+
+    /// `target` and `ambiguous` once `value` is looked at: a redirect
+    /// target becomes the target, or makes it ambiguous when it differs.
+    private static func consider(
+        _ value: UnsafeRawBufferPointer, _ target: UnsafeRawBufferPointer?, _ ambiguous: Bool
+    ) -> (UnsafeRawBufferPointer?, Bool) {
+        guard URLParts.isRedirectTarget(value) else { return (target, ambiguous) }
+        guard let t = target else { return (value, ambiguous) }
+        return (t, ambiguous || !Bytes.equal(t, value))
     }
 
     /// Apache's `vhost_combined` (`%v:%p %h %l %u %t …`): when three fields

@@ -47,6 +47,7 @@ package enum RecordFormat: Int, CaseIterable, Sendable {
 
     /// Whether its lines are JSON objects: `unobservable` is judged apart
     /// for JSON lines and the others (docs/contract.md §3).
+    @inlinable
     package var isJSON: Bool {
         switch self {
         case .json, .caddy, .traefik, .gcloud, .cloudflare: return true

@@ -66,6 +66,11 @@ package struct LineScanner: LineSink {
     /// events again with the right line. Moves on at every `take()`.
     package var linesBefore: Int?
     private var scan = PieceScan()
+    /// The format of the last records, and how many in a row (not yet in
+    /// `scan.tally`).
+    private var runFormat = RecordFormat.combined
+    private var runIsJSON = false
+    private var run = 0
     private var latest: Int64?
     /// Records after this are malformed (`time in the future`).
     private let futureAfter: Int64
@@ -94,11 +99,14 @@ package struct LineScanner: LineSink {
         linesBefore = nil
         reader.record = LogRecord()
         scan = PieceScan()
+        run = 0
         latest = nil
     }
 
     /// What the lines since the last call found.
     package mutating func take() -> PieceScan {
+        scan.tally.records[runFormat.rawValue] &+= Int64(run)
+        run = 0
         var done = PieceScan()
         swap(&done, &scan)
         done.linesBefore = linesBefore
@@ -157,32 +165,40 @@ package struct LineScanner: LineSink {
             malformed(failure)
             return
         }
-        let record = reader.record
-        if record.time > futureAfter { malformed(.future); return }
+        let time = reader.record.time
+        if time > futureAfter { malformed(.future); return }
         let format = reader.format
-        scan.tally.records[format.rawValue] += 1
+        // Records per format, counted as a run of one format: most inputs
+        // have one (`take` adds the run to the tally).
+        if format != runFormat {
+            scan.tally.records[runFormat.rawValue] &+= Int64(run)
+            runFormat = format
+            runIsJSON = format.isJSON
+            run = 0
+        }
+        run &+= 1
         let number = scan.accounting.lines + 1
         scan.accounting.records += 1
-        if record.time < lateBefore {
+        if time < lateBefore {
             scan.accounting.lateRecords += 1
-            if scan.accounting.lateRecords <= AuditConfiguration.malformedMessageLimit { scan.late.append((number, record.time)) }
+            if scan.accounting.lateRecords <= AuditConfiguration.malformedMessageLimit { scan.late.append((number, time)) }
             return
         }
-        if latest.map({ record.time > $0 }) ?? true {
-            latest = record.time
-            scan.peaks.append((number, record.time))
+        if latest.map({ time > $0 }) ?? true {
+            latest = time
+            scan.peaks.append((number, time))
         }
-        if record.locationAmbiguous {
+        if reader.record.locationAmbiguous {
             scan.ambiguousLocations += 1
             if scan.firstAmbiguousLine == nil { scan.firstAmbiguousLine = number }
         }
-        if format.isJSON {
-            if scan.firstJSONLocationLine == nil, record.location.isLogged { scan.firstJSONLocationLine = number }
-        } else if scan.firstLocationLine == nil, record.location.isLogged {
+        if runIsJSON {
+            if scan.firstJSONLocationLine == nil, reader.record.location.isLogged { scan.firstJSONLocationLine = number }
+        } else if scan.firstLocationLine == nil, reader.record.location.isLogged {
             scan.firstLocationLine = number
         }
         let source = SourceRef(file: fileIndex, line: Int64((linesBefore ?? 0) + number))
-        let (kind, event) = extractor.extract(record, source: source, line: bytes, json: format.isJSON)
+        let (kind, event) = extractor.extract(reader.record, source: source, line: bytes, json: runIsJSON)
         switch kind {
         case .inScope: scan.accounting.inScopeFlipRecords += 1
         case .otherOAuth: scan.accounting.otherOAuthRecords += 1
