@@ -23,9 +23,10 @@ struct RowBytes: ~Copyable {
     private var next: UnsafeMutablePointer<UInt8>
     private let end: UnsafeMutablePointer<UInt8>
 
-    /// Bytes a cell of `count` bytes takes at most: quoted, every byte a
-    /// doubled quote, and the formula prefix.
-    static func escapedBound(_ count: Int) -> Int { 2 * count + 3 }
+    /// Bytes a cell of `count` bytes takes at most: every byte a control
+    /// character written `\xHH` (a doubled quote takes 2, C1 and bidi
+    /// controls fewer than 4 a byte), quoted, and the formula prefix.
+    static func escapedBound(_ count: Int) -> Int { 4 * count + 3 }
     /// Bytes of a 64-bit decimal at most (`-9223372036854775808`).
     static let decimalBound = 20
 
@@ -87,11 +88,17 @@ struct RowBytes: ~Copyable {
         copy.withUTF8 { cell(bytes: UnsafeRawBufferPointer($0)) }
     }
 
-    /// An escaped cell given as UTF-8 bytes: prefixed with `'` when it
-    /// starts like a formula, quoted (quotes doubled) when it holds `,`,
-    /// `"`, CR or LF.
+    /// An escaped cell given as UTF-8 bytes: its control characters
+    /// written `\xHH` or `\u{HHHH}` (C0, DEL, C1, the bidi overrides and
+    /// isolates: `cat` of the file cannot drive a terminal), prefixed with
+    /// `'` when it starts like a formula, quoted (quotes doubled) when it
+    /// holds `,` or `"`.
     mutating func cell(bytes u: UnsafeRawBufferPointer) {
         guard let first = u.first else { return }
+        if Self.mayHoldControl(u), let escaped = Self.controlsEscaped(u) {
+            escaped.withUnsafeBytes { cell(bytes: $0) }
+            return
+        }
         let formula = CSV.startsFormula(first)
         let quote = Bytes.containsAny(.comma, .quote, .newline, .carriageReturn, in: u)
         if quote { put(.quote) }
@@ -105,6 +112,49 @@ struct RowBytes: ~Copyable {
         } else {
             put(u)
         }
+    }
+
+    /// Whether a byte of `u` may begin a control character: C0, DEL, or the
+    /// lead byte of C1 (`C2`) or of a bidi control (`E2`).
+    @inline(__always)
+    static func mayHoldControl(_ u: UnsafeRawBufferPointer) -> Bool {
+        for b in u where b < 0x20 || b == 0x7F || b == 0xC2 || b == 0xE2 { return true }
+        return false
+    }
+
+    /// `u` with its control characters written out, or nil when it holds
+    /// none (a `C2` or `E2` that leads another character).
+    static func controlsEscaped(_ u: UnsafeRawBufferPointer) -> [UInt8]? {
+        var out: [UInt8] = []
+        var changed = false
+        var i = 0
+        func hex(_ v: UInt32, digits: Int) -> [UInt8] {
+            let text = String(v, radix: 16, uppercase: digits == 4)
+            return Array((String(repeating: "0", count: max(0, digits - text.count)) + text).utf8)
+        }
+        while i < u.count {
+            let b = u[i]
+            if b < 0x20 || b == 0x7F {
+                out += Array("\\x".utf8) + hex(UInt32(b), digits: 2)
+                changed = true
+                i += 1
+            } else if b == 0xC2, i + 1 < u.count, (0x80...0x9F).contains(u[i + 1]) {
+                out += Array("\\x".utf8) + hex(UInt32(u[i + 1]), digits: 2)
+                changed = true
+                i += 2
+            } else if b == 0xE2, i + 2 < u.count,
+                (u[i + 1] == 0x80 && (0xAA...0xAE).contains(u[i + 2])) || (u[i + 1] == 0x81 && (0xA6...0xA9).contains(u[i + 2]))
+            {
+                let scalar = 0x2000 | (UInt32(u[i + 1] & 0x3F) << 6) | UInt32(u[i + 2] & 0x3F)
+                out += Array("\\u{".utf8) + hex(scalar, digits: 4) + [.closeBrace]
+                changed = true
+                i += 3
+            } else {
+                out.append(b)
+                i += 1
+            }
+        }
+        return changed ? out : nil
     }
 
     /// A comma, then an escaped cell.

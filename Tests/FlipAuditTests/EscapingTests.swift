@@ -17,17 +17,34 @@ struct EscapingTests {
             ("+cmd", "'+cmd"),
             ("-x", "'-x"),
             ("@SUM(A1)", "'@SUM(A1)"),
-            ("\tx", "'\tx"),
+            ("\tx", "\\x09x"),
             ("a,b", "\"a,b\""),
             ("say \"hi\"", "\"say \"\"hi\"\"\""),
             ("=a,b", "\"'=a,b\""),
-            ("line\nbreak", "\"line\nbreak\""),
-            ("\r\n", "\"'\r\n\""),
+            ("line\nbreak", "line\\x0abreak"),
+            ("\r\n", "\\x0d\\x0a"),
+            ("a,\nb", "\"a,\\x0ab\""),
             ("", ""),
             ("état", "état"),
         ])
     func cells(value: String, expected: String) {
         #expect(CSV.cell(value) == expected)
+    }
+
+    @Test(
+        "control characters from a log are written out in every cell: C0, DEL, C1, bidi overrides and isolates",
+        arguments: [
+            ("\u{1B}]8;;https://evil.example\u{07}x", "\\x1b]8;;https://evil.example\\x07x"),
+            ("a\u{7F}b", "a\\x7fb"),
+            ("a\u{85}b\u{9F}", "a\\x85b\\x9f"),
+            ("gro\u{202E}txt.exe", "gro\\u{202E}txt.exe"),
+            ("\u{2066}x\u{2069}", "\\u{2066}x\\u{2069}"),
+            // Not controls: a no-break space, é, an em dash, U+202F.
+            ("a\u{A0}é—\u{202F}", "a\u{A0}é—\u{202F}"),
+            ("=\u{1B}", "'=\\x1b"),
+        ])
+    func controls(value: String, expected: String) {
+        #expect(Array(CSV.cell(value).utf8) == Array(expected.utf8))
     }
 
     /// From a FuzzQuery run: a combining mark after `"` or `=` makes one
@@ -46,7 +63,7 @@ struct EscapingTests {
     /// Every length up to 80 (under, at and past the thirty-two- and
     /// sixteen-byte steps of the scan and its overlapping last step), each
     /// character that forces quoting at every position.
-    @Test("a cell is quoted wherever its comma, quote, CR or LF stands")
+    @Test("a cell is quoted wherever its comma or quote stands; CR and LF are written out")
     func quotingAtEveryPosition() {
         for length in 1...80 {
             #expect(CSV.cell(String(repeating: "a", count: length)) == String(repeating: "a", count: length))
@@ -55,8 +72,13 @@ struct EscapingTests {
                     var chars = Array(repeating: "a", count: length)
                     chars[position] = special
                     let value = chars.joined()
-                    let body = special == "\"" ? value.replacingOccurrences(of: "\"", with: "\"\"") : value
-                    #expect(CSV.cell(value) == "\"" + body + "\"", "length \(length), \(special.debugDescription) at \(position)")
+                    let expected: String
+                    switch special {
+                    case "\"": expected = "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+                    case ",": expected = "\"" + value + "\""
+                    default: expected = value.replacingOccurrences(of: special, with: special == "\n" ? "\\x0a" : "\\x0d")
+                    }
+                    #expect(CSV.cell(value) == expected, "length \(length), \(special.debugDescription) at \(position)")
                 }
             }
         }
@@ -133,14 +155,23 @@ struct EscapingTests {
     }
 }
 
-/// The escaping rules written out plainly (docs/contract.md §7): `'`
-/// before a formula start, quotes around a cell with `,`, `"`, CR or LF,
-/// quotes inside doubled.
+/// The escaping rules written out plainly (docs/contract.md §7): control
+/// characters written `\xHH` (below U+0100) or `\u{HHHH}`, then `'`
+/// before a formula start, quotes around a cell with `,` or `"`, quotes
+/// inside doubled.
 func referenceCell(_ text: String) -> String {
-    let scalars = text.unicodeScalars
+    var plain = ""
+    for s in text.unicodeScalars {
+        switch s.value {
+        case 0x00...0x1F, 0x7F...0x9F: plain += "\\x" + (s.value < 0x10 ? "0" : "") + String(s.value, radix: 16)
+        case 0x202A...0x202E, 0x2066...0x2069: plain += "\\u{" + String(s.value, radix: 16, uppercase: true) + "}"
+        default: plain.unicodeScalars.append(s)
+        }
+    }
+    let scalars = plain.unicodeScalars
     guard let first = scalars.first else { return "" }
-    let body = "=+-@\t\r".unicodeScalars.contains(first) ? "'" + text : text
-    guard scalars.contains(where: { ",\"\r\n".unicodeScalars.contains($0) }) else { return body }
+    let body = "=+-@".unicodeScalars.contains(first) ? "'" + plain : plain
+    guard scalars.contains(where: { ",\"".unicodeScalars.contains($0) }) else { return body }
     return "\"" + body.replacingOccurrences(of: "\"", with: "\"\"") + "\""
 }
 
@@ -149,17 +180,23 @@ func referenceCell(_ text: String) -> String {
 /// a cell can grow to (all quotes, a formula start) fits the room worked
 /// out for it.
 @Test func rowBytesEscapeAsCellsDo() {
-    let cells = ["", "plain", "a,b", "say \"hi\"", "line\nbreak", "=1+1", "-x", "@at", "\ttab", "\"\"\"", "=\",\"", "é, ü", "\r"]
+    let cells = [
+        "", "plain", "a,b", "say \"hi\"", "line\nbreak", "=1+1", "-x", "@at", "\ttab", "\"\"\"", "=\",\"", "é, ü", "\r",
+        "\u{1B}[2J", "x\u{202E}y", "\u{85},",
+    ]
     for text in cells {
         var written: [UInt8] = []
         RowBytes.write(atMost: RowBytes.escapedBound(text.utf8.count), to: &written) { row in row.cell(text) }
         #expect(String(decoding: written, as: UTF8.self) == referenceCell(text), "\(text)")
         #expect(CSV.cell(text) == referenceCell(text), "\(text)")
     }
-    let worst = "=" + String(repeating: "\"", count: 99)
+    // The most bytes a cell can grow to (every byte a control, four
+    // bytes each, and a quote to make it quoted) fits the room.
+    let worst = "," + String(repeating: "\u{1B}", count: 99)
     var written: [UInt8] = []
     RowBytes.write(atMost: RowBytes.escapedBound(worst.utf8.count), to: &written) { row in row.cell(worst) }
-    #expect(written.count == RowBytes.escapedBound(worst.utf8.count) - 1)
+    #expect(written.count == 2 + 1 + 4 * 99)
+    #expect(written.count <= RowBytes.escapedBound(worst.utf8.count))
     for value: Int64 in [0, 7, 10, 99, 1_000, -1, -10, .max, .min] {
         var digits: [UInt8] = []
         RowBytes.write(atMost: RowBytes.decimalBound, to: &digits) { row in row.put(decimal: value) }
