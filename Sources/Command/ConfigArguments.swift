@@ -22,4 +22,40 @@ enum ConfigArguments {
         let settings = try ConfigFile.settings(fromTOML: text, name: path, options: options)
         return ConfigFile.merge(settings, into: arguments, options: options)
     }
+
+    /// `explain`'s arguments with the file's settings that explain takes
+    /// (the audit's options, the checkpoint, the inputs) merged in: the
+    /// file is the nightly job's, so its output keys are left out, not
+    /// refused. The command line wins; the file's inputs are read when the
+    /// command line names none after the target.
+    static func expandExplain(_ arguments: [String]) throws(ConfigFile.ConfigError) -> [String] {
+        guard let path = ConfigFile.path(in: arguments) else { return arguments }
+        let text: String
+        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
+            throw ConfigFile.ConfigError(description: "\(path): cannot read: \((error as NSError).localizedDescription)")
+        }
+        let settings = try ConfigFile.settings(
+            fromTOML: text, name: path, options: try ConfigFile.options(fromToolInfo: FlipAuditCommand._dumpHelp()))
+        let own = try ConfigFile.options(fromToolInfo: ExplainCommand._dumpHelp())
+        let names = Set(own.map(\.name))
+        let given = ConfigFile.argumentsGiven(in: arguments, options: own)
+        var front: [String] = []
+        var inputs: [String] = []
+        for (key, values) in settings {
+            if key == ConfigFile.inputsKey {
+                if given.positionals < 2 { inputs = values }
+            } else if names.contains(key) && !given.names.contains(key) {
+                front += values
+            }
+        }
+        // Options before any `--` (after it they would be inputs), the
+        // target left where it stands.
+        var merged = arguments
+        merged.insert(contentsOf: front, at: merged.firstIndex(of: "--") ?? merged.count)
+        if !inputs.isEmpty {
+            if !merged.contains("--") { merged.append("--") }
+            merged += inputs
+        }
+        return merged
+    }
 }

@@ -225,16 +225,26 @@ enum ConfigFile {
     /// option that takes a value consumes the next argument (unless given
     /// as `--name=value`); everything after `--` is an input.
     static func namesGiven(in arguments: [String], options: [OptionSpec]) -> (names: Set<String>, hasInputs: Bool) {
+        let given = argumentsGiven(in: arguments, options: options)
+        return (given.names, given.positionals > 0)
+    }
+
+    /// `namesGiven`, with the number of positional arguments (explain's
+    /// target is one).
+    static func argumentsGiven(in arguments: [String], options: [OptionSpec]) -> (names: Set<String>, positionals: Int) {
         let byName = Dictionary(options.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         var byShort: [Character: OptionSpec] = [:]
         for spec in options { for c in spec.shortNames { byShort[c] = spec } }
         var names: Set<String> = []
-        var hasInputs = false
+        var positionals = 0
         var i = 0
         while i < arguments.count {
             let a = arguments[i]
             i += 1
-            if a == "--" { hasInputs = hasInputs || i < arguments.count; break }
+            if a == "--" {
+                positionals += arguments.count - i
+                break
+            }
             if a.hasPrefix("--") {
                 let body = a.dropFirst(2)
                 let name = String(body.prefix { $0 != "=" })
@@ -245,10 +255,10 @@ enum ConfigFile {
                 // One or more one-letter flags (-q, -qh).
                 for c in a.dropFirst() { if let spec = byShort[c] { names.insert(spec.name) } }
             } else {
-                hasInputs = true
+                positionals += 1
             }
         }
-        return (names, hasInputs)
+        return (names, positionals)
     }
 
     /// A string, or an integer written as digits; nil for anything else.

@@ -40,8 +40,14 @@ struct ExplainCommand: ParsableCommand {
 
     @OptionGroup var audit: AuditOptions
 
-    @Option(help: ArgumentHelp("Take in the sessions this checkpoint carries (read only: no lock, no write).", valueName: "FILE"))
+    @Option(
+        help: ArgumentHelp(
+            "Take in the sessions this checkpoint carries (read only: no lock, no write); FILE.prev when FILE's last run audited the inputs.",
+            valueName: "FILE"))
     var checkpoint: String?
+
+    @Option(help: ArgumentHelp("The nightly job's TOML file: its audit options, checkpoint and inputs (its outputs are left out).", valueName: "FILE"))
+    var config: String?
 
     @Option(
         name: .customLong("max-sessions"),
@@ -65,7 +71,8 @@ struct ExplainCommand: ParsableCommand {
     }
 
     /// Parses and runs; ArgumentParser's errors come back as `Failure`.
-    static func runExplain(_ arguments: [String]) throws {
+    static func runExplain(_ given: [String]) throws {
+        let arguments = try ConfigArguments.expandExplain(given)
         var command: ExplainCommand
         do { command = try parse(arguments) } catch {
             // A state may begin with `-` (one in 64 base64url states does):
@@ -79,6 +86,17 @@ struct ExplainCommand: ParsableCommand {
         try command.run()
     }
 
+    /// The checkpoint as it stood before the run that audited `inputs`:
+    /// `FILE.prev`, which the commit keeps, when FILE's last run audited
+    /// one of them (by its digest); FILE otherwise.
+    static func replayed(_ path: String, inputs: [String]) -> String {
+        let previous = path + ".prev"
+        guard FileManager.default.fileExists(atPath: previous), let current = try? Checkpoint.load(path) else { return path }
+        let audited = Set(current.audited.map(\.digest))
+        let digests = inputs.compactMap { FileDigest.of(path: $0) }
+        return digests.contains(where: audited.contains) ? previous : path
+    }
+
     /// Parsed in the place of a target that begins with `-`.
     private static let targetStandIn = "flipaudit-explain-target"
 
@@ -87,7 +105,7 @@ struct ExplainCommand: ParsableCommand {
         config.maxSessions = maxSessions
         var carried: Checkpoint?
         if let checkpoint {
-            do { carried = try Checkpoint.load(checkpoint) } catch {
+            do { carried = try Checkpoint.load(Self.replayed(checkpoint, inputs: inputs)) } catch {
                 StandardError().write("flipaudit: explain: --checkpoint \(TerminalText.escape(checkpoint)): \(error)")
                 throw ExitCode(2)
             }

@@ -63,17 +63,38 @@ package final class OutputCommit: @unchecked Sendable {
         for r in ordered {
             if r.isCheckpoint && !failures.isEmpty {
                 unlink(r.temporary)
-            } else if rename(r.temporary, r.path) != 0 {
+                TemporaryOutputs.shared.remove(r.temporary)
+                continue
+            }
+            if r.isCheckpoint { Self.keepPrevious(r.path) }
+            if rename(r.temporary, r.path) != 0 {
                 failures.append((r.option, .system(r.shownAs)))
                 unlink(r.temporary)
             }
             TemporaryOutputs.shared.remove(r.temporary)
         }
-        for r in ordered { Self.removeStale(beside: r.path) }
+        for r in ordered {
+            Self.removeStale(beside: r.path)
+            if r.isCheckpoint { Self.removeStale(beside: r.path + ".prev") }
+        }
         for folder in Set(ordered.map { OutputPaths.directory(of: $0.path) }) { AtomicFile.syncFolder(folder) }
         pending = []
         applied = true
         return failures
+    }
+
+    /// Keeps the checkpoint about to be replaced as `FILE.prev` (a hard
+    /// link renamed into place: `.prev` is the old checkpoint or the one
+    /// before, never half of one), so `explain` can replay the night just
+    /// audited. Without a checkpoint there, or where links fail, nothing.
+    static func keepPrevious(_ path: String) {
+        var info = stat()
+        guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return }
+        let previous = path + ".prev"
+        let temporary = OutputPaths.directory(of: previous) + "/" + OutputPaths.temporaryName(for: OutputPaths.name(of: previous), pid: getpid())
+        unlink(temporary)
+        guard link(path, temporary) == 0 else { return }
+        if rename(temporary, previous) != 0 { unlink(temporary) }
     }
 
     /// Removes the temporary files of `path` that earlier runs left when

@@ -254,3 +254,53 @@ struct ExplainCommandTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir).sorted() == (lockBefore ? ["cp", "cp.lock"] : ["cp"]))
     }
 }
+
+@Suite("flipaudit explain replays the nightly job")
+struct ExplainReplayTests {
+    /// A combined line at a time of 22 or 23 November.
+    static func line(_ time: String, _ target: String, _ status: Int, _ location: String = "-") -> String {
+        "203.0.113.9 - - [\(time) +0000] \"GET \(target) HTTP/1.1\" \(status) 0 \"-\" \"GoogleApp/1.0\" \"\(location)\""
+    }
+
+    @Test("--config takes the job's options, checkpoint and inputs; FILE.prev replays a night whose session opened the night before")
+    func replay() throws {
+        let dir = temporaryDirectory()
+        // Night 1 opens a session just before midnight; night 2 returns a
+        // code for it to a look-alike host: a critical finding of night 2
+        // whose request is in night 1.
+        let n1 = writeLog(
+            [Self.line("22/Nov/2026:23:59:50", authorize(state: "late1", redirect: opa), 200)], named: "n1.log", in: dir)
+        let evil = "https://oauth-redirect.googleusercontent.com.evil.example/a/com.google.OPA"
+        let n2 = writeLog(
+            [Self.line("23/Nov/2026:00:00:20", "/consent?state=late1", 302, "\(evil)?code=k9&state=late1")], named: "n2.log", in: dir)
+        let cp = dir + "/chain.ckpt"
+        let config = dir + "/job.toml"
+        try """
+        checkpoint = "\(cp)"
+        client-id = ["\(googleClient)"]
+        csv = "\(dir)/csv"
+        quiet = true
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        #expect(try runCLI(["--config", config, n1, "--now", "2026-11-23T00:00:10Z"]).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: cp + ".prev"))
+        #expect(try runCLI(["--config", config, n2, "--now", "2026-11-23T02:00:00Z"]).status == 0)
+        // The commit kept the checkpoint it replaced.
+        #expect(FileManager.default.fileExists(atPath: cp + ".prev"))
+        let findings = try String(contentsOfFile: dir + "/csv/findings.csv", encoding: .utf8)
+        #expect(findings.contains("code-to-unlisted-redirect,late1,"))
+        // explain with the job's file: its client ID, its checkpoint as it
+        // stood before night 2 (FILE.prev), night 2's input; the output
+        // keys (csv, quiet) are not explain's and are left out.
+        let story = try runCLI(["explain", "late1", "--config", config, n2, "--now", "2026-11-23T02:00:00Z"])
+        #expect(story.status == 0, "\(story.stderr)")
+        #expect(story.stdout.contains("code-to-unlisted-redirect"))
+        #expect(story.stdout.contains("n1.log:1"))
+        // With the live checkpoint alone the night is refused, as before.
+        let live = try runCLI(["explain", "late1", "--checkpoint", cp + "x", n2])
+        #expect(live.status == 2)
+        // The file's inputs when the command line names none.
+        try (String(contentsOfFile: config, encoding: .utf8) + "\ninputs = [\"\(n2)\"]\n").write(toFile: config, atomically: true, encoding: .utf8)
+        let fromFile = try runCLI(["explain", "late1", "--config", config, "--now", "2026-11-23T02:00:00Z"])
+        #expect(fromFile.status == 0 && fromFile.stdout.contains("code-to-unlisted-redirect"), "\(fromFile.stderr)")
+    }
+}
