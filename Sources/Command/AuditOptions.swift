@@ -26,6 +26,12 @@ struct AuditOptions: ParsableArguments {
     /// The `--log-format` without a glob, if one was given (the last).
     var logFormat: String? { logFormats.last { AuditConfiguration.splitRule($0).glob == nil } }
 
+    @Option(help: ArgumentHelp("Audit only records at or after TIME (ISO 8601, e.g. 2026-11-22T00:00:00Z).", valueName: "TIME"))
+    var since: String?
+
+    @Option(help: ArgumentHelp("Audit only records before TIME (ISO 8601).", valueName: "TIME"))
+    var until: String?
+
     @Option(
         help: ArgumentHelp(
             "The zone of log times that carry none (HAProxy's): an IANA name such as Europe/Berlin, or +01:00 (default UTC).",
@@ -95,6 +101,14 @@ struct AuditOptions: ParsableArguments {
         if logFormat != nil && format != .nginx && format != .apache && format != .auto {
             throw ValidationError("--log-format goes with --format auto (or nginx, apache), not --format \(format.rawValue)")
         }
+        for (name, value) in [("--since", since), ("--until", until)] {
+            if let value, AuditConfiguration.parseTime(value) == nil {
+                throw ValidationError("\(name): \"\(value)\" is not an ISO 8601 time such as 2026-11-22T00:00:00Z")
+            }
+        }
+        if let s = since.flatMap(AuditConfiguration.parseTime), let u = until.flatMap(AuditConfiguration.parseTime), s >= u {
+            throw ValidationError("--since \(since!) is not before --until \(until!): no record would be audited")
+        }
         if let tz, AuditConfiguration.zone(named: tz) == nil {
             throw ValidationError("--tz: \"\(tz)\" is not a time zone such as Europe/Berlin, UTC or +01:00")
         }
@@ -131,6 +145,8 @@ struct AuditOptions: ParsableArguments {
             if let glob { config.formatRules.append((glob, .logFormat(format))) }
         }
         if let tz { config.zone = AuditConfiguration.zone(named: tz) }
+        config.since = since.flatMap(AuditConfiguration.parseTime)
+        config.until = until.flatMap(AuditConfiguration.parseTime)
         for field in jsonFields {
             guard let (role, path, unit) = Self.jsonField(field) else { continue }
             config.jsonFields.append((role, path))
@@ -172,6 +188,8 @@ struct AuditOptions: ParsableArguments {
         for text in logFormats { out += ["--log-format", text] }
         for field in jsonFields { out += ["--json-field", field] }
         if let tz { out += ["--tz", tz] }
+        if let since { out += ["--since", since] }
+        if let until { out += ["--until", until] }
         for id in clientIDs { out += ["--client-id", id] }
         for id in projectIDs { out += ["--project-id", id] }
         for uri in allowRedirects { out += ["--allow-redirect", uri] }

@@ -123,6 +123,12 @@ package struct TerminalReport {
             out += "  late records         \(Self.number(a.lateRecords))  (before the checkpoint's watermark less 300 s; left out)\n"
             for example in a.lateExamples { out += "    " + esc(example) + "\n" }
         }
+        if a.outsideRecords > 0 {
+            let window = [
+                result.configuration.since.map { "since \(Timestamp.iso8601($0))" }, result.configuration.until.map { "until \(Timestamp.iso8601($0))" },
+            ].compactMap { $0 }.joined(separator: ", ")
+            out += "  outside the window   \(Self.number(a.outsideRecords))  (\(window); left out: a session cut by an edge shows only its side)\n"
+        }
         if a.duplicateRecords > 0 {
             out += "  duplicate records    \(Self.number(a.duplicateRecords))  (equal to a line of another input or of the last run; audited once)\n"
         }

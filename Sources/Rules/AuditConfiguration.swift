@@ -24,6 +24,10 @@ package struct AuditConfiguration: Sendable {
     package var jsonTimeUnit: JSONLineParser.TimeUnit?
     /// The zone of times that carry none (HAProxy's; `--tz`); UTC when nil.
     package var zone: LocalZone?
+    /// `--since` and `--until` (ms): only records in [since, until) are
+    /// audited; the others are counted (`outsideRecords`).
+    package var since: Int64?
+    package var until: Int64?
     /// Configured Google client IDs (`--client-id`).
     package var clientIDs: Set<String> = []
     package var projectIDs: [String] = []
@@ -81,6 +85,8 @@ package struct AuditConfiguration: Sendable {
             return "--log-format '\(rule.glob)'"
         }
         if let zone { out.append("--tz \(zone.name)") }
+        if let since { out.append("--since \(Self.timeText(since))") }
+        if let until { out.append("--until \(Self.timeText(until))") }
         out += jsonFields.map { "--json-field \($0.role.name)=\($0.path)\($0.role == .time ? jsonTimeUnit.map { ":" + $0.rawValue } ?? "" : "")" }
         out += clientIDs.sorted().map { "--client-id \($0)" }
         out += projectIDs.map { "--project-id \($0)" }

@@ -129,3 +129,32 @@ struct CoverageDriverTests {
         #expect(run.stderr.contains("explain: blind: ") && run.stderr.contains("night.log: 100% of its 2 lines not understood"))
     }
 }
+
+@Suite("--since and --until")
+struct WindowTests {
+    @Test("only records in [since, until) are audited; the others are counted and the cut is said")
+    func window() throws {
+        let dir = temporaryDirectory()
+        let evil = "https://oauth-redirect.googleusercontent.com.evil.example/a/com.google.OPA"
+        let log = writeLog(
+            [
+                // Before the window: a critical finding that must not be audited.
+                combined(5, authorize(state: "early", redirect: evil), 302, location: evil + "?code=e1&state=early"),
+                combined(10, authorize(state: "in1"), 302, location: opa + "?code=k1&state=in1"),
+                // Opens inside, returns after the edge.
+                combined(20, authorize(state: "cut"), 200),
+                combined(40, "/consent?state=cut", 302, location: opa + "?code=k2&state=cut"),
+            ], named: "a.log", in: dir)
+        let run = try runCLI([
+            log, "--since", "2026-11-22T10:00:08Z", "--until", "2026-11-22T10:00:30Z", "--client-id", googleClient, "--now",
+            CoverageTests.now, "--no-color", "--csv", dir + "/csv",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("outside the window   2  (since 2026-11-22T10:00:08.000Z, until 2026-11-22T10:00:30.000Z; left out"))
+        let sessions = try String(contentsOfFile: dir + "/csv/sessions.csv", encoding: .utf8)
+        #expect(!sessions.contains("early") && sessions.contains("in1,") && sessions.contains("cut,"))
+        #expect(!(try String(contentsOfFile: dir + "/csv/findings.csv", encoding: .utf8)).contains("code-to-unlisted-redirect"))
+        let bad = try runCLI([log, "--since", "2026-11-22T11:00:00Z", "--until", "2026-11-22T10:00:00Z"])
+        #expect(bad.status == 2 && bad.stderr.contains("is not before --until"))
+    }
+}

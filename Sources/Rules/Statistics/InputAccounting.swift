@@ -34,6 +34,8 @@ package struct InputAccounting: Sendable, Codable, Equatable {
     /// Flip records whose line bytes equal those of a record in another
     /// input, or of one the previous run audited: audited once.
     package var duplicateRecords = 0
+    /// Records outside `--since`/`--until`: read, not audited.
+    package var outsideRecords = 0
 
     package init() {}
 
@@ -54,6 +56,7 @@ package struct InputAccounting: Sendable, Codable, Equatable {
         case lateRecords = "late_records"
         case lateExamples = "late_examples"
         case duplicateRecords = "duplicate_records"
+        case outsideRecords = "outside_window_records"
     }
 
     /// Adds `other`'s counts. Sums stop at the largest value rather than
@@ -81,6 +84,7 @@ package struct InputAccounting: Sendable, Codable, Equatable {
         sum(&lateRecords, other.lateRecords)
         lateExamples.append(contentsOf: other.lateExamples.prefix(max(0, Self.exampleLimit - lateExamples.count)))
         sum(&duplicateRecords, other.duplicateRecords)
+        sum(&outsideRecords, other.outsideRecords)
     }
 }
 
