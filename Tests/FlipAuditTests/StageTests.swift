@@ -109,6 +109,24 @@ struct StageTests {
         }
     }
 
+    @Test("the stages judge coverage as one process: a blind input, client IDs seen and unseen, no Location")
+    func coverage() throws {
+        let dir = temporaryDirectory()
+        let good = writeLog([combined(1, authorize(state: "v1"), 302, location: opa + "?code=k1&state=v1")], named: "good.log", in: dir)
+        let stock = writeLog([combined(2, authorize(state: "v2"), 302, location: nil)], named: "stock.log", in: dir)
+        let junk = writeLog(["hello", "world", "<html>"], named: "junk.log", in: dir)
+        var configuration = AuditConfiguration()
+        configuration.clientIDs = [googleClient, "G-typo"]
+        for paths in [[good, junk], [good, stock]] {
+            let one = try single(paths, configuration)
+            let many = try StagePipeline(partitions: 3, reversed: true).run(paths, configuration)
+            #expect(many.json == one.json && many.csv == one.csv)
+            let verdict = paths[1] == junk ? "\"verdict\" : \"blind\"" : "\"verdict\" : \"partial\""
+            #expect(many.json.contains(verdict), "\(many.json.prefix(400))")
+            #expect(many.json.contains("\"unseen_client_ids\" : [\n      \"G-typo\""))
+        }
+    }
+
     /// Four servers' logs that exercise every input-wide rule: a code and a
     /// state reused across files, a file running back in time, Location
     /// logged only from mid-file, records without state, a damaged gzip.
