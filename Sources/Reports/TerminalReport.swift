@@ -86,15 +86,20 @@ package struct TerminalReport {
         }
         let examples = result.findingExamples.mapValues { $0.prefix(examplesPerKind) }
         for severity in Severity.allCases.reversed() {
-            let kinds = FindingKind.allCases.filter { $0.severity == severity && (stats.findingsByKind[$0] ?? 0) > 0 }
+            // What leaks a code or an error to a foreign host first.
+            let present = FindingKind.allCases.filter { $0.severity == severity && (stats.findingsByKind[$0] ?? 0) > 0 }
+            let kinds = present.filter(\.leaks) + present.filter { !$0.leaks }
             guard !kinds.isEmpty else { continue }
             out += "  " + severityLabel(severity) + "\n"
             for kind in kinds {
                 out += "    \(paint(kind.rawValue, "1")) ×\(Self.number(stats.findingsByKind[kind]!)) — \(kind.meaning)\n"
-                for f in examples[kind] ?? [] {
+                let shown = examples[kind] ?? []
+                for f in shown {
                     let state = f.state.isEmpty ? "" : " state \(esc(Quote.text(f.state)))"
                     out += "      \(esc(result.describe(f.source)))\(state): \(esc(f.detail))\n"
                 }
+                let more = stats.findingsByKind[kind]! - shown.count
+                if more > 0 { out += "      … \(Self.number(more)) more (findings.csv, or --json)\n" }
             }
         }
 

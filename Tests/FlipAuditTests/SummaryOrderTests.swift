@@ -24,6 +24,14 @@ struct SummaryOrderTests {
         let text = report.render(result)
         let headings = text.split(separator: "\n").filter { $0.first.map { $0.isUppercase } ?? false }.map { String($0.prefix { $0 != " " }) }
         #expect(headings == ["COVERAGE", "FINDINGS", "INPUT", "SESSIONS", "ERROR", "LATENCY", "NOTES", "PARTIAL"])
+        // Within a severity, what leaks a code to a foreign host first; each
+        // kind says how many more it has than its examples.
+        let leak = try #require(text.range(of: "code-to-unlisted-redirect ×"))
+        let mismatch = try #require(text.range(of: "state-mismatch ×"))
+        #expect(leak.lowerBound < mismatch.lowerBound)
+        let shown = report.examplesPerKind
+        let count = result.statistics.findingsByKind[.codeToUnlistedRedirect]!
+        #expect(count > shown && text.contains("      … \(count - shown) more (findings.csv, or --json)\n"))
 
         // Totals per hour, from the error_distribution rows' `*` totals.
         var totals: [String: Int] = [:]

@@ -45,6 +45,10 @@ package enum FindingKind: String, CaseIterable, Sendable, Codable {
     case errorWithoutState = "error-without-state"
     case badEncoding = "bad-encoding"
 
+    /// Whether it sends a code or an error to a host that is not Google's:
+    /// listed first within its severity in the summary.
+    package var leaks: Bool { self == .codeToUnlistedRedirect || self == .errorToUnlistedRedirect }
+
     package var severity: Severity {
         switch self {
         case .stateMismatch, .codeToUnlistedRedirect, .codeDespiteClientMismatch, .codeReuse:
