@@ -29,9 +29,9 @@ struct SummaryOrderTests {
         let leak = try #require(text.range(of: "code-to-unlisted-redirect ×"))
         let mismatch = try #require(text.range(of: "state-mismatch ×"))
         #expect(leak.lowerBound < mismatch.lowerBound)
-        let shown = report.examplesPerKind
-        let count = result.statistics.findingsByKind[.codeToUnlistedRedirect]!
-        #expect(count > shown && text.contains("      … \(count - shown) more (findings.csv, or --json)\n"))
+        let examples = report.examplesPerKind
+        let leaks = result.statistics.findingsByKind[.codeToUnlistedRedirect]!
+        #expect(leaks > examples && text.contains("      … \(leaks - examples) more (findings.csv, or --json)\n"))
 
         // Totals per hour, from the error_distribution rows' `*` totals.
         var totals: [String: Int] = [:]
