@@ -15,14 +15,7 @@ func read(_ line: String, _ setting: RecordReader.Setting = .auto, jsonFields: [
     return try bytes.withUnsafeMutableBytes { raw in
         if let failure = reader.read(UnsafeRawBufferPointer(raw), escapes: true) { throw ParseFailure(reason: failure) }
         let r = reader.record
-        let s = { (b: UnsafeRawBufferPointer) in String(decoding: b, as: UTF8.self) }
-        var location: String?
-        switch r.location {
-        case .notLogged: location = nil
-        case .empty: location = ""
-        case .value(let v): location = s(v)
-        }
-        let parsed = Parsed(time: r.time, ip: s(r.clientIP), method: s(r.method), target: s(r.target), status: r.status, location: location)
+        let parsed = Parsed(r)
         return (parsed, reader.format, r.locationAmbiguous)
     }
 }

@@ -12,6 +12,17 @@ import Testing
 struct Parsed {
     var time: Int64, ip: String, method: String, target: String, status: Int
     var location: String?  // nil: not logged; "": empty
+
+    /// A record's fields as Strings (valid while the record's views are).
+    init(_ record: LogRecord) {
+        let s = { (b: UnsafeRawBufferPointer) in String(decoding: b, as: UTF8.self) }
+        switch record.location {
+        case .notLogged: location = nil
+        case .empty: location = ""
+        case .value(let v): location = s(v)
+        }
+        (time, ip, method, target, status) = (record.time, s(record.clientIP), s(record.method), s(record.target), record.status)
+    }
 }
 
 func parse<P: RecordParser>(_ parser: inout P, _ line: String) -> Result<Parsed, ParseFailure> {
@@ -19,17 +30,7 @@ func parse<P: RecordParser>(_ parser: inout P, _ line: String) -> Result<Parsed,
     return bytes.withUnsafeMutableBytes { raw in
         var record = LogRecord()
         if let failure = parser.parse(UnsafeRawBufferPointer(raw), into: &record) { return .failure(ParseFailure(reason: failure)) }
-        let s = { (b: UnsafeRawBufferPointer) in String(decoding: b, as: UTF8.self) }
-        var location: String?
-        switch record.location {
-        case .notLogged: location = nil
-        case .empty: location = ""
-        case .value(let v): location = s(v)
-        }
-        return .success(
-            Parsed(
-                time: record.time, ip: s(record.clientIP), method: s(record.method), target: s(record.target),
-                status: record.status, location: location))
+        return .success(Parsed(record))
     }
 }
 
