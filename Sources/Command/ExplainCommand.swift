@@ -88,13 +88,14 @@ struct ExplainCommand: ParsableCommand {
 
     /// The checkpoint as it stood before the run that audited `inputs`:
     /// `FILE.prev`, which the commit keeps, when FILE's last run audited
-    /// one of them (by its digest); FILE otherwise.
-    static func replayed(_ path: String, inputs: [String]) -> String {
+    /// one of them (by its digest); FILE otherwise (nil when missing).
+    static func replayed(_ path: String, inputs: [String]) throws -> Checkpoint? {
+        guard let current = try Checkpoint.load(path) else { return nil }
         let previous = path + ".prev"
-        guard FileManager.default.fileExists(atPath: previous), let current = try? Checkpoint.load(path) else { return path }
+        guard FileManager.default.fileExists(atPath: previous) else { return current }
         let audited = Set(current.audited.map(\.digest))
-        let digests = inputs.compactMap { FileDigest.of(path: $0) }
-        return digests.contains(where: audited.contains) ? previous : path
+        guard inputs.compactMap({ FileDigest.of(path: $0) }).contains(where: audited.contains) else { return current }
+        return try Checkpoint.load(previous)
     }
 
     /// Parsed in the place of a target that begins with `-`.
@@ -105,7 +106,7 @@ struct ExplainCommand: ParsableCommand {
         config.maxSessions = maxSessions
         var carried: Checkpoint?
         if let checkpoint {
-            do { carried = try Checkpoint.load(Self.replayed(checkpoint, inputs: inputs)) } catch {
+            do { carried = try Self.replayed(checkpoint, inputs: inputs) } catch {
                 StandardError().write("flipaudit: explain: --checkpoint \(TerminalText.escape(checkpoint)): \(error)")
                 throw ExitCode(2)
             }

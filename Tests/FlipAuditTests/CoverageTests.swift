@@ -154,6 +154,13 @@ struct WindowTests {
         let sessions = try String(contentsOfFile: dir + "/csv/sessions.csv", encoding: .utf8)
         #expect(!sessions.contains("early") && sessions.contains("in1,") && sessions.contains("cut,"))
         #expect(!(try String(contentsOfFile: dir + "/csv/findings.csv", encoding: .utf8)).contains("code-to-unlisted-redirect"))
+        // Left-out records are a gap: never a complete, clean run.
+        #expect(run.stdout.hasPrefix("COVERAGE  partial") && run.stdout.contains("2 records outside --since/--until were not audited"))
+        let empty = try runCLI([
+            log, "--since", "2026-11-22T12:00:00Z", "--client-id", googleClient, "--now", CoverageTests.now, "--json", "-", "--quiet",
+        ])
+        #expect(try CoverageTests.coverage(empty.stdout) == ("partial", ["window"], []))
+        #expect(empty.stdout.contains("no record fell inside the window"))
         let bad = try runCLI([log, "--since", "2026-11-22T11:00:00Z", "--until", "2026-11-22T10:00:00Z"])
         #expect(bad.status == 2 && bad.stderr.contains("is not before --until"))
     }

@@ -32,23 +32,30 @@ package struct ALBLogParser: RecordParser {
         record = LogRecord()
         guard Self.looksLike(line) else { return .unparsable }
         // type time elb client:port target:port three times, two statuses,
-        // two byte counts: twelve words before the request.
-        var words: [UnsafeRawBufferPointer] = []
-        words.reserveCapacity(12)
+        // two byte counts: twelve words before the request; the time (1),
+        // the client (3) and the load balancer's status (8) are read.
         var i = 0
-        while words.count < 12 {
+        var time = UnsafeRawBufferPointer(start: nil, count: 0)
+        var client = time
+        var status = time
+        for word in 0..<12 {
             let end = Bytes.find(.space, in: line, from: i) ?? line.count
             guard end > i, end < line.count else { return .unparsable }
-            words.append(Bytes.slice(line, i, end))
+            switch word {
+            case 1: time = Bytes.slice(line, i, end)
+            case 3: client = Bytes.slice(line, i, end)
+            case 8: status = Bytes.slice(line, i, end)
+            default: break
+            }
             i = end + 1
         }
-        guard let time = Timestamp.parseISO8601(words[1]) else { return .badTime }
-        record.time = time
-        var k = words[3].count - 1
-        while k > 0 && words[3][k] != .colon { k -= 1 }
-        record.clientIP = k > 0 ? Bytes.slice(words[3], 0, k) : words[3]
-        guard let status = Bytes.parseInt(words[8]), status < 1000 else { return .unparsable }
-        record.status = status
+        guard let ms = Timestamp.parseISO8601(time) else { return .badTime }
+        record.time = ms
+        var k = client.count - 1
+        while k > 0 && client[k] != .colon { k -= 1 }
+        record.clientIP = k > 0 ? Bytes.slice(client, 0, k) : client
+        guard let code = Bytes.parseInt(status), code < 1000 else { return .unparsable }
+        record.status = code
         guard i < line.count, line[i] == .quote, let (request, _) = fields.quoted(line, from: i) else { return .unparsable }
         RequestLine.split(request, into: &record)
         record.target = URLParts.pathAndQuery(record.target)

@@ -19,7 +19,7 @@ package struct Coverage: Sendable, Equatable {
         package var detail: String
     }
 
-    package static let checks = ["read", "input", "returns", "client-id", "truncated", "future"]
+    package static let checks = ["read", "input", "returns", "client-id", "truncated", "future", "window"]
 
     package var verdict: Verdict
     /// Every gap, `read` (the blind inputs) first.
@@ -86,6 +86,16 @@ package struct Coverage: Sendable, Equatable {
                 Gap(
                     check: "future",
                     detail: "\(future) \(future == 1 ? "record is" : "records are") dated more than an hour after the run's start (not audited)"))
+        }
+        if accounting.outsideRecords > 0 {
+            // Asked for, but still not looked at: a window that held no
+            // record must not read as a clean night.
+            let audited = accounting.records - accounting.outsideRecords - accounting.lateRecords
+            gaps.append(
+                Gap(
+                    check: "window",
+                    detail: "\(accounting.outsideRecords) records outside --since/--until were not audited"
+                        + (audited <= 0 ? "; no record fell inside the window" : "")))
         }
         let verdict: Verdict = blind ? .blind : gaps.isEmpty ? .complete : .partial
         return Coverage(verdict: verdict, gaps: gaps, unseenClientIDs: clientIDsSeen.isEmpty ? [] : unseen)
