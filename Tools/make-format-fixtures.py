@@ -34,7 +34,46 @@ def gcl(st, evil, sec):
             f'"timestamp":"2026-11-22T10:00:0{sec}.078651Z","severity":"INFO","logName":"projects/PROJECT_ID/logs/requests","trace":"projects/PROJECT_ID/traces/241d69833e64b3bf83fabac8c873d992","receiveTimestamp":"2026-11-22T10:00:0{sec}.588272510Z","spanId":"7b6537d3672e08e1"}}')
 
 
+def iis(st, evil, sec, layout):
+    stem, query = q(st, evil).split("?", 1)
+    if layout == 1:
+        return f"2026-11-22 10:00:0{sec} 10.0.0.5 GET {stem} {query} 443 - 203.0.113.9 GoogleApp/1.0+(iPhone;+iOS+17.1) - 302 0 0 15 {loc(st, evil)}"
+    return f"2026-11-22 10:00:0{sec} 203.0.113.9 GET {stem} {query} 302 {loc(st, evil)} GoogleApp/1.0+(iPhone;+iOS+17.1)"
+
+
+IIS_HEAD = ["#Software: Microsoft Internet Information Services 10.0", "#Version: 1.0"]
+CFR_FIELDS = "#Fields: date time x-edge-location sc-bytes c-ip cs-method cs(Host) cs-uri-stem sc-status cs(Referer) cs(User-Agent) cs-uri-query cs(Cookie) x-edge-result-type x-edge-request-id x-host-header cs-protocol cs-bytes time-taken x-forwarded-for ssl-protocol ssl-cipher x-edge-response-result-type cs-protocol-version fle-status fle-encrypted-fields c-port time-to-first-byte x-edge-detailed-result-type sc-content-type sc-content-len sc-range-start sc-range-end"
+
+
+def cfr(st, evil, sec):
+    stem, query = q(st, evil).split("?", 1)
+    return "\t".join(["2026-11-22", f"10:00:0{sec}", "LAX1", "392", "203.0.113.9", "GET", "d111111abcdef8.cloudfront.net", stem, "302", "-",
+                      "Mozilla/5.0%20(Windows%20NT%2010.0;%20Win64;%20x64)%20AppleWebKit/537.36%20(KHTML,%20like%20Gecko)%20Chrome/78.0.3904.108%20Safari/537.36",
+                      query, "-", "Miss", "SOX4xwn4XV6Q4rgb7XiVGOHms_BGlTAC4KyHmureZmBNrjGdRLiNIQ==", "partner.example", "https", "23", "0.001", "-",
+                      "TLSv1.2", "ECDHE-RSA-AES128-GCM-SHA256", "Miss", "HTTP/2.0", "-", "-", "11040", "0.001", "Miss", "text/html", "78", "-", "-"])
+
+
 FILES = {
+    # IIS writes CRLF, and its header again at every restart, here with
+    # other columns.
+    "iis.log": [l + "\r" for l in IIS_HEAD + [
+        "#Date: 2026-11-22 10:00:00",
+        "#Fields: date time s-ip cs-method cs-uri-stem cs-uri-query s-port cs-username c-ip cs(User-Agent) cs(Referer) sc-status sc-substatus sc-win32-status time-taken Location",
+        "2026-11-22 10:00:00 10.0.0.5 GET /Default.htm - 80 - 172.224.24.114 Mozilla/4.0+(compatible;+MSIE+5.01;+Windows+2000+Server) http://64.224.24.114/ 200 0 0 31 -",
+        iis("iis-code", False, 1, 1),
+    ] + IIS_HEAD + [
+        "#Date: 2026-11-22 10:00:02",
+        "#Fields: date time c-ip cs-method cs-uri-stem cs-uri-query sc-status Location cs(User-Agent)",
+        iis("iis-lookalike", True, 2, 2),
+    ]],
+    "cloudfront.log": [
+        "#Version: 1.0",
+        CFR_FIELDS,
+        "2026-11-22\t10:00:00\tLAX1\t392\t192.0.2.100\tGET\td111111abcdef8.cloudfront.net\t/index.html\t200\t-\tMozilla/5.0%20(Windows%20NT%2010.0;%20Win64;%20x64)%20AppleWebKit/537.36%20(KHTML,%20like%20Gecko)%20Chrome/78.0.3904.108%20Safari/537.36\t-\t-\tHit\tSOX4xwn4XV6Q4rgb7XiVGOHms_BGlTAC4KyHmureZmBNrjGdRLiNIQ==\td111111abcdef8.cloudfront.net\thttps\t23\t0.001\t-\tTLSv1.2\tECDHE-RSA-AES128-GCM-SHA256\tHit\tHTTP/2.0\t-\t-\t11040\t0.001\tHit\ttext/html\t78\t-\t-",
+        cfr("cfr-code", False, 1),
+        cfr("cfr-lookalike", True, 2),
+    ],
+
     "envoy.log": [
         '[2026-11-22T10:00:00.310Z] "POST /api/v1/locations HTTP/2" 204 - 154 0 226 100 "10.0.35.28" "nsq2http" "cc21d9b0-cf5c-432b-8c7e-98aeb7988cd2" "locations" "tcp://10.0.2.1:80"',
         f'[2026-11-22T10:00:01.000Z] "GET {q("env-code")} HTTP/2" 302 - 154 0 226 100 "203.0.113.9" "nsq2http" "cc21d9b0-cf5c-432b-8c7e-98aeb7988cd2" "locations" "tcp://10.0.2.1:80" "{loc("env-code")}"',

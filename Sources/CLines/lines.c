@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 // Line ends and plain lines in one pass (see flipaudit_lines.h).
 //
 // A byte is a mark when it is NUL, a backslash or >= 0x80. With
@@ -115,4 +116,17 @@ size_t fa_line_ends(const uint8_t *bytes, size_t count, uint32_t *ends, size_t c
     if (__builtin_cpu_supports("avx2")) return line_ends_avx2(bytes, count, ends, capacity);
 #endif
     return fa_line_ends_portable(bytes, count, ends, capacity);
+}
+
+long fa_last_line_with_prefix(const uint8_t *bytes, size_t count, const uint8_t *prefix, size_t length) {
+    if (length == 0) return -1;
+    size_t end = count;
+    while (end > 0) {
+        const uint8_t *found = memrchr(bytes, prefix[0], end);
+        if (!found) return -1;
+        size_t at = (size_t)(found - bytes);
+        if ((at == 0 || bytes[at - 1] == '\n') && count - at >= length && memcmp(found, prefix, length) == 0) return (long)at;
+        end = at;
+    }
+    return -1;
 }

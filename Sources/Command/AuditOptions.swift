@@ -10,7 +10,7 @@ import Rules
 /// other stage.
 struct AuditOptions: ParsableArguments {
     enum FormatOption: String, ExpressibleByArgument, CaseIterable {
-        case auto, combined, json, caddy, traefik, gcloud, cloudflare, haproxy, envoy, alb, nginx, apache
+        case auto, combined, json, caddy, traefik, gcloud, cloudflare, haproxy, envoy, alb, iis, cloudfront, nginx, apache
     }
 
     @Option(help: "Log format of every input (auto: each line's own; docs/formats.md).")
@@ -34,7 +34,7 @@ struct AuditOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "The zone of log times that carry none (HAProxy's): an IANA name such as Europe/Berlin, or +01:00 (default UTC).",
+            "The zone of log times that carry none (HAProxy's, IIS's): an IANA name such as Europe/Berlin, or +01:00 (default UTC).",
             valueName: "ZONE"))
     var tz: String?
 

@@ -74,8 +74,9 @@ public func fuzzRecords(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     var haproxy = HAProxyLogParser(maxLine: 4096)
     var envoy = EnvoyLogParser(maxLine: 4096)
     var alb = ALBLogParser(maxLine: 4096)
+    var w3c = W3CLogParser(maxLine: 4096)
     var auto = try! RecordReader(.auto, maxLine: 4096)
-    for which in 0..<8 {
+    for which in 0..<9 {
         let sink = CheckingSink()
         let tracker = SessionTracker(configuration: configuration, files: 1, sink: sink)
         tracker.markLogsLocation(file: 0, lines: LocationLines(text: 1, json: 1))
@@ -114,7 +115,19 @@ public func fuzzRecords(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
             case 4: failure = haproxy.parse(line, into: &record)
             case 5: failure = envoy.parse(line, into: &record)
             case 6: failure = alb.parse(line, into: &record)
+            case 7:
+                // A directive line may set the columns of the lines after it.
+                if W3CLogParser.isDirective(line) {
+                    w3c.directive(line)
+                    failure = .unparsable
+                } else {
+                    failure = w3c.parse(line, into: &record)
+                }
             default:
+                if line.first == 0x23 && auto.directive(line) {
+                    lineStart = end + 1
+                    continue
+                }
                 failure = auto.read(line, escapes: line.contains(0x5C))
                 record = auto.record
                 if failure != nil { _ = auto.fit(line, escapes: true) }

@@ -30,6 +30,10 @@ package struct LogRecord {
     /// Two fields of a redirect record could each be its Location (two
     /// different redirect targets after the User-Agent): neither is taken.
     package var locationAmbiguous = false
+    /// A redirect record whose one quoted field after the User-Agent, read
+    /// as its Location, holds none: that field may be something else
+    /// (nginx's stock `main` logs X-Forwarded-For there).
+    package var locationDoubtful = false
 
     package init() {}
 }
@@ -44,6 +48,7 @@ package enum MalformedReason: String, Sendable, CaseIterable {
     case notJSONObject = "not a JSON object"
     case missingField = "lacks a time, request or status field"
     case noRequestFields = "no request fields"
+    case noFieldsHeader = "W3C line before any usable #Fields: header"
     case truncated = "truncated by its writer"
     case cutOff = "cut off by damaged input"
     case future = "time in the future"

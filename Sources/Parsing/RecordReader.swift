@@ -9,8 +9,11 @@ import Reading
 /// ```
 ///  line ──shape──▶ `{` JSON ──▶ json (flat keys, Caddy, Traefik, Google Cloud, Cloudflare)
 ///              ├─▶ `[` ──────▶ envoy
+///              ├─▶ a date, after a `#Fields:` line ──▶ w3c (iis, cloudfront)
 ///              └─▶ else ─────▶ combined ──refused──▶ alb (its first word) ▶ haproxy
 /// ```
+/// W3C directive lines (`#Fields:`, `#Version:`) are not records: the
+/// scanner hands them to `directive(_:)`.
 /// Not `Sendable`: its parsers keep scratch buffers; one per thread.
 package struct RecordReader {
     /// How lines are read.
@@ -33,6 +36,7 @@ package struct RecordReader {
     private var haproxy: HAProxyLogParser
     private var envoy: EnvoyLogParser
     private var alb: ALBLogParser
+    private var w3c: W3CLogParser
     private var pasted: LogFormatParser?
 
     package init(
@@ -44,6 +48,7 @@ package struct RecordReader {
         haproxy = HAProxyLogParser(maxLine: maxLine, zone: zone)
         envoy = EnvoyLogParser(maxLine: maxLine)
         alb = ALBLogParser(maxLine: maxLine)
+        w3c = W3CLogParser(maxLine: maxLine, zone: zone)
         switch setting {
         case .auto: fixed = nil
         case .fixed(let f):
@@ -77,9 +82,30 @@ package struct RecordReader {
             format = .combined
             return nil
         default:
+            if w3c.hasLayout && W3CLogParser.startsWithDate(line) {
+                format = w3c.format
+                return w3c.parse(line, into: &record)
+            }
             guard let failure = combined.parse(line, into: &record, escapes: escapes) else { return nil }
             return other(line, refused: failure)
         }
+    }
+
+    /// Whether `line` is a W3C directive (`#Fields:`, `#Version:`, …),
+    /// read as one — a `#Fields:` line sets the columns of the lines after
+    /// it — when the lines are read per record or as W3C.
+    @inline(__always)
+    package mutating func directive(_ line: UnsafeRawBufferPointer) -> Bool {
+        guard fixed == nil || fixed == .iis || fixed == .cloudfront, W3CLogParser.isDirective(line) else { return false }
+        w3c.directive(line)
+        return true
+    }
+
+    /// Sets the W3C columns from a `#Fields:` line read ahead of a piece
+    /// (`PieceCutter.Piece.header`), or forgets them.
+    package mutating func fields(_ header: UnsafeRawBufferPointer?) {
+        guard let header else { w3c.fields(nil); return }
+        w3c.directive(header)
     }
 
     /// A line combined refused, under `--format auto`: ALB when its first
@@ -89,6 +115,11 @@ package struct RecordReader {
         if ALBLogParser.looksLike(line) {
             format = .alb
             return alb.parse(line, into: &record)
+        }
+        if W3CLogParser.startsWithDate(line) {
+            // A W3C line with no `#Fields:` line ahead of it.
+            format = .iis
+            return .noFieldsHeader
         }
         let failure = haproxy.parse(line, into: &record)
         if failure == nil || failure == .truncated {
@@ -107,6 +138,10 @@ package struct RecordReader {
         case .haproxy: return haproxy.parse(line, into: &record)
         case .envoy: return envoy.parse(line, into: &record)
         case .alb: return alb.parse(line, into: &record)
+        case .iis, .cloudfront:
+            let failure = w3c.parse(line, into: &record)
+            if failure == nil { self.format = w3c.format }
+            return failure
         }
     }
 

@@ -30,6 +30,11 @@ enum LocationAdvice {
         case "cloudflare": return ("Add the response header Location to the Logpush job's custom fields.", nil)
         case "json": return ("Add a location key, e.g. nginx escape=json: \"location\":\"$sent_http_location\".", nil)
         case "alb": return ("An AWS load balancer cannot log the backend's Location header: audit the backend's own access log.", nil)
+        case "iis":
+            return (
+                "Add a custom field to the site's W3C logging: field name Location, source type Response Header, source Location.", nil
+            )
+        case "cloudfront": return ("CloudFront's standard logs cannot log the origin's Location header: audit the origin's own access log.", nil)
         case "gcloud": return ("A Google Cloud load balancer cannot log the backend's Location header: audit the backend's own access log.", nil)
         default: return ("docs/formats.md says how each server logs it.", nil)
         }

@@ -196,6 +196,46 @@ struct SharedReadingTests {
         #expect(last.contains { $0.contains("records: 600,") && $0.contains("malformedLines: 1,") })
     }
 
+    @Test("each W3C line is read by the #Fields: line before it, wherever the pieces are cut and scanned")
+    func w3cHeaders() {
+        let dir = temporaryDirectory()
+        var lines: [String] = []
+        let layouts = [
+            "#Fields: date time c-ip cs-method cs-uri-stem cs-uri-query sc-status Location",
+            "#Fields: date time cs-method cs-uri-stem cs-uri-query sc-status Location c-ip cs(User-Agent)",
+        ]
+        for r in 0..<300 {
+            let layout = r / 40 % 2
+            if r % 40 == 0 { lines += ["#Software: Microsoft Internet Information Services 10.0", "#Version: 1.0", layouts[layout]] }
+            let (stem, query) = authorize(state: "w\(r)").split(separator: "?", maxSplits: 1).map(String.init).pair
+            let time = String(format: "2026-11-22 10:%02d:%02d", r / 60, r % 60)
+            let location = "https://oauth-redirect.googleusercontent.com/a/demo-project?code=c\(r)&state=w\(r)"
+            lines.append(
+                layout == 0
+                    ? "\(time) 203.0.113.9 GET \(stem) \(query) 302 \(location)"
+                    : "\(time) GET \(stem) \(query) 302 \(location) 198.51.100.7 GoogleApp/1.0+(iPhone)")
+        }
+        let path = writeLog(lines, named: "iis.log", in: dir)
+        let reference = compare(path, configuration(), bufferSizes: [Self.maxLine + 2, 700, 1024, 4099], depths: [2, 8])
+        #expect(reference.contains { $0.contains("records: 300,") && $0.contains("malformedLines: 0,") && $0.contains("format: \"iis\"") })
+        // Each layout's client: the columns moved with the header.
+        let events = reference.filter { $0.hasPrefix("batch") }.joined()
+        #expect(events.components(separatedBy: " 302 203.0.113.9 ").count - 1 == 160)
+        #expect(events.components(separatedBy: " 302 198.51.100.7 ").count - 1 == 140)
+    }
+
+    @Test("a lone quoted field read as the Location with no URL on redirects: said once, with the option that settles it")
+    func doubtfulLocation() {
+        let dir = temporaryDirectory()
+        // nginx's stock `main`: "$http_x_forwarded_for" after the User-Agent.
+        let lines = (0..<5).map { combined($0, authorize(state: "m\($0)"), 302, location: "-") } + [combined(9, "/", 304, location: "-")]
+        let path = writeLog(lines, named: "main.log", in: dir)
+        let read = direct(InputFile(displayName: "main.log", path: path), configuration())
+        #expect(
+            read.contains { $0.hasPrefix("main.log:1: 5 redirect records have no URL in the quoted field after the User-Agent") && $0.contains("--log-format") }
+        )
+    }
+
     @Test("a missing input ends at once with its error, as on one thread")
     func missing() {
         let file = InputFile(displayName: "gone.log", path: "/nonexistent/flipaudit/gone.log")
@@ -242,4 +282,9 @@ struct PieceCutterTests {
         #expect(sink.overlong.map(\.length) == [11, 40, 25])
         #expect(pieces >= text.utf8.count / bufferSize)
     }
+}
+
+extension Array {
+    /// The first two elements.
+    fileprivate var pair: (Element, Element) { (self[0], self[1]) }
 }

@@ -26,6 +26,7 @@ final class PieceScanner: PieceScanning {
     func scan(_ piece: PieceCutter.Piece, of input: Int, bytes: UnsafeRawBufferPointer, linesBefore: Int?) -> PieceScan {
         scanner.restart(fileIndex: Int32(firstRank + input), reader: readerIndices.indices.contains(input) ? readerIndices[input] : 0)
         scanner.linesBefore = linesBefore
+        scanner.fields(piece.header)
         if let long = piece.leadingOverlong { scanner.overlongLine(number: 0, length: long) }
         splitter.feed(bytes, to: &scanner)
         if let end = piece.end {

@@ -36,6 +36,9 @@ struct ScanAssembler {
     /// Redirect records with two candidate Locations, and the first's line.
     private var ambiguousLocations = 0
     private var firstAmbiguousLine: Int?
+    /// Redirect records with no URL in the field read as the Location.
+    private var doubtfulLocations = 0
+    private var firstDoubtfulLine: Int?
 
     init(file: InputFile, format: AuditConfiguration.Format, zone: String? = nil) {
         self.file = file
@@ -69,6 +72,8 @@ struct ScanAssembler {
         crlfLines += scan.crlfLines
         if firstAmbiguousLine == nil, let first = scan.firstAmbiguousLine { firstAmbiguousLine = base + first }
         ambiguousLocations += scan.ambiguousLocations
+        if firstDoubtfulLine == nil, let first = scan.firstDoubtfulLine { firstDoubtfulLine = base + first }
+        doubtfulLocations += scan.doubtfulLocations
         noFinalNewline = noFinalNewline || scan.noFinalNewline
         if firstTime == nil { firstTime = scan.peaks.first?.time }
         tally.add(scan.tally)
@@ -131,11 +136,20 @@ struct ScanAssembler {
             // Said once: HAProxy's times carry no zone.
             warnings.append("\(file.displayName): HAProxy's times carry no zone: read as \(zone ?? "UTC") (--tz ZONE)")
         }
+        if tally.records[RecordFormat.iis.rawValue] > 0 {
+            warnings.append("\(file.displayName): IIS's times carry no zone: read as \(zone ?? "UTC") (--tz ZONE)")
+        }
         if let first = firstAmbiguousLine {
             warnings.append(
                 "\(file.displayName):\(first): \(ambiguousLocations) redirect \(ambiguousLocations == 1 ? "record holds" : "records hold") "
                     + "two different redirect targets in the fields after the request; neither is taken as the Location: "
                     + "give the server's format with --log-format (nginx \"$sent_http_location\", Apache \"%{Location}o\") to say which")
+        }
+        if let first = firstDoubtfulLine {
+            warnings.append(
+                "\(file.displayName):\(first): \(doubtfulLocations) redirect \(doubtfulLocations == 1 ? "record has" : "records have") "
+                    + "no URL in the quoted field after the User-Agent that is read as the Location; if that field is not the Location "
+                    + "(nginx's stock main format logs $http_x_forwarded_for there), give the server's format with --log-format")
         }
         if noFinalNewline { warnings.append("\(file.displayName): its last line has no newline; read all the same") }
         if accounting.lines == 0 && failure == nil {

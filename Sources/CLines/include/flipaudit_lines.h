@@ -32,6 +32,12 @@ size_t fa_line_ends(const uint8_t *bytes, size_t count, uint32_t *ends, size_t c
 /// the tests hold the fast pass to.
 size_t fa_line_ends_portable(const uint8_t *bytes, size_t count, uint32_t *ends, size_t capacity);
 
+/// The offset of the last line of `bytes[0..<count]` that starts with
+/// `prefix` (a line starts at 0 or after a newline), or -1: one `memrchr`
+/// for the prefix's first byte, backwards (W3C's `#Fields:` lines, which
+/// name the columns of the lines after them).
+long fa_last_line_with_prefix(const uint8_t *bytes, size_t count, const uint8_t *prefix, size_t length);
+
 #ifdef __cplusplus
 }
 #endif

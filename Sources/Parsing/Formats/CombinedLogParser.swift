@@ -128,6 +128,7 @@ package struct CombinedLogParser: RecordParser {
                 // `combined` + `"$sent_http_location"` writes it.
                 if Bytes.equals(firstExtra, "-") || firstExtra.isEmpty {
                     record.location = .empty
+                    record.locationDoubtful = Self.sendsLocation(record.status)
                 } else if URLParts.isAbsoluteURL(firstExtra) {
                     record.location = .value(firstExtra)
                 }
@@ -159,6 +160,7 @@ package struct CombinedLogParser: RecordParser {
                 guard i == line.count else { return nil }
                 if Bytes.equals(value, "-") || value.isEmpty {
                     record.location = .empty
+                    record.locationDoubtful = Self.sendsLocation(record.status)
                 } else if URLParts.isAbsoluteURL(value) {
                     record.location = .value(value)
                 }
@@ -166,6 +168,15 @@ package struct CombinedLogParser: RecordParser {
             }
         }
         return field == 2 && i == line.count ? .some(nil) : nil
+    }
+
+    /// Whether a response with `status` always carries a Location (304 and
+    /// 300 need not).
+    private static func sendsLocation(_ status: Int) -> Bool {
+        switch status {
+        case 301, 302, 303, 307, 308: return true
+        default: return false
+        }
     }
 
     /// `target` and `ambiguous` once `value` is looked at: a redirect

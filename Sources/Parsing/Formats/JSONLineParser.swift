@@ -116,7 +116,7 @@ package struct JSONLineParser: RecordParser {
         record = LogRecord()
         for i in found.indices { found[i] = Found() }
         path.removeAll(keepingCapacity: true)
-        var i = skipSpace(line, 0)
+        let i = skipSpace(line, 0)
         guard i < line.count, line[i] == .openBrace else { return .notJSONObject }
         guard let end = object(line, i) else { return .unparsable }
         if skipSpace(line, end) != line.count { return .unparsable }

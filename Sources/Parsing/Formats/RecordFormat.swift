@@ -27,6 +27,10 @@ package enum RecordFormat: Int, CaseIterable, Sendable {
     case envoy
     /// AWS Application Load Balancer access logs.
     case alb
+    /// IIS W3C extended logs (`#Fields:` headers).
+    case iis
+    /// CloudFront standard logs (W3C, tab-separated).
+    case cloudfront
 
     /// Its name in messages, reports and `--format`.
     package var name: String {
@@ -42,6 +46,8 @@ package enum RecordFormat: Int, CaseIterable, Sendable {
         case .haproxy: return "haproxy"
         case .envoy: return "envoy"
         case .alb: return "alb"
+        case .iis: return "iis"
+        case .cloudfront: return "cloudfront"
         }
     }
 

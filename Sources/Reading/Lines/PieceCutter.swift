@@ -1,3 +1,5 @@
+import CLines
+
 /// Cuts an input's decoded bytes into pieces of whole lines, so that each
 /// piece can be scanned by any thread, in any order. The partial line at a
 /// piece's end is carried to the start of the next one by its
@@ -16,6 +18,9 @@ package final class PieceCutter: @unchecked Sendable {
         package var range: Range<Int>
         /// Set on the last piece of the input.
         package var end: PieceEnd?
+        /// The last W3C `#Fields:` line before the piece, which names the
+        /// columns of its lines up to one of its own.
+        package var header: [UInt8]? = nil
     }
 
     /// How an input ended, told with its last piece. After a clean end the
@@ -120,7 +125,7 @@ package final class PieceCutter: @unchecked Sendable {
         var stop = framing.isOverlong ? n : LineFraming.endOfLastLine(in: bytes, from: start)
         framing.carry(Bytes.slice(bytes, stop, n))
         if !ended {
-            return Piece(leadingOverlong: leading, range: start..<stop)
+            return headed(Piece(leadingOverlong: leading, range: start..<stop), bytes)
         }
         var end = PieceEnd(input: InputEnd(reader))
         // The input is read: its decoder and line buffer go back to the
@@ -140,6 +145,28 @@ package final class PieceCutter: @unchecked Sendable {
             case .overlong(let length): end.trailingOverlong = length
             }
         }
-        return Piece(leadingOverlong: leading, range: start..<stop, end: end)
+        return headed(Piece(leadingOverlong: leading, range: start..<stop, end: end), bytes)
+    }
+
+    /// The last W3C `#Fields:` line cut so far.
+    private var header: [UInt8]?
+
+    /// `piece` with the header in force before it; remembers its own last
+    /// one for the pieces after. A `#` is rare in other logs: the search
+    /// costs one `memrchr` over the piece.
+    private func headed(_ piece: Piece, _ bytes: UnsafeRawBufferPointer) -> Piece {
+        var piece = piece
+        piece.header = header
+        let prefix: StaticString = "#Fields:"
+        let range = piece.range
+        guard let base = bytes.baseAddress, !range.isEmpty else { return piece }
+        let found = fa_last_line_with_prefix(
+            base.assumingMemoryBound(to: UInt8.self) + range.lowerBound, range.count, prefix.utf8Start, prefix.utf8CodeUnitCount)
+        if found >= 0 {
+            let at = range.lowerBound + found
+            let lineEnd = Bytes.find(.newline, in: bytes, from: at).map { min($0, range.upperBound) } ?? range.upperBound
+            header = Array(Bytes.slice(bytes, at, lineEnd))
+        }
+        return piece
     }
 }

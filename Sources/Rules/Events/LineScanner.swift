@@ -38,6 +38,10 @@ package struct PieceScan: Sendable {
     /// User-Agent (no Location taken), and the first of them.
     package var ambiguousLocations = 0
     package var firstAmbiguousLine: Int?
+    /// Redirect records with no URL in the one field read as their
+    /// Location, and the first of them.
+    package var doubtfulLocations = 0
+    package var firstDoubtfulLine: Int?
     /// Lines that ended in `\r\n`, read as if they ended in `\n`.
     package var crlfLines = 0
     /// Whether the input's last line, in this piece, had no newline.
@@ -104,9 +108,17 @@ package struct LineScanner: LineSink {
         }
         linesBefore = nil
         reader.record = LogRecord()
+        reader.fields(nil)
         scan = PieceScan()
         run = 0
         latest = nil
+    }
+
+    /// The W3C `#Fields:` line in force before the next line, as the
+    /// `PieceCutter` carried it to a piece (nil: none).
+    package mutating func fields(_ header: [UInt8]?) {
+        guard let header else { reader.fields(nil); return }
+        header.withUnsafeBytes { reader.fields($0) }
     }
 
     /// What the lines since the last call found.
@@ -160,6 +172,12 @@ package struct LineScanner: LineSink {
             if Bytes.find(0, in: bytes) != nil { malformed(.nulByte); return }
             if !Bytes.isValidText(bytes) { malformed(.invalidUTF8); return }
         }
+        // A W3C directive (`#Fields:` sets the columns of the lines after
+        // it): not a record, counted with the blank lines.
+        if bytes[0] == .hash, reader.directive(bytes) {
+            scan.accounting.blankLines += 1
+            return
+        }
         if let failure = reader.read(bytes, escapes: check.backslash) {
             if failure == .truncated {
                 malformed(.truncated, detail: RecordReader.isFlipRecord(bytes) ? "a flip record" : nil)
@@ -203,6 +221,10 @@ package struct LineScanner: LineSink {
         if reader.record.locationAmbiguous {
             scan.ambiguousLocations += 1
             if scan.firstAmbiguousLine == nil { scan.firstAmbiguousLine = number }
+        }
+        if reader.record.locationDoubtful {
+            scan.doubtfulLocations += 1
+            if scan.firstDoubtfulLine == nil { scan.firstDoubtfulLine = number }
         }
         if runIsJSON {
             if scan.firstJSONLocationLine == nil, reader.record.location.isLogged { scan.firstJSONLocationLine = number }
