@@ -9,6 +9,10 @@ package struct LogRecord {
         case notLogged
         /// Logged, but empty (`-` or `""`).
         case empty
+        /// Empty in the one quoted field after the User-Agent, which only
+        /// its place names the Location: nginx's stock `main` logs
+        /// X-Forwarded-For there, so on a redirect record it is doubtful.
+        case emptyByPlace
         /// Logged with a value.
         case value(UnsafeRawBufferPointer)
 
@@ -30,10 +34,6 @@ package struct LogRecord {
     /// Two fields of a redirect record could each be its Location (two
     /// different redirect targets after the User-Agent): neither is taken.
     package var locationAmbiguous = false
-    /// A redirect record whose one quoted field after the User-Agent, read
-    /// as its Location, holds none: that field may be something else
-    /// (nginx's stock `main` logs X-Forwarded-For there).
-    package var locationDoubtful = false
 
     package init() {}
 }

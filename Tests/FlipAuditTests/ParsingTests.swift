@@ -18,7 +18,7 @@ struct Parsed {
         let s = { (b: UnsafeRawBufferPointer) in String(decoding: b, as: UTF8.self) }
         switch record.location {
         case .notLogged: location = nil
-        case .empty: location = ""
+        case .empty, .emptyByPlace: location = ""
         case .value(let v): location = s(v)
         }
         (time, ip, method, target, status) = (record.time, s(record.clientIP), s(record.method), s(record.target), record.status)

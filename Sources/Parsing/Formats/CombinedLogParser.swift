@@ -127,8 +127,7 @@ package struct CombinedLogParser: RecordParser {
                 // One quoted field after the User-Agent: the Location, as
                 // `combined` + `"$sent_http_location"` writes it.
                 if Bytes.equals(firstExtra, "-") || firstExtra.isEmpty {
-                    record.location = .empty
-                    record.locationDoubtful = Self.sendsLocation(record.status)
+                    record.location = .emptyByPlace
                 } else if URLParts.isAbsoluteURL(firstExtra) {
                     record.location = .value(firstExtra)
                 }
@@ -159,8 +158,7 @@ package struct CombinedLogParser: RecordParser {
             if field == 3 {
                 guard i == line.count else { return nil }
                 if Bytes.equals(value, "-") || value.isEmpty {
-                    record.location = .empty
-                    record.locationDoubtful = Self.sendsLocation(record.status)
+                    record.location = .emptyByPlace
                 } else if URLParts.isAbsoluteURL(value) {
                     record.location = .value(value)
                 }
@@ -172,7 +170,8 @@ package struct CombinedLogParser: RecordParser {
 
     /// Whether a response with `status` always carries a Location (304 and
     /// 300 need not).
-    private static func sendsLocation(_ status: Int) -> Bool {
+    @inlinable
+    package static func sendsLocation(_ status: Int) -> Bool {
         switch status {
         case 301, 302, 303, 307, 308: return true
         default: return false

@@ -222,7 +222,10 @@ package struct LineScanner: LineSink {
             scan.ambiguousLocations += 1
             if scan.firstAmbiguousLine == nil { scan.firstAmbiguousLine = number }
         }
-        if reader.record.locationDoubtful {
+        // (301…308 first: one compare on the common record.)
+        if UInt(bitPattern: reader.record.status &- 301) < 8, CombinedLogParser.sendsLocation(reader.record.status),
+            case .emptyByPlace = reader.record.location
+        {
             scan.doubtfulLocations += 1
             if scan.firstDoubtfulLine == nil { scan.firstDoubtfulLine = number }
         }
