@@ -162,10 +162,19 @@ package struct AuditConfiguration: Sendable {
         return out
     }
 
-    /// Which of `readers()` reads the input named `name` (as given).
+    /// Which of `readers()` reads the input named `name` (as given; a
+    /// URI a distributed job reads, `hdfs://host/logs/a.gz`, also by its
+    /// path, `/logs/a.gz`).
     package func readerIndex(for name: String) -> Int {
         guard !formatRules.isEmpty else { return 0 }
-        for (i, rule) in formatRules.enumerated() where fnmatch(rule.glob, name, 0) == 0 { return i + 1 }
+        var path: String?
+        if let scheme = name.range(of: "://") {
+            path = name[scheme.upperBound...].firstIndex(of: "/").map { String(name[$0...]) }
+        }
+        for (i, rule) in formatRules.enumerated()
+        where fnmatch(rule.glob, name, 0) == 0 || path.map({ fnmatch(rule.glob, $0, 0) == 0 }) == true {
+            return i + 1
+        }
         return 0
     }
 

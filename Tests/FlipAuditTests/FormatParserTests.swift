@@ -204,6 +204,21 @@ struct FormatRuleTests {
     }
 }
 
+extension FormatRuleTests {
+    @Test("a distributed job's URIs match a glob as given or by their path")
+    func uriNames() {
+        var c = AuditConfiguration()
+        c.formatRules = [("*/apache/*", .logFormat("%h %t \"%r\" %>s")), ("hdfs://nn/logs/nginx/*", .fixed(.json))]
+        #expect(c.readerIndex(for: "logs/apache/a.log") == 1)
+        #expect(c.readerIndex(for: "file:///srv/logs/apache/a.log") == 1)
+        #expect(c.readerIndex(for: "hdfs://nn:8020/logs/apache/a.log.gz") == 1)
+        #expect(c.readerIndex(for: "hdfs://nn/logs/nginx/b.gz") == 2)
+        // A glob on the path alone does not match another host's URI as given.
+        #expect(c.readerIndex(for: "s3a://bucket/logs/nginx/b.gz") == 0)
+        #expect(c.readerIndex(for: "logs/caddy/c.json") == 0)
+    }
+}
+
 @Suite("--tz for times without a zone")
 struct ZoneTests {
     static let line =
