@@ -16,10 +16,12 @@ struct ExplainCommand: ParsableCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "flipaudit explain",
-        abstract: "Tell one session's story: every record tied to a state, code digest or FILE:LINE, and each decision the audit took.",
+        abstract:
+            "Tell one session's story: every record tied to a state, code digest, FILE:LINE or client address, and each decision the audit took.",
         discussion: """
             STATE is a state value, a code digest (sha256: and 12 hex digits, as findings \
-            show codes) or FILE:LINE of a finding's source (FILE as the reports name it), \
+            show codes), FILE:LINE of a finding's source (FILE as the reports name it) or \
+            ip:ADDR (every session a record from that client address took part in), \
             in any form an output prints it: the CSV's '-guarded form, the \\x1b escapes \
             of the summary, a digest in either case, a state that begins with -. \
             The inputs are audited with the same rules and options as flipaudit itself; \
@@ -32,7 +34,8 @@ struct ExplainCommand: ParsableCommand {
             5 blind: an input was mostly not understood, or none was.
             """)
 
-    @Argument(help: ArgumentHelp("A state, a code digest (sha256:…) or FILE:LINE.", valueName: "state|sha256:…|FILE:LINE"))
+    @Argument(
+        help: ArgumentHelp("A state, a code digest (sha256:…), FILE:LINE or ip:ADDR.", valueName: "state|sha256:…|FILE:LINE|ip:ADDR"))
     var target: String
 
     @Argument(help: ArgumentHelp("Log files, directories (read recursively) or - for standard input.", valueName: "file|dir|-"))

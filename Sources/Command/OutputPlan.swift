@@ -24,8 +24,12 @@ struct OutputPlan: Sendable {
     /// The other single-file outputs (`--html`, `--metrics`,
     /// `--checkpoint`), by option.
     package var files: [String: OutputTarget] = [:]
-    /// `--csv`'s folder, when given (created by `make` when missing).
+    /// `--csv`'s folder, when given (created by `make` when missing); the
+    /// fixed part of a template (`CSVFolder`), where the files are written
+    /// until the folder is known.
     var csvDirectory: String?
+    /// `--csv` with `{date}` or `{run}`, resolved once the audit is done.
+    var csvTemplate: String?
     /// The three CSV files, by name (`sessions.csv`, …).
     var csvFiles: [String: OutputTarget] = [:]
     /// What a directory walk must skip.
@@ -53,6 +57,15 @@ struct OutputPlan: Sendable {
         var plan = OutputPlan()
         var outputs: [OutputTarget] = []
         var createFolder: String?
+        var csv = csv
+        if let template = csv, CSVFolder.isTemplate(template) {
+            try checkLength(template, option: "--csv")
+            if template.contains("{run}") && !files.contains(where: { $0.option == "--checkpoint" }) {
+                throw OutputPlanError("--csv: {run} is the chain's run number: it needs --checkpoint")
+            }
+            plan.csvTemplate = template
+            csv = CSVFolder.prefix(template)
+        }
         if let csv {
             try checkLength(csv, option: "--csv")
             if let identity = FileIdentity.of(path: csv) {
@@ -287,6 +300,19 @@ struct OutputPlan: Sendable {
         for component in path.split(separator: "/") where component.utf8.count > OutputPaths.nameMax {
             throw OutputPlanError("\(option): file name \(component.prefix(40))… is longer than the system allows (\(OutputPaths.nameMax) bytes)")
         }
+    }
+
+    /// `--csv`'s template resolved for `result` (`CSVFolder`), made when
+    /// missing: the folder the CSV files are moved into at the commit.
+    func csvFolder(for result: AuditResult) throws(OutputPlanError) -> String? {
+        guard let template = csvTemplate else { return nil }
+        let folder = CSVFolder.resolve(template, result: result)
+        var made: [String] = []
+        do { try Self.makeFolders(folder, made: &made) } catch {}
+        guard FileIdentity.of(path: folder)?.isDirectory == true else {
+            throw OutputPlanError("--csv: cannot create folder \(folder) (\(String(cString: strerror(errno))))")
+        }
+        return folder
     }
 
     /// `mkdir -p`; the folders it made go to `made`.

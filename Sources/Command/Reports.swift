@@ -63,7 +63,15 @@ extension OutputOptions {
             stderr.write("flipaudit: \(option): \(error)")
         }
         if let writer {
-            for error in writer.stageAll(statistics: result.statistics) { failed(error, option: "--csv") }
+            do {
+                // `{date}`, `{run}`: the files move into the night's folder.
+                if let folder = try plan.csvFolder(for: result) { writer.retarget(folder: folder) }
+                for error in writer.stageAll(statistics: result.statistics) { failed(error, option: "--csv") }
+            } catch {
+                writer.discard()
+                outputFailed = true
+                stderr.write("flipaudit: \(error)")
+            }
         }
         if let target = plan.json {
             do {

@@ -19,7 +19,7 @@ package final class CSVWriter: RowSink {
     /// One output: where it goes, its temporary file, its descriptor and
     /// the bytes not yet written.
     private final class Output {
-        let target: OutputTarget
+        var target: OutputTarget
         let temporary: String
         var fd: Int32
         var buffer: [UInt8] = []
@@ -221,6 +221,19 @@ package final class CSVWriter: RowSink {
             }
         }
         return errors
+    }
+
+    /// Puts the files in `folder` instead (`--csv …/{date}`, known once
+    /// the audit is done): written where they were begun, moved there at
+    /// the commit. The folder must exist, on the same file system.
+    package func retarget(folder: String) {
+        let base = folder.hasSuffix("/") ? folder : folder + "/"
+        for output in [sessions, findings, distribution] {
+            let name = OutputPaths.name(of: output.target.given)
+            output.target = OutputTarget(
+                option: "--csv", given: base + name, path: OutputPaths.canonical(folder) + "/" + name, method: .replace,
+                identity: FileIdentity.of(path: base + name))
+        }
     }
 
     /// Removes the temporary files (an error, or an interrupted run).

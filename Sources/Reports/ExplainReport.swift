@@ -14,6 +14,7 @@ package enum ExplainReport {
         case .state(let s): return "state \(Quote.text(s))"
         case .digest(let d): return "code \(d)"
         case .source(let file, let line): return "record \(file):\(line)"
+        case .address(let a): return "client address \(a)"
         }
     }
 
@@ -186,6 +187,7 @@ package enum ExplainReport {
         case .state: taken = "state"
         case .digest: taken = "code"
         case .source: taken = "record"
+        case .address: taken = "address"
         }
         let doc = Document(
             target: e.given, taken_as: taken,

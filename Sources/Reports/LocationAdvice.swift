@@ -7,6 +7,16 @@ enum LocationAdvice {
     /// The example nginx line.
     static let nginxLogFormat =
         #"log_format flip '$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" "$sent_http_location"';"#
+    /// `example` as lines that fit the summary and still read as
+    /// configuration: nginx joins the strings of one `log_format`.
+    static func lines(_ example: String) -> [String] {
+        guard example == nginxLogFormat else { return [example] }
+        return [
+            #"log_format flip '$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent '"#,
+            #"                '"$http_referer" "$http_user_agent" "$sent_http_location"';"#,
+        ]
+    }
+
     /// The example Apache line.
     static let apacheLogFormat = #"LogFormat "%h %l %u %t \"%r\" %>s %O \"%{Referer}i\" \"%{User-Agent}i\" \"%{Location}o\"" flip"#
 

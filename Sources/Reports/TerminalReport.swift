@@ -63,16 +63,17 @@ package struct TerminalReport {
         case .blind:
             out += paint("BLIND", "1;31") + "  the input was not understood: no finding below means the logs are clean\n"
         }
-        for gap in coverage.gaps { out += "  - " + esc(gap.detail) + "\n" }
+        for gap in coverage.gaps { out += SummaryWidth.wrap("  - " + esc(gap.detail)) + "\n" }
         if !coverage.unseenClientIDs.isEmpty {
-            out += "  - --client-id carried by no request: " + coverage.unseenClientIDs.map(esc).joined(separator: ", ") + "\n"
+            out += SummaryWidth.wrap("  - --client-id carried by no request: " + coverage.unseenClientIDs.map(esc).joined(separator: ", ")) + "\n"
         }
         out += "\n"
         if result.mostlyLate {
             out +=
-                paint(
-                    "MOSTLY LATE: \(Self.number(a.lateRecords)) of \(Self.number(a.records)) records lie before the checkpoint's watermark "
-                        + "\(Timestamp.iso8601(result.previousWatermark ?? 0)) less 300 s and were left out (nights given out of order?)", "1;31")
+                SummaryWidth.wrap(
+                    paint(
+                        "MOSTLY LATE: \(Self.number(a.lateRecords)) of \(Self.number(a.records)) records lie before the checkpoint's watermark "
+                            + "\(Timestamp.iso8601(result.previousWatermark ?? 0)) less 300 s and were left out (nights given out of order?)", "1;31"))
                 + "\n\n"
         }
         let bySeverity = Severity.allCases.reversed().compactMap { s -> String? in
@@ -92,11 +93,13 @@ package struct TerminalReport {
             guard !kinds.isEmpty else { continue }
             out += "  " + severityLabel(severity) + "\n"
             for kind in kinds {
-                out += "    \(paint(kind.rawValue, "1")) ×\(Self.number(stats.findingsByKind[kind]!)) — \(kind.meaning)\n"
+                out += SummaryWidth.wrap("    \(paint(kind.rawValue, "1")) ×\(Self.number(stats.findingsByKind[kind]!)) — \(kind.meaning)") + "\n"
+                out += SummaryWidth.wrap("      fix: " + kind.fix.replacingOccurrences(of: "`", with: "")) + "\n"
                 let shown = examples[kind] ?? []
                 for f in shown {
+                    // Cut after FILE:LINE, never before it.
                     let state = f.state.isEmpty ? "" : " state \(esc(Quote.text(f.state)))"
-                    out += "      \(esc(result.describe(f.source)))\(state): \(esc(f.detail))\n"
+                    out += SummaryWidth.cut("      \(esc(result.describe(f.source)))", "\(state): \(esc(f.detail))") + "\n"
                 }
                 let more = stats.findingsByKind[kind]! - shown.count
                 if more > 0 { out += "      … \(Self.number(more)) more (findings.csv, or --json)\n" }
@@ -120,28 +123,32 @@ package struct TerminalReport {
         }
         out +=
             "  lines                \(Self.number(a.lines))  (records \(Self.number(a.records)), malformed \(Self.number(a.malformedLines)), blank \(Self.number(a.blankLines)))\n"
-        for example in a.malformedExamples { out += "    " + esc(example) + "\n" }
+        for example in a.malformedExamples { out += SummaryWidth.wrap("    " + esc(example)) + "\n" }
         if a.malformedLines > a.malformedExamples.count {
             out += "    … \(Self.count(a.malformedLines - a.malformedExamples.count, "more malformed line", "more malformed lines"))\n"
         }
         if a.lateRecords > 0 {
             out += "  late records         \(Self.number(a.lateRecords))  (before the checkpoint's watermark less 300 s; left out)\n"
-            for example in a.lateExamples { out += "    " + esc(example) + "\n" }
+            for example in a.lateExamples { out += SummaryWidth.wrap("    " + esc(example)) + "\n" }
         }
         if a.outsideRecords > 0 {
             let window = [
                 result.configuration.since.map { "since \(Timestamp.iso8601($0))" }, result.configuration.until.map { "until \(Timestamp.iso8601($0))" },
             ].compactMap { $0 }.joined(separator: ", ")
-            out += "  outside the window   \(Self.number(a.outsideRecords))  (\(window); left out: a session cut by an edge shows only its side)\n"
+            out +=
+                SummaryWidth.wrap(
+                    "  outside the window   \(Self.number(a.outsideRecords))  (\(window); left out: a session cut by an edge shows only its side)") + "\n"
         }
         if a.duplicateRecords > 0 {
-            out += "  duplicate records    \(Self.number(a.duplicateRecords))  (equal to a line of another input or of the last run; audited once)\n"
+            out +=
+                SummaryWidth.wrap(
+                    "  duplicate records    \(Self.number(a.duplicateRecords))  (equal to a line of another input or of the last run; audited once)") + "\n"
         }
         out += "  in-scope flip records \(Self.number(a.inScopeFlipRecords))\n"
         out += "  other OAuth traffic  \(Self.number(a.otherOAuthRecords))\n"
         out += "  return-only records  \(Self.number(a.returnRecords))\n"
-        for file in result.files { if let hint = file.hint { out += paint("  warning: ", "33") + esc(file.name) + ": " + esc(hint) + "\n" } }
-        for error in result.inputErrors { out += paint("  error: ", "31") + esc(error) + "\n" }
+        for file in result.files { if let hint = file.hint { out += SummaryWidth.wrap(paint("  warning: ", "33") + esc(file.name) + ": " + esc(hint)) + "\n" } }
+        for error in result.inputErrors { out += SummaryWidth.wrap(paint("  error: ", "31") + esc(error)) + "\n" }
 
         out += "\n" + heading("SESSIONS") + "  \(Self.number(stats.sessions))\n"
         if stats.sessions > 0 {
@@ -186,7 +193,7 @@ package struct TerminalReport {
         for group in LocationAdvice.groups(result) {
             notes.append(
                 "\(group.files.map(esc).joined(separator: ", ")) \(group.files.count == 1 ? "logs" : "log") no Location header, so returns to Google cannot be seen (sessions are 'unobservable'). \(group.text)"
-                    + (group.example.map { "\n      " + $0 } ?? ""))
+                    + (group.example.map { "\n      " + LocationAdvice.lines($0).joined(separator: "\n      ") } ?? ""))
         }
         if !result.unpinnedProjectIDs.isEmpty {
             notes.append(
@@ -208,7 +215,7 @@ package struct TerminalReport {
         }
         if !notes.isEmpty {
             out += "\n" + heading("NOTES") + "\n"
-            for n in notes { out += "  - " + n + "\n" }
+            for n in notes { out += SummaryWidth.wrap("  - " + n) + "\n" }
         }
         out += Self.closingLine(result, coverage: coverage, paint: paint)
         return out

@@ -125,6 +125,9 @@ package struct AuditConfiguration: Sendable {
     /// How far past the run's start a record may lie (one hour).
     static let futureMargin: Int64 = 3_600_000
 
+    /// When the run started, or `--now` (milliseconds).
+    package var now: Int64 { futureAfter - Self.futureMargin }
+
     /// The future limit for a run started at `now` (milliseconds).
     package static func futureLimit(now: Int64) -> Int64 { now + futureMargin }
 

@@ -383,6 +383,33 @@ struct CheckpointCommandTests {
         #expect(mode == 0o600)
     }
 
+    @Test("--csv DIR/{date}/{run}: each night in its own folder; {run} without a checkpoint, or a folder that cannot be made, said")
+    func csvPerNight() throws {
+        let dir = temporaryDirectory()
+        let n1 = writeLog(nights[0], named: "night1.log", in: dir)
+        let n2 = writeLog(nights[1], named: "night2.log", in: dir)
+        let cp = dir + "/flip.checkpoint"
+        let template = dir + "/dash/{date}/{run}"
+        for night in [n1, n2] { #expect(try runCLI([night, "--checkpoint", cp, "--csv", template, "--quiet"]).status == 0) }
+        let made = try FileManager.default.subpathsOfDirectory(atPath: dir + "/dash").filter { $0.hasSuffix("sessions.csv") }.sorted()
+        #expect(made.count == 2 && made[0].hasSuffix("/1/sessions.csv") && made[1].hasSuffix("/2/sessions.csv"), "\(made)")
+        // Nothing is left beside them: the files were moved, not copied.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir + "/dash").allSatisfy { $0.hasPrefix("2026-") })
+        let noChain = try runCLI([n1, "--csv", template, "--quiet"])
+        #expect(noChain.status == 2 && noChain.stderr.contains("{run} is the chain's run number: it needs --checkpoint"))
+        // The night's folder is taken by a file: exit 4, named; the
+        // checkpoint stays as it was.
+        let blocked = dir + "/blocked"
+        try FileManager.default.createDirectory(atPath: blocked, withIntermediateDirectories: true)
+        let day = String(made[0].prefix(10))
+        FileManager.default.createFile(atPath: blocked + "/" + day, contents: Data("x".utf8))
+        let cp2 = dir + "/other.checkpoint"
+        let failed = try runCLI([n1, "--checkpoint", cp2, "--csv", blocked + "/{date}", "--quiet"])
+        #expect(failed.status == 4 && failed.stderr.contains("--csv: cannot create folder \(blocked)/\(day)"), "\(failed.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: cp2))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: blocked) == [day])
+    }
+
     @Test("corrupt, cut off, other-version or unreadable checkpoints are exit 2, never a fresh start")
     func damaged() throws {
         let dir = temporaryDirectory()

@@ -99,6 +99,29 @@ struct ExplainTests {
         #expect(try !analyzer.explain(full.result.describe(SourceRef(file: 0, line: 1_000_000)), arguments: [sampleLogs]).found)
     }
 
+    @Test("ip:ADDR: every session row of that client address, and no other; a state that begins ip: stays a state")
+    func address() throws {
+        let full = try Audit.run([sampleLogs], AuditConfiguration())
+        // The client with the most sessions on the samples.
+        let counts = Dictionary(grouping: full.sessions, by: \.clientIP).mapValues(\.count)
+        let (ip, rows) = try #require(counts.max { ($0.value, $1.key) < ($1.value, $0.key) })
+        #expect(rows >= 1)
+        let story = try Analyzer(configuration: AuditConfiguration()).explain("ip:" + ip, arguments: [sampleLogs])
+        #expect(story.target == .address(ip))
+        // Its sessions are those whose first request came from it, and any
+        // another address's session a record from it took part in.
+        let opened = Set(full.sessions.filter { $0.clientIP == ip }.map(\.source))
+        let told = Set(story.sessions.map(\.source))
+        #expect(opened.isSubset(of: told) && !opened.isEmpty)
+        for s in story.sessions where !opened.contains(s.source) {
+            #expect(s.entries.contains { $0.record?.clientIP == ip }, "\(s.state)")
+        }
+        #expect(ExplainReport.text(story).contains("client address \(ip)"))
+        #expect(ExplainTarget.parse("ip:state-value", names: []) == .state("ip:state-value"))
+        #expect(ExplainTarget.parse("ip:2001:db8::7", names: []) == .address("2001:db8::7"))
+        #expect(try !Analyzer(configuration: AuditConfiguration()).explain("ip:192.0.2.254", arguments: [sampleLogs]).found)
+    }
+
     @Test("decisions: a repeated request joins, a second return is counted, an expiry closes, a 503 fails")
     func decisions() throws {
         let dir = temporaryDirectory()

@@ -13,6 +13,45 @@ import Testing
 /// period (the latest `periodLimit`) with its most frequent values.
 @Suite("Summary order")
 struct SummaryOrderTests {
+    @Test("every line fits 120 columns: examples cut after FILE:LINE, prose wrapped; each kind says what to fix")
+    func width() throws {
+        var configuration = AuditConfiguration()
+        configuration.bucket = .hour
+        let result = try Audit.run(samplePaths(), configuration).result
+        let text = TerminalReport(color: false).render(result)
+        let lines = text.split(separator: "\n").map(String.init)
+        // The samples have lines of up to 328 columns unwrapped.
+        for line in lines { #expect(DisplayWidth.of(line) <= 120, "\(line)") }
+        // Every example shown keeps its FILE:LINE whole.
+        for examples in result.findingExamples.values {
+            for f in examples.prefix(3) { #expect(text.contains("      " + result.describe(f.source) + (f.state.isEmpty ? ":" : " state"))) }
+        }
+        let cut = lines.filter { $0.hasSuffix("…") }
+        #expect(!cut.isEmpty && cut.allSatisfy { $0.hasPrefix("      ") && $0.contains("SampleLogs/") })
+        // What to fix, under each kind present.
+        for kind in FindingKind.allCases where (result.statistics.findingsByKind[kind] ?? 0) > 0 {
+            let heading = try #require(lines.firstIndex { $0.hasPrefix("    \(kind.rawValue) ×") })
+            let fix = try #require(lines[heading...].firstIndex { $0.hasPrefix("      fix: ") })
+            // Under its heading (wrapped or not), before any example.
+            #expect(lines[(heading + 1)..<fix].allSatisfy { $0.hasPrefix("        ") })
+            #expect(lines[fix].hasPrefix("      fix: " + kind.fix.replacingOccurrences(of: "`", with: "").prefix(40)), "\(kind)")
+        }
+        // The nginx advice still reads as one log_format, on two lines.
+        #expect(text.contains("      log_format flip '$remote_addr - $remote_user [$time_local] \"$request\" $status $body_bytes_sent '\n"))
+    }
+
+    @Test("a cut never splits the kept part, counts wide characters twice and ignores colour codes")
+    func cutting() {
+        let keep = "      a.log:7"
+        let cut = SummaryWidth.cut(keep, ": " + String(repeating: "界", count: 80))
+        #expect(cut.hasPrefix(keep) && cut.hasSuffix("…") && DisplayWidth.of(cut) <= 120 && DisplayWidth.of(cut) >= 119)
+        let painted = "\u{1B}[33m  warning: \u{1B}[0m" + Array(repeating: "word", count: 40).joined(separator: " ")
+        let wrapped = SummaryWidth.wrap(painted).split(separator: "\n")
+        #expect(wrapped.count == 2 && wrapped.allSatisfy { SummaryWidth.visible(String($0)) <= 120 })
+        #expect(wrapped[1].hasPrefix("      word"))
+        #expect(SummaryWidth.wrap("  - " + String(repeating: "x", count: 200)) == "  - " + String(repeating: "x", count: 200))
+    }
+
     @Test("coverage first, then findings; error types per period in one line each; the verdict last")
     func order() throws {
         var configuration = AuditConfiguration()

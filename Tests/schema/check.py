@@ -158,6 +158,28 @@ check(raw and all(s.startswith("'-") for s in raw), "the guarded sample's states
 joined = guarded.execute("SELECT count(*) FROM sessions s JOIN findings f USING (state) WHERE s.state LIKE '-%'").fetchone()[0]
 check(joined > 0, "a state beginning with - loads without its ' and joins sessions to findings")
 
+# --csv .../{date}/run-{run}: one folder per night, named by the night
+# audited; the recipe run above them loads every night, and the nights'
+# counts sum to one run over the three.
+nights = os.path.join(work, "nights")
+folders = sorted(os.path.relpath(os.path.dirname(p), nights) for p in glob.glob(os.path.join(nights, "*", "*", "sessions.csv")))
+check(
+    [f.split("/")[1] for f in folders] == ["run-1", "run-2", "run-3", "run-4"]
+    and [f.split("/")[0] for f in folders] == sorted({f.split("/")[0] for f in folders})
+    and folders[-1] == "2026-11-24/run-4",
+    f"a folder per night, by its watermark's day and the chain's run: {folders}",
+)
+chained = load(nights)
+one = load(os.path.join(work, "one-run"))
+for query in [
+    "SELECT outcome, count(*) FROM sessions GROUP BY ALL ORDER BY ALL",
+    "SELECT kind, count(*) FROM findings GROUP BY ALL ORDER BY ALL",
+    "SELECT period, error, sum(count) FROM error_distribution GROUP BY ALL ORDER BY ALL",
+    "SELECT sum(count) FROM error_totals",
+]:
+    check(chained.execute(query).fetchall() == one.execute(query).fetchall(), f"three nights under one glob equal one run: {query}")
+check(chained.execute("SELECT count(*) FROM sessions").fetchone()[0] > 1000, "the nights' sessions all loaded")
+
 if failures:
     print(f"{len(failures)} schema checks failed")
     sys.exit(1)

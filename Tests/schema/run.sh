@@ -47,4 +47,19 @@ LOG
 # An error value * from the logs, written \*, beside a named one.
 sed -e 's/error=&state=e1/error=*\&state=e1/' "$work/emptyerror.log" > "$work/star.log"
 "$bin" "$work/star.log" --quiet --csv "$work/star-csv" 2> /dev/null
+# Three nights chained, each CSV in its own folder (--csv .../{date}/run-{run}),
+# then a fourth night that closes what is still open; and the same nights
+# in one run (then the fourth): loaded under one glob, the nights' counts
+# must sum to the one run's.
+mkdir "$work/n1" "$work/n2" "$work/n3" "$work/n4"
+cp SampleLogs/*.gz "$work/n1/"
+gzip -dc SampleLogs-next/web1-access.log.gz > "$work/n2/web1.log"
+gzip -dc SampleLogs-next/web2-access.json.gz > "$work/n2/web2.json"
+sed 's#\[22/Nov/2026#[23/Nov/2026#' "$work/n2/web1.log" > "$work/n3/web1.log"
+echo '10.9.9.9 - - [24/Nov/2026:12:00:00 +0000] "GET /healthz HTTP/1.1" 200 2 "-" "probe/1.0" "-"' > "$work/n4/web1.log"
+for n in 1 2 3 4; do
+  "$bin" "$work/n$n" --quiet --checkpoint "$work/nights.cp" --csv "$work/nights/{date}/run-{run}" --now 2026-11-25T00:00:00Z 2> /dev/null || true
+done
+"$bin" "$work/n1" "$work/n2" "$work/n3" --quiet --checkpoint "$work/one.cp" --csv "$work/one-run/{run}" --now 2026-11-25T00:00:00Z 2> /dev/null || true
+"$bin" "$work/n4" --quiet --checkpoint "$work/one.cp" --csv "$work/one-run/{run}" --now 2026-11-25T00:00:00Z 2> /dev/null || true
 "$python" Tests/schema/check.py "$work"

@@ -1,5 +1,8 @@
 -- flipaudit's CSV files as DuckDB tables, with their column types
--- (docs/outputs.md "Loading the CSV files"). Run it in the --csv folder:
+-- (docs/outputs.md "Loading the CSV files"). Run it in the --csv folder,
+-- or in the folder above the nights a --csv .../{date} job keeps: every
+-- file under it loads (the ** glob matches no folder or several), and
+-- counts sum over nights (a session is written by the night it closes).
 --
 --   cd /srv/flipaudit/csv && duckdb audit.duckdb < /path/to/flipaudit/docs/schema/duckdb.sql
 --
@@ -40,7 +43,7 @@ SELECT
     findings,
     client_ip,
     flipaudit_text(source) AS source
-FROM read_csv('sessions.csv', header = true, auto_detect = false, delim = ',', quote = '"', escape = '"',
+FROM read_csv('**/sessions.csv', header = true, auto_detect = false, delim = ',', quote = '"', escape = '"',
     nullstr = '', columns = {
         'state': 'VARCHAR', 'first_seen': 'TIMESTAMPTZ', 'last_seen': 'TIMESTAMPTZ',
         'flow': 'VARCHAR', 'app': 'VARCHAR', 'environment': 'VARCHAR', 'variant': 'VARCHAR',
@@ -56,13 +59,13 @@ SELECT
     flipaudit_text(redirect_uri) AS redirect_uri,
     flipaudit_text(detail) AS detail,
     flipaudit_text(source) AS source
-FROM read_csv('findings.csv', header = true, auto_detect = false, delim = ',', quote = '"', escape = '"',
+FROM read_csv('**/findings.csv', header = true, auto_detect = false, delim = ',', quote = '"', escape = '"',
     nullstr = '', columns = {
         'time': 'TIMESTAMPTZ', 'severity': 'VARCHAR', 'kind': 'VARCHAR', 'state': 'VARCHAR',
         'client_id': 'VARCHAR', 'redirect_uri': 'VARCHAR', 'detail': 'VARCHAR', 'source': 'VARCHAR'});
 
 CREATE OR REPLACE TEMP TABLE flipaudit_error_rows AS
-SELECT * FROM read_csv('error_distribution.csv', header = true, auto_detect = false, delim = ',', quote = '"',
+SELECT * FROM read_csv('**/error_distribution.csv', header = true, auto_detect = false, delim = ',', quote = '"',
     escape = '"', nullstr = '', force_not_null = ['error'], columns = {
         'period': 'VARCHAR', 'flow': 'VARCHAR', 'app': 'VARCHAR', 'environment': 'VARCHAR',
         'error': 'VARCHAR', 'count': 'BIGINT', 'share': 'DECIMAL(5,4)'});

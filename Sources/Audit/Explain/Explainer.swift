@@ -3,9 +3,12 @@ import Reading
 import Rules
 
 /// What `flipaudit explain` looks for (docs/contract.md §11): a state, a
-/// code by its digest, or the `FILE:LINE` of a finding's source.
+/// code by its digest, the `FILE:LINE` of a finding's source, or a client
+/// address (`ip:ADDR`).
 package enum ExplainTarget: Sendable, Equatable {
     case state(String)
+    /// Every session a record from this client address took part in.
+    case address(String)
     /// `sha256:` and 12 hex digits, as findings show a code.
     case digest(String)
     /// A record by its input's name (as the reports give it) and line.
@@ -16,6 +19,13 @@ package enum ExplainTarget: Sendable, Equatable {
     /// `names` (or ends one after a `/`); a state otherwise.
     package static func parse(_ text: String, names: [String]) -> ExplainTarget {
         if CodeHash.isDigest(text.lowercased()) { return .digest(text.lowercased()) }
+        // `ip:` and an IPv4 or IPv6 address (a state may begin `ip:` too).
+        let address = text.dropFirst(3)
+        if text.hasPrefix("ip:"), !address.isEmpty, address.contains(where: { $0 == "." || $0 == ":" }),
+            address.allSatisfy({ $0.isHexDigit || $0 == "." || $0 == ":" })
+        {
+            return .address(String(address))
+        }
         if let colon = text.lastIndex(of: ":") {
             let file = String(text[..<colon])
             let digits = text[text.index(after: colon)...]
@@ -280,6 +290,7 @@ final class Explainer {
                     time: s.firstSeen, source: s.firstSource, event: nil,
                     decisions: [.carriedIn(requests: s.requestCount, returns: s.returnCount, findings: s.findings.kinds)]))
             if case .state = target, isTarget(state: s.state) { st.matched = true }
+            if case .address(let a) = target, s.clientIP.utf8.elementsEqual(a.utf8) { st.matched = true }
             if let sourceTarget, s.firstSource == sourceTarget || s.firstReturn?.source == sourceTarget { st.matched = true }
         case .carriedOut(let s):
             let st = story(s)
@@ -333,6 +344,7 @@ final class Explainer {
         case .state: return isTarget(state: e.request?.state) || isTarget(state: e.returned?.state)
         case .digest(let d): return e.returned?.codeDigest?.description == d
         case .source: return e.source == sourceTarget
+        case .address(let a): return e.clientIP.utf8.elementsEqual(a.utf8)
         }
     }
 

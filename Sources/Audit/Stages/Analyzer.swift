@@ -35,6 +35,10 @@ package struct AuditResult: Sendable {
     /// The previous run's watermark, when a checkpoint was taken in:
     /// records older than it by more than the reorder window are late.
     package var previousWatermark: Int64?
+    /// The night this run audited: the least of the inputs' newest
+    /// audited record times, never before the previous run's watermark;
+    /// nil when no record was audited (`--csv …/{date}`).
+    package var watermark: Int64?
     /// Whether most records were late: nights given out of order.
     package var mostlyLate: Bool { accounting.lateRecords > 0 && accounting.lateRecords * 2 > accounting.records }
     /// What this run hands to the next, when it carries (`--checkpoint`):
@@ -399,6 +403,8 @@ package final class Analyzer {
         result.carriedFiles = carriedFiles
         result.carriedIn = carry.from?.openSessions ?? 0
         result.previousWatermark = carry.from?.watermark
+        let previous = carry.from.map(\.watermark).flatMap { $0 == Checkpoint.noWatermark ? nil : $0 }
+        result.watermark = newest.compactMap { $0 }.min().map { max($0, previous ?? $0) } ?? previous
         if var next = checkpoint {
             // The run's totals join the last runs' (trends in the report).
             next.totals = Array(

@@ -34,7 +34,7 @@ package struct Session {
     var redirectAllowlisted: Bool { redirect?.allowlisted ?? false }
     /// `client_id` present and not a configured Google client ID.
     let clientMismatch: Bool
-    let clientIP: String
+    package let clientIP: String
     package var requestCount = 1
     package var returnCount = 0
     /// The first return: outcome, error and timing come from it.
