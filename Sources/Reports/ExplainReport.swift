@@ -63,9 +63,16 @@ package enum ExplainReport {
         return parts.joined(separator: "; ")
     }
 
-    private static func entryLines(_ entry: StoryEntry, _ result: AuditResult, into out: inout String) {
+    private static func entryLines(_ entry: StoryEntry, _ e: Explanation, into out: inout String) {
+        let result = e.result
         let place = entry.source.map { result.describe($0) } ?? "(no record)"
         out += "  \(Timestamp.iso8601(entry.time))  \(TerminalText.escape(place))\n"
+        if let source = entry.source, let line = e.lines[source] {
+            if !line.method.isEmpty || line.status != 0 {
+                out += "      request: \(TerminalText.escape(line.method)) \(TerminalText.escape(line.path)) -> \(line.status)\n"
+            }
+            out += "      line: \(TerminalText.escape(line.text))\n"
+        }
         if let r = entry.record { out += "      read: \(TerminalText.escape(text(r)))\n" }
         for d in entry.decisions { out += "      -> \(TerminalText.escape(text(d, result)))\n" }
     }
@@ -85,12 +92,12 @@ package enum ExplainReport {
             let kinds = s.findings.isEmpty ? "none" : s.findings.map { "\($0.kind.rawValue) (\($0.severity.rawValue))" }.joined(separator: ", ")
             out +=
                 "\nsession \(i + 1) of \(e.sessions.count): state \(TerminalText.escape(Quote.text(s.state))), first request \(TerminalText.escape(result.describe(s.source))), outcome \(outcome), findings: \(kinds)\n"
-            for entry in s.entries { entryLines(entry, result, into: &out) }
+            for entry in s.entries { entryLines(entry, e, into: &out) }
         }
         if !e.outside.isEmpty {
             out += "\nrecords outside any session:\n"
             for entry in e.outside {
-                entryLines(entry, result, into: &out)
+                entryLines(entry, e, into: &out)
                 if entry.decisions.isEmpty { out += "      -> not a return to Google and no session: nothing decided\n" }
             }
         }
@@ -123,8 +130,16 @@ package enum ExplainReport {
     struct Entry: Encodable {
         var time: String
         var source: String?
+        /// The log line as written (codes as digests), and its request.
+        var line: Line?
         var record: Record?
         var decisions: [Decision]
+    }
+    struct Line: Encodable {
+        var text: String
+        var method: String
+        var path: String
+        var status: Int
     }
     struct Record: Encodable {
         var status: Int
@@ -170,6 +185,7 @@ package enum ExplainReport {
         func entry(_ x: StoryEntry) -> Entry {
             Entry(
                 time: Timestamp.iso8601(x.time), source: x.source.map(result.describe),
+                line: x.source.flatMap { e.lines[$0] }.map { Line(text: $0.text, method: $0.method, path: $0.path, status: $0.status) },
                 record: x.record.map { r in
                     Record(
                         status: r.status, client_ip: r.clientIP, request_state: r.requestState, client_id: r.clientID,

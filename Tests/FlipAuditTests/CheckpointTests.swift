@@ -410,6 +410,21 @@ struct CheckpointCommandTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: blocked) == [day])
     }
 
+    @Test("a night fed again late says so once per input, with its count, not a line per record")
+    func lateFlood() throws {
+        let dir = temporaryDirectory()
+        let cp = dir + "/flip.checkpoint"
+        #expect(try runCLI([writeLog(nights[1], named: "n2.log", in: dir), "--checkpoint", cp, "--quiet"]).status == 0)
+        // Twelve records of the night before, in each of two rotated files.
+        let old = (0..<12).map { at("20/Nov/2026:10:\(10 + $0):00", authorize(state: "o\($0)"), 200) }
+        let a = writeLog(old, named: "access.log.2", in: dir)
+        let b = writeLog(old, named: "access.log.3", in: dir)
+        let run = try runCLI([a, b, "--checkpoint", cp, "--quiet"])
+        let lines = run.stderr.split(separator: "\n").filter { $0.contains("late record") }
+        #expect(lines.count == 2, "\(run.stderr)")
+        #expect(lines.allSatisfy { $0.contains(":1: late record (2026-11-20T10:10:00.000Z") && $0.hasSuffix("(and 11 more late records in this input)") })
+    }
+
     @Test("corrupt, cut off, other-version or unreadable checkpoints are exit 2, never a fresh start")
     func damaged() throws {
         let dir = temporaryDirectory()

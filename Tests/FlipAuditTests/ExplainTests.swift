@@ -122,6 +122,42 @@ struct ExplainTests {
         #expect(try !Analyzer(configuration: AuditConfiguration()).explain("ip:192.0.2.254", arguments: [sampleLogs]).found)
     }
 
+    @Test("each record shows its line as written: method, path, status, User-Agent, Referer; codes only as digests")
+    func recordLines() throws {
+        let dir = temporaryDirectory()
+        let log = writeLog(
+            [
+                #"203.0.113.9 - - [22/Nov/2026:10:00:01 +0000] "GET \#(authorize(state: "rl")) HTTP/1.1" 200 0 "https://partner.example/start" "Mozilla/5.0 (X11; Linux x86_64) Firefox/133.0" "-""#,
+                #"203.0.113.9 - - [22/Nov/2026:10:00:05 +0000] "POST /consent?code=PLAINCODE1&state=rl HTTP/1.1" 302 0 "-" "Mozilla/5.0 (X11; Linux x86_64) Firefox/133.0" "\#(opa)?code=PLAINCODE1&state=rl""#,
+            ], named: "desk.log.gz", in: dir)
+        let story = try Analyzer(configuration: AuditConfiguration()).explain("rl", arguments: [log])
+        let entries = try #require(story.sessions.first?.entries.filter { $0.source != nil })
+        #expect(entries.count == 2)
+        let first = try #require(story.lines[entries[0].source!])
+        #expect(first.method == "GET" && first.path.hasPrefix("/oauth/authorize?") && first.status == 200)
+        #expect(first.text.contains("\"https://partner.example/start\" \"Mozilla/5.0 (X11; Linux x86_64) Firefox/133.0\""))
+        let second = try #require(story.lines[entries[1].source!])
+        let digest = CodeDigest.of(Array("PLAINCODE1".utf8))
+        #expect(second.method == "POST" && second.path == "/consent?code=\(digest)&state=rl" && second.status == 302)
+        #expect(second.text.components(separatedBy: "code=\(digest)").count == 3)
+        // The code is nowhere in clear, in the text or the JSON.
+        let text = ExplainReport.text(story)
+        let json = try ExplainReport.json(story)
+        #expect(!text.contains("PLAINCODE1") && !json.contains("PLAINCODE1"))
+        #expect(text.contains("      request: GET /oauth/authorize?") && text.contains("Firefox/133.0"))
+        #expect(json.contains("\"method\" : \"POST\""))
+    }
+
+    @Test("a line's secrets are replaced wherever a URL in it carries one; other parameters stay")
+    func redactLine() {
+        let d = CodeDigest.of(Array("a b".utf8))
+        #expect(CodeDigest.redactLine("GET /cb?code=a+b HTTP/1.1") == "GET /cb?code=\(d) HTTP/1.1")
+        #expect(CodeDigest.redactLine("GET /cb?state=s&code=a%20b\"") == "GET /cb?state=s&code=\(d)\"")
+        #expect(CodeDigest.redactLine(#"{"l":"https://g/a?state=s\u0026code=a%20b"}"#) == #"{"l":"https://g/a?state=s\u0026code=\#(d)"}"#)
+        #expect(CodeDigest.redactLine("x?response_type=code&access_token=a+b#id_token=a%20b") == "x?response_type=code&access_token=\(d)#id_token=\(d)")
+        #expect(CodeDigest.redactLine("/a?barcode=1&mycode=2") == "/a?barcode=1&mycode=2")
+    }
+
     @Test("decisions: a repeated request joins, a second return is counted, an expiry closes, a 503 fails")
     func decisions() throws {
         let dir = temporaryDirectory()

@@ -17,6 +17,8 @@ package struct Explanation: Sendable {
     package var outside: [StoryEntry]
     /// The audit the stories come from (accounting, input errors, names).
     package var result: AuditResult
+    /// The log line of each record shown, read again (`recordLines`).
+    package var lines: [SourceRef: RecordLine] = [:]
 
     /// Whether anything matched (exit 0, else 1).
     package var found: Bool { !sessions.isEmpty || !outside.isEmpty }
@@ -32,6 +34,8 @@ extension Analyzer {
         let result = try run(
             arguments, rows: [], carry: carried != nil, carried: carried, skipping: OwnOutputs(), explainer: explainer)
         let (sessions, outside) = explainer.finish()
-        return Explanation(given: target, target: explainer.target, sessions: sessions, outside: outside, result: result)
+        var explanation = Explanation(given: target, target: explainer.target, sessions: sessions, outside: outside, result: result)
+        explanation.lines = explanation.recordLines(configuration: result.configuration)
+        return explanation
     }
 }

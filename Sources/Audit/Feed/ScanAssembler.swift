@@ -39,6 +39,8 @@ struct ScanAssembler {
     /// Redirect records with no URL in the field read as the Location.
     private var doubtfulLocations = 0
     private var firstDoubtfulLine: Int?
+    /// The first late record's message (said with the input's count).
+    private var firstLate: String?
 
     init(file: InputFile, format: AuditConfiguration.Format, zone: String? = nil) {
         self.file = file
@@ -66,7 +68,9 @@ struct ScanAssembler {
                 "\(file.displayName):\(base + late.line): late record (\(Timestamp.iso8601(late.time)) lies before the checkpoint's "
                 + "watermark less \(AuditConfiguration.reorderWindow / 1000) s); left out of the audit"
             if accounting.lateExamples.count < InputAccounting.exampleLimit { accounting.lateExamples.append(text) }
-            warnings.append(text)
+            // One line per input on standard error, at its end: a folder
+            // of rotated logs read again says so once per file.
+            if firstLate == nil { firstLate = text }
         }
         accounting.add(scan.accounting)
         crlfLines += scan.crlfLines
@@ -144,6 +148,10 @@ struct ScanAssembler {
                 "\(file.displayName):\(first): \(ambiguousLocations) redirect \(ambiguousLocations == 1 ? "record holds" : "records hold") "
                     + "two different redirect targets in the fields after the request; neither is taken as the Location: "
                     + "give the server's format with --log-format (nginx \"$sent_http_location\", Apache \"%{Location}o\") to say which")
+        }
+        if let firstLate {
+            let more = accounting.lateRecords - 1
+            warnings.append(more > 0 ? firstLate + " (and \(more) more late \(more == 1 ? "record" : "records") in this input)" : firstLate)
         }
         if let first = firstDoubtfulLine {
             warnings.append(

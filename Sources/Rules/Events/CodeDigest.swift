@@ -68,6 +68,45 @@ package enum CodeDigest {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// A whole log line with the value of every secret parameter replaced
+    /// by its digest, wherever a URL in it carries one (the request, a
+    /// Location, a JSON string where `&` is written `\u0026`): what
+    /// `explain` shows of a record. A value ends at `&`, `#`, a space, a
+    /// quote, a backslash, `,`, `}` or `]`.
+    package static func redactLine(_ line: String) -> String {
+        let bytes = Array(line.utf8)
+        guard bytes.count > 5, line.utf8.firstRange(of: "code".utf8) != nil || line.utf8.firstRange(of: "token".utf8) != nil
+        else { return line }
+        func ends(_ b: UInt8) -> Bool {
+            b == .ampersand || b == .hash || b == .space || b == .tab || b == .quote || b == UInt8(ascii: "'") || b == .backslash
+                || b == UInt8(ascii: ",") || b == UInt8(ascii: "}") || b == UInt8(ascii: "]")
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count + 16)
+        var i = 0
+        while i < bytes.count {
+            // A parameter starts after a separator, or after `\u0026`.
+            let starts = i > 0 && (isSeparator(bytes[i - 1]) || (i >= 6 && bytes[(i - 6)..<i].elementsEqual("\\u0026".utf8)))
+            if starts,
+                let name = secretNames.first(where: { n in
+                    i + n.utf8.count < bytes.count && bytes[i..<(i + n.utf8.count)].elementsEqual(n.utf8) && bytes[i + n.utf8.count] == .equals
+                })
+            {
+                let valueStart = i + name.utf8.count + 1
+                var valueEnd = valueStart
+                while valueEnd < bytes.count && !ends(bytes[valueEnd]) { valueEnd += 1 }
+                out += bytes[i..<valueStart]
+                let value = PercentDecoding.decode(String(decoding: bytes[valueStart..<valueEnd], as: UTF8.self), plusIsSpace: true).text
+                out += Array(of(Array(value.utf8)).utf8)
+                i = valueEnd
+                continue
+            }
+            out.append(bytes[i])
+            i += 1
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
     /// Where a URL's parameters may start.
     private static func isSeparator(_ b: UInt8) -> Bool {
         b == .question || b == .ampersand || b == .hash || b == UInt8(ascii: ";")
