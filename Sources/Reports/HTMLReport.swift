@@ -90,6 +90,7 @@ package enum HTMLReport {
         let toFindings = result.findingCount > 0 ? " <a href=\"#findings\">See the findings.</a>" : ""
         out +=
             "<section id=\"verdict\" class=\"verdict \(verdict.status)\" data-verdict=\"\(verdict.status)\"><p>\(HTMLEscaping.escape(verdict.text))\(toFindings)</p></section>\n"
+        out += changedSection(result)
         out += coverageSection(result.coverage)
 
         // Totals at a glance.

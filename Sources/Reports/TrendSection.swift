@@ -37,6 +37,40 @@ extension HTMLReport {
         return (kinds, errors)
     }
 
+    /// What changed since the previous run, next to the verdict (the
+    /// trends further down hold the whole chain): each finding kind whose
+    /// count moved, worst first, and the error values new tonight. Empty
+    /// without a previous run.
+    static func changedSection(_ result: AuditResult) -> String {
+        let trends = result.trends
+        guard trends.count >= 2 else { return "" }
+        let (kinds, errors) = trendRows(trends)
+        let rank = { (row: TrendRow) in FindingKind(rawValue: row.name)?.severity ?? .info }
+        let moved = kinds.filter { $0.now != ($0.before ?? 0) }.sorted { (rank($1), $0.name) < (rank($0), $1.name) }
+        let newErrors = errors.filter(\.isNew)
+        let previous = trends[trends.count - 2].run
+        var out = "<section id=\"changed\"><h2>Since the previous run (run \(previous))</h2>\n"
+        if moved.isEmpty && newErrors.isEmpty {
+            out += "<p data-changed=\"none\">No finding kind changed its count, and no new error value.</p>\n</section>\n"
+            return out
+        }
+        out += "<ul>\n"
+        for row in moved {
+            let before = row.before ?? 0
+            let change = row.isNew ? "new" : row.isGone ? "gone" : row.now > before ? "up" : "down"
+            let delta = row.now > before ? "+\(row.now - before)" : "\u{2212}\(before - row.now)"
+            // Linked to its findings when it has some tonight.
+            let name = row.now > 0 ? "<a href=\"#kind-\(row.name)\"><code>\(row.name)</code></a>" : "<code>\(row.name)</code>"
+            out +=
+                "<li data-changed-kind=\"\(row.name)\" data-change=\"\(change)\">\(name) "
+                + "\(before) \u{2192} \(row.now) (\(row.isNew ? "new" : row.isGone ? "gone" : delta))</li>\n"
+        }
+        for row in newErrors {
+            out += "<li data-changed-error=\"new\">new error value <code>\(HTMLEscaping.escape(row.name, limit: valueLimit))</code> (\(row.now))</li>\n"
+        }
+        return out + "</ul>\n</section>\n"
+    }
+
     /// The trends section; empty without a checkpoint.
     static func trendSection(_ result: AuditResult) -> String {
         let trends = result.trends

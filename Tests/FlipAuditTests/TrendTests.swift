@@ -55,6 +55,17 @@ struct TrendTests {
         let last = HTMLReport.render(three, failOn: nil)
         for kind in gone { #expect(last.contains("<tr data-trend-kind=\"\(kind.rawValue)\" data-trend=\"gone\">")) }
         for kind in kindsThree.intersection(kindsTwo) { #expect(last.contains("<tr data-trend-kind=\"\(kind.rawValue)\" data-trend=\"same\">")) }
+        // Beside the verdict, every kind whose count moved, as the runs' own
+        // counts say, and none that did not.
+        for kind in FindingKind.allCases {
+            let before = two.statistics.findingsByKind[kind] ?? 0
+            let now = three.statistics.findingsByKind[kind] ?? 0
+            let change = before == now ? nil : now == 0 ? "gone" : before == 0 ? "new" : now > before ? "up" : "down"
+            #expect(
+                last.contains("<li data-changed-kind=\"\(kind.rawValue)\" data-change=") == (change != nil)
+                    && (change.map { last.contains("data-changed-kind=\"\(kind.rawValue)\" data-change=\"\($0)\"") } ?? true),
+                "\(kind)")
+        }
         let html = HTMLReport.render(two, failOn: nil)
         let errorsOne = Set(one.statistics.errorTotals.map(\.error))
         let newErrors = two.statistics.errorTotals.map(\.error).filter { !errorsOne.contains($0) }
@@ -90,6 +101,16 @@ struct TrendTests {
         #expect(TerminalReport(color: false).render(results[1]).contains("new since the previous run: state-mismatch"))
         let html = HTMLReport.render(results[1], failOn: nil)
         #expect(html.contains("data-new-kinds=\"state-mismatch\""))
+        // Next to the verdict, before the coverage and the findings: what
+        // changed since the previous run.
+        let changed = try #require(html.range(of: "<section id=\"changed\">"))
+        let verdict = try #require(html.range(of: "<section id=\"verdict\""))
+        let coverage = try #require(html.range(of: "<section id=\"coverage\""))
+        #expect(verdict.upperBound < changed.lowerBound && changed.upperBound < coverage.lowerBound)
+        #expect(html.contains("<li data-changed-kind=\"state-mismatch\" data-change=\"new\"><a href=\"#kind-state-mismatch\">"))
+        #expect(html.contains("0 \u{2192} 1 (new)"))
+        // The first night has no previous run: no such section.
+        #expect(!HTMLReport.render(results[0], failOn: nil).contains("id=\"changed\""))
         #expect(html.contains("<tr data-trend-kind=\"state-mismatch\" data-trend=\"new\">"))
         // Without a checkpoint the JSON names none.
         let plain = try JSONReport.render(try Analyzer(configuration: AuditConfiguration()).run([night2]))
