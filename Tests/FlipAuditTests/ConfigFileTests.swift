@@ -175,7 +175,13 @@ struct ConfigFileTests {
         // samples exit 1; the command line's outputs and inputs replace
         // the file's paths.
         let dir = temporaryDirectory()
-        let outputs = ["--csv", dir, "--json", dir + "/s.json", "--html", dir + "/r.html", "--metrics", dir + "/m.prom"]
+        // Each run with a checkpoint of its own (the file's chains the
+        // nights: the same samples twice would be refused).
+        var runs = 0
+        var outputs: [String] {
+            runs += 1
+            return ["--csv", dir, "--json", dir + "/s.json", "--html", dir + "/r.html", "--metrics", dir + "/m.prom", "--checkpoint", dir + "/\(runs).cp"]
+        }
         let run = try runCLI(["--config", path] + outputs + [sampleLogs])
         #expect(run.status == 1, "\(run.stderr)")
         #expect(run.stdout.isEmpty)  // quiet = true

@@ -9,21 +9,7 @@ bin=$(realpath "$1")
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 
-python=python3
-if ! python3 -c 'import duckdb, jsonschema' 2> /dev/null; then
-  venv=.build/schema-venv
-  if ! "$venv/bin/python" -c 'import duckdb, jsonschema' 2> /dev/null; then
-    python3 -m venv --system-site-packages "$venv" > /dev/null 2>&1 || {
-      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv > /dev/null
-      rm -rf "$venv"; python3 -m venv --system-site-packages "$venv"
-    }
-    missing=()
-    "$venv/bin/python" -c 'import duckdb' 2> /dev/null || missing+=(duckdb)
-    "$venv/bin/python" -c 'import jsonschema' 2> /dev/null || missing+=(jsonschema)
-    "$venv/bin/pip" install -q "${missing[@]}"
-  fi
-  python=$venv/bin/python
-fi
+python=$(bash Tests/schema/python.sh)
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
