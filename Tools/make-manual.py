@@ -12,7 +12,7 @@ has, every option with its allowed values and default, the exit statuses
 from the "Exit status:" paragraph of the command's discussion, and the
 stage steps. No blank input line (mandoc and groff warn about those).
 
-usage: make-manual.py MAIN.json STAGE.json DATE > flipaudit.1
+usage: make-manual.py MAIN.json STAGE.json EXPLAIN.json DATE > flipaudit.1
 """
 import json
 import re
@@ -20,7 +20,8 @@ import sys
 
 main = json.load(open(sys.argv[1]))["command"]
 stage = json.load(open(sys.argv[2]))["command"]
-date = sys.argv[3]
+explain = json.load(open(sys.argv[3]))["command"]
+date = sys.argv[4]
 
 
 def ascii(s):
@@ -51,7 +52,10 @@ out = [
     ".Sh SYNOPSIS",
 ]
 positional = next(a for a in main["arguments"] if a["kind"] == "positional")
-out += [".Nm", ".Op Ar options", f".Ar {arg(positional['valueName'])} ...", ".Nm", ".Cm stage",
+explained = [a for a in explain["arguments"] if a["kind"] == "positional"]
+out += [".Nm", ".Op Ar options", f".Ar {arg(positional['valueName'])} ...",
+        ".Nm", ".Cm explain", f".Ar {arg(explained[0]['valueName'])}", ".Op Ar options", f".Ar {arg(explained[1]['valueName'])} ...",
+        ".Nm", ".Cm stage",
         ".Ar " + "|".join(s["commandName"] for s in stage["subcommands"] if s["commandName"] != "help"), ".Op Ar options"]
 
 # The discussion's paragraphs: the exit statuses go to their own section.
@@ -98,6 +102,11 @@ for a in main["arguments"]:
     seen.append((len(out) - 2, body))
 out.append(".El")
 
+out.append(".Sh EXPLAIN")
+out.append(text(explain.get("abstract", "")))
+out.append(".Pp")
+out.append(text("It takes the audit's options and --config, --checkpoint, --json; its exit status is grep's: 0 found, 1 nothing matched, 2 usage, 3 an input not read completely. Its options: flipaudit explain --help."))
+
 out.append(".Sh STAGES")
 out.append(text(stage.get("abstract", "")))
 out.append(".Bl -tag -width Ds")
@@ -127,6 +136,33 @@ if exits:
     if tail:
         out.append(".Pp")
         out.append(text(tail))
+out.append(".Sh ENVIRONMENT")
+out.append(".Bl -tag -width Ds")
+out.append(".It Ev NO_COLOR")
+out.append(text("When set and not empty, the summary has no colour unless --color always is given."))
+out.append(".It Ev TMPDIR")
+out.append(text("Where sessions and events that do not fit in memory are spilled (default /tmp)."))
+out.append(".El")
+out.append(".Sh FILES")
+out.append(".Bl -tag -width Ds")
+out.append(".It Pa /etc/flipaudit.toml")
+out.append(text("The settings of the nightly job, given with --config (docs/flipaudit.example.toml shows every key)."))
+out.append(".It Pa CHECKPOINT , Pa CHECKPOINT.prev")
+out.append(text("The chain's checkpoint (--checkpoint, mode 0600) and the one before the last run, which explain --config replays."))
+out.append(".It Pa CHECKPOINT.lock")
+out.append(text("Held while a run uses the checkpoint: a second run exits 2 naming the first."))
+out.append(".El")
+out.append(".Sh EXAMPLES")
+for line, what in [
+    ("flipaudit /var/log/nginx/access.log.1", "Audit last night's log and print the summary."),
+    ("flipaudit --config /etc/flipaudit.toml /var/log/nginx/access.log.1", "The nightly job: outputs, checkpoint and fail-on from the settings."),
+    ("flipaudit --config /etc/flipaudit.toml --dry-run /var/log/nginx/access.log.1", "A look by hand: audits as the next night would, writes nothing."),
+    ("flipaudit explain sha256:fe9f9a2fb560 --config /etc/flipaudit.toml", "Every session an authorization code went to, with each record and decision."),
+    ("zcat a.json.gz b.log.gz | flipaudit -", "Logs of several servers in one stream, each line read in its own format."),
+]:
+    out.append(".Pp")
+    out.append(text(what))
+    out.append(".Dl " + text(line))
 out.append(".Sh SEE ALSO")
 out.append(text("docs/contract.md, docs/outputs.md and docs/distributed.md in flipaudit's repository."))
 print("\n".join(out))

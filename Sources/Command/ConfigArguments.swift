@@ -23,6 +23,22 @@ enum ConfigArguments {
         return ConfigFile.merge(settings, into: arguments, options: options)
     }
 
+    /// Where a value ArgumentParser refused came from, when the config
+    /// file set it: `FILE:LINE` of the first option `message` names
+    /// (`'--fail-on <fail-on>'`) that the file sets and the command line
+    /// does not. nil otherwise.
+    static func source(of message: String, arguments: [String]) -> String? {
+        guard let path = ConfigFile.path(in: arguments), let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
+        var rest = message[...]
+        while let dashes = rest.range(of: "--") {
+            let name = rest[dashes.upperBound...].prefix { $0.isLetter || $0.isNumber || $0 == "-" }
+            rest = rest[dashes.upperBound...]
+            guard !name.isEmpty, !arguments.contains(where: { $0 == "--\(name)" || $0.hasPrefix("--\(name)=") }) else { continue }
+            if let line = ConfigFile.line(of: String(name), in: text) { return "\(path):\(line)" }
+        }
+        return nil
+    }
+
     /// `explain`'s arguments with the file's settings that explain takes
     /// (the audit's options, the checkpoint, the inputs) merged in: the
     /// file is the nightly job's, so its output keys are left out, not

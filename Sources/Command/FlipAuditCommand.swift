@@ -16,9 +16,11 @@ struct FlipAuditCommand: ParsableCommand {
         commandName: "flipaudit",
         abstract: "Audit Google App Flip account-linking traffic in access logs.",
         discussion: """
-            Reads gzip'd or plain access logs (combined, JSON lines, or a pasted nginx \
-            log_format), rebuilds every App Flip session by its state, and reports what \
-            breaks the protocol or looks like an attack.
+            Reads gzip'd or plain access logs in any server's own format, each line in \
+            its own (nginx, Apache, Caddy, HAProxy, lighttpd, h2o, Traefik, Envoy, \
+            Google Cloud and AWS load balancers, Cloudflare, CloudFront, IIS; a pasted \
+            log_format or LogFormat), rebuilds every App Flip session by its state, and \
+            reports what breaks the protocol or looks like an attack.
 
             Outputs are checked before any input is read: one that is an input or \
             another output, a directory, an over-long name or an unwritable folder is a \
@@ -195,10 +197,10 @@ struct FlipAuditCommand: ParsableCommand {
         // A closed pipe is an error of the write (EPIPE), handled where it
         // happens, not a signal that kills the run half-way.
         signal(SIGPIPE, SIG_IGN)
+        let arguments = Array(CommandLine.arguments.dropFirst())
         do {
             // `--help` comes back as a command of its own (ArgumentParser's
             // HelpCommand): run whatever was parsed.
-            let arguments = Array(CommandLine.arguments.dropFirst())
             if let shell = Completions.requestedShell(arguments), let script = Completions.script(for: shell) {
                 try StandardStreams.writeOutput(script)
             } else if arguments.first == StageCommand.name {
@@ -258,7 +260,9 @@ struct FlipAuditCommand: ParsableCommand {
                 }
                 Foundation.exit(0)
             }
-            StandardStreams.writeError(fullMessage(for: error))
+            // A value the config file set: say where (FILE:LINE).
+            let source = ConfigArguments.source(of: fullMessage(for: error), arguments: arguments)
+            StandardStreams.writeError((source.map { "flipaudit: --config \(TerminalText.escape($0)): " } ?? "") + fullMessage(for: error))
             Foundation.exit(2)
         }
         Foundation.exit(0)

@@ -216,5 +216,14 @@ struct ConfigFileTests {
         try "session-timeout = [1\n".write(toFile: bad, atomically: true, encoding: .utf8)
         let broken = try runCLI(["--config", bad, sampleLogs])
         #expect(broken.status == 2 && broken.stderr.contains("bad.toml:1:") && broken.stderr.contains("not valid TOML"))
+        // A value the parser refuses names the file's line; given on the
+        // command line instead, it does not.
+        try "quiet = true\n# the threshold\nfail-on = \"hgh\"\nsession-timeout = -5\n".write(toFile: bad, atomically: true, encoding: .utf8)
+        let value = try runCLI(["--config", bad, sampleLogs])
+        #expect(value.status == 2 && value.stderr.hasPrefix("flipaudit: --config \(bad):3: ") && value.stderr.contains("'hgh'"), "\(value.stderr)")
+        let given = try runCLI(["--config", bad, "--fail-on", "hgh", sampleLogs])
+        #expect(given.status == 2 && !given.stderr.contains("bad.toml:3"))
+        let negative = try runCLI(["--config", bad, "--fail-on", "high", sampleLogs])
+        #expect(negative.status == 2 && negative.stderr.contains("\(bad):4: ") && negative.stderr.contains("--session-timeout"), "\(negative.stderr)")
     }
 }

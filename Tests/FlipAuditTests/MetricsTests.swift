@@ -149,6 +149,9 @@ struct MetricsTests {
                 #expect(name.hasPrefix("flipaudit_") && !name.hasSuffix("_total"))
             }
         }
+        // Every family is in docs/outputs.md's table.
+        let docs = try String(contentsOfFile: docsFolder + "/outputs.md", encoding: .utf8)
+        for name in typed { #expect(docs.contains("| `\(name)`") || docs.contains(", `\(name)`"), "\(name) is not in docs/outputs.md") }
         let samples = try parseMetrics(text)
         #expect(samples.first { $0.name == "flipaudit_last_run_duration_seconds" }?.value == 1.5)
         #expect(samples.first { $0.name == "flipaudit_last_run_timestamp_seconds" }?.value == 1_700_000_000.25)
