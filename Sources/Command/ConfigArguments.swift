@@ -14,13 +14,24 @@ enum ConfigArguments {
     /// `--config` merged in; unchanged without `--config`.
     static func expand(_ arguments: [String]) throws(ConfigFile.ConfigError) -> [String] {
         guard let path = ConfigFile.path(in: arguments) else { return arguments }
-        let text: String
-        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
-            throw ConfigFile.ConfigError(description: "\(path): cannot read: \((error as NSError).localizedDescription)")
-        }
+        let text = try read(path)
         let options = try ConfigFile.options(fromToolInfo: FlipAuditCommand._dumpHelp())
         let settings = try ConfigFile.settings(fromTOML: text, name: path, options: options)
         return ConfigFile.merge(settings, into: arguments, options: options)
+    }
+
+    /// The file's text; a file that cannot be read is said as the system
+    /// says it (`no such file or directory`), not in Foundation's words.
+    static func read(_ path: String) throws(ConfigFile.ConfigError) -> String {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw ConfigFile.ConfigError(description: "\(path): cannot read: \(String(cString: strerror(errno)).lowercased())") }
+        close(fd)
+        if FileIdentity.of(path: path)?.isDirectory == true { throw ConfigFile.ConfigError(description: "\(path): is a folder, not a file") }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigFile.ConfigError(description: "\(path): cannot read: \(String(cString: strerror(errno)).lowercased())")
+        }
+        guard let text = String(data: data, encoding: .utf8) else { throw ConfigFile.ConfigError(description: "\(path): not UTF-8 text") }
+        return text
     }
 
     /// Where a value ArgumentParser refused came from, when the config
@@ -46,10 +57,7 @@ enum ConfigArguments {
     /// command line names none after the target.
     static func expandExplain(_ arguments: [String]) throws(ConfigFile.ConfigError) -> [String] {
         guard let path = ConfigFile.path(in: arguments) else { return arguments }
-        let text: String
-        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
-            throw ConfigFile.ConfigError(description: "\(path): cannot read: \((error as NSError).localizedDescription)")
-        }
+        let text = try read(path)
         let settings = try ConfigFile.settings(
             fromTOML: text, name: path, options: try ConfigFile.options(fromToolInfo: FlipAuditCommand._dumpHelp()))
         let own = try ConfigFile.options(fromToolInfo: ExplainCommand._dumpHelp())

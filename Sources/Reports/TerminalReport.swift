@@ -68,6 +68,13 @@ package struct TerminalReport {
             out += SummaryWidth.wrap("  - --client-id carried by no request: " + coverage.unseenClientIDs.map(esc).joined(separator: ", ")) + "\n"
         }
         out += "\n"
+        // Nothing could be read at all (a missing file): the errors and
+        // the verdict, not a report of zeros.
+        if a.lines == 0 && !result.inputErrors.isEmpty {
+            out += heading("INPUT") + "  nothing could be read\n"
+            for error in result.inputErrors { out += SummaryWidth.wrap(paint("  error: ", "31") + esc(error)) + "\n" }
+            return out + Self.closingLine(result, coverage: coverage, paint: paint)
+        }
         if result.mostlyLate {
             out +=
                 SummaryWidth.wrap(

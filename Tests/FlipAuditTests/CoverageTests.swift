@@ -92,6 +92,19 @@ struct CoverageTests {
         #expect(try Self.coverage(oneOfTwo.stdout) == ("complete", [], ["G12"]))
     }
 
+    @Test("nothing could be read (a missing file): the errors and the verdict, not a report of zeros")
+    func nothingRead() throws {
+        let dir = temporaryDirectory()
+        let run = try runCLI([dir + "/missing.log", dir + "/gone.gz", "--no-color"])
+        #expect(run.status == 3)
+        #expect(run.stdout.contains("INPUT  nothing could be read\n  error: \(dir)/missing.log: no such file or directory\n"))
+        #expect(!run.stdout.contains("SESSIONS") && !run.stdout.contains("LATENCY"))
+        #expect(run.stdout.hasSuffix("\nPARTIAL · FINDINGS 0\n"))
+        // One input read: the whole report, its error in INPUT.
+        let one = try runCLI([dir + "/missing.log", writeLog([combined(1, "/", 200)], named: "ok.log", in: dir), "--no-color"])
+        #expect(one.status == 3 && one.stdout.contains("SESSIONS") && !one.stdout.contains("nothing could be read"))
+    }
+
     @Test("no Location logged: the return checks did not run, named per input with its format")
     func noLocation() throws {
         let dir = temporaryDirectory()

@@ -354,9 +354,12 @@ struct ExplainReplayTests {
         #expect(story.status == 0, "\(story.stderr)")
         #expect(story.stdout.contains("code-to-unlisted-redirect"))
         #expect(story.stdout.contains("n1.log:1"))
-        // With the live checkpoint alone the night is refused, as before.
+        // With the live checkpoint alone (no .prev beside it) the night is
+        // refused, saying what explain needs (it never writes).
+        try FileManager.default.copyItem(atPath: cp, toPath: cp + "x")
         let live = try runCLI(["explain", "late1", "--checkpoint", cp + "x", n2])
-        #expect(live.status == 2)
+        #expect(live.status == 2 && live.stderr.contains("give explain the checkpoint as it was before run 2"), "\(live.stderr)")
+        #expect(!live.stderr.contains("nothing written"))
         // The file's inputs when the command line names none.
         try (String(contentsOfFile: config, encoding: .utf8) + "\ninputs = [\"\(n2)\"]\n").write(toFile: config, atomically: true, encoding: .utf8)
         let fromFile = try runCLI(["explain", "late1", "--config", config, "--now", "2026-11-23T02:00:00Z"])

@@ -159,9 +159,15 @@ package final class Analyzer {
             for file in resolution.files where !file.isStream {
                 guard let path = file.path, let digest = FileDigest.of(path: path) else { continue }
                 if let seen = carried?.audited.first(where: { $0.digest == digest }) {
+                    // explain writes nothing in any case: it needs the
+                    // checkpoint as it stood before that run.
+                    let after =
+                        explainer == nil
+                        ? "nothing written, the checkpoint is unchanged"
+                        : "give explain the checkpoint as it was before run \(seen.run) (the .prev file its next run keeps)"
                     throw .checkpoint(
                         "\(file.displayName) was audited already, as \(seen.name) by run \(seen.run) of this checkpoint "
-                            + "(started \(Timestamp.iso8601(seen.started))); nothing written, the checkpoint is unchanged")
+                            + "(started \(Timestamp.iso8601(seen.started))); \(after)")
                 }
                 digests[file.displayName] = digest
             }
