@@ -273,10 +273,13 @@ package final class Analyzer {
             inputs, configuration: configuration, alone: sorted || inputs.count == 1,
             progress: progress.map { p in
                 { @Sendable (index: Int, bytes: UInt64) in
+                    // A file read to the size it had is done, though the
+                    // time-ordered merge ends every input near the end.
+                    let size = inputs[index].identity?.size.flatMap { $0 } ?? 0
                     p(
                         Progress(
                             file: inputs[index].displayName, fileNumber: index + 1, fileCount: inputs.count,
-                            compressedBytes: bytes, finished: false, totalBytes: totalBytes))
+                            compressedBytes: bytes, finished: size > 0 && bytes >= size, totalBytes: totalBytes))
                 }
             })
         // Its threads end with the pass, whichever way it ends.
