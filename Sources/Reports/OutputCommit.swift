@@ -34,22 +34,33 @@ package final class OutputCommit: @unchecked Sendable {
         var isCheckpoint: Bool
     }
 
-    private var lock = pthread_mutex_t()
+    /// On the heap: a mutex must stay at one address, which a stored
+    /// property passed as `&lock` is not promised to.
+    private let lock: UnsafeMutablePointer<pthread_mutex_t> = {
+        let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        pthread_mutex_init(lock, nil)
+        return lock
+    }()
     private var pending: [Rename] = []
     /// Set once `apply` has renamed the files.
     private var applied = false
 
-    init() { pthread_mutex_init(&lock, nil) }
+    init() {}
+
+    deinit {
+        pthread_mutex_destroy(lock)
+        lock.deallocate()
+    }
 
     /// Queues a staged file for `apply`.
     func add(_ rename: Rename) {
-        pthread_mutex_lock(&lock); defer { pthread_mutex_unlock(&lock) }
+        pthread_mutex_lock(lock); defer { pthread_mutex_unlock(lock) }
         pending.append(rename)
     }
 
     /// Whether anything waits to be renamed.
     package var isEmpty: Bool {
-        pthread_mutex_lock(&lock); defer { pthread_mutex_unlock(&lock) }
+        pthread_mutex_lock(lock); defer { pthread_mutex_unlock(lock) }
         return pending.isEmpty
     }
 
@@ -57,7 +68,7 @@ package final class OutputCommit: @unchecked Sendable {
     /// checkpoint stays where it was (its temporary file removed) when
     /// another rename failed. The failures, as `(option, error)`.
     package func apply() -> [(option: String, error: OutputError)] {
-        pthread_mutex_lock(&lock); defer { pthread_mutex_unlock(&lock) }
+        pthread_mutex_lock(lock); defer { pthread_mutex_unlock(lock) }
         var failures: [(String, OutputError)] = []
         let ordered = pending.filter { !$0.isCheckpoint } + pending.filter(\.isCheckpoint)
         for r in ordered {
@@ -119,7 +130,7 @@ package final class OutputCommit: @unchecked Sendable {
     /// keeps any from starting; whether the files were renamed. The
     /// process is to end right after (the lock is never given back).
     package func hold() -> Bool {
-        pthread_mutex_lock(&lock)
+        pthread_mutex_lock(lock)
         return applied
     }
 }

@@ -14,13 +14,24 @@ import Rules
 /// partial output is left behind.
 package final class TemporaryOutputs: @unchecked Sendable {
     package static let shared = TemporaryOutputs()
-    private var lock = pthread_mutex_t()
+    /// On the heap: a mutex must stay at one address, which a stored
+    /// property passed as `&lock` is not promised to.
+    private let lock: UnsafeMutablePointer<pthread_mutex_t> = {
+        let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        pthread_mutex_init(lock, nil)
+        return lock
+    }()
     private var paths: Set<String> = []
     /// Set by `removeAll`: the run is ending, no file may be made now.
     private var closed = false
 
     /// The process has one (`shared`); tests make their own.
-    init() { pthread_mutex_init(&lock, nil) }
+    init() {}
+
+    deinit {
+        pthread_mutex_destroy(lock)
+        lock.deallocate()
+    }
 
     /// Creates (truncates) `path` for writing and registers it, both under
     /// the lock that `removeAll` takes: a signal can come between the two
@@ -28,7 +39,7 @@ package final class TemporaryOutputs: @unchecked Sendable {
     /// (the file was then left behind), but not inside this call. After
     /// `removeAll` it creates nothing: -1, `errno` EINTR.
     func create(_ path: String) -> Int32 {
-        pthread_mutex_lock(&lock); defer { pthread_mutex_unlock(&lock) }
+        pthread_mutex_lock(lock); defer { pthread_mutex_unlock(lock) }
         guard !closed else { errno = EINTR; return -1 }
         // Never through a symlink planted under the temporary name.
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
@@ -37,13 +48,13 @@ package final class TemporaryOutputs: @unchecked Sendable {
     }
 
     func remove(_ path: String) {
-        pthread_mutex_lock(&lock); defer { pthread_mutex_unlock(&lock) }
+        pthread_mutex_lock(lock); defer { pthread_mutex_unlock(lock) }
         paths.remove(path)
     }
 
     /// Deletes every registered file; none is created after it.
     package func removeAll() {
-        pthread_mutex_lock(&lock); defer { pthread_mutex_unlock(&lock) }
+        pthread_mutex_lock(lock); defer { pthread_mutex_unlock(lock) }
         closed = true
         for path in paths { unlink(path) }
         paths.removeAll()
