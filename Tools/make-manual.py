@@ -63,11 +63,23 @@ paragraphs = [p.strip() for p in main.get("discussion", "").split("\n\n") if p.s
 exits = [p for p in paragraphs if p.startswith("Exit status: ")]
 out.append(".Sh DESCRIPTION")
 first = True
-for p in [p for p in paragraphs if p not in exits]:
+# A paragraph that points to this page is --help's, not the page's.
+for p in [p for p in paragraphs if p not in exits and "man flipaudit" not in p]:
     if not first:
         out.append(".Pp")
     out.append(text(p))
     first = False
+
+# What --help leaves to the page (it says "man flipaudit" for it).
+out.append(".Pp")
+out.append(text(
+    "Outputs are checked before any input is read: one that is an input or another output, a directory, "
+    "an over-long name or an unwritable folder is a usage error. Regular files are replaced atomically; "
+    "a FIFO, a device or /dev/fd/N is written as it is; through a symlink, its target is written. Each input "
+    "file is read once however many paths name it; in a directory only regular files are read. A FIFO or - is "
+    "read once, as a stream. A file is read up to the size it had when the run first looked at it. A signal "
+    "(INT, TERM, HUP, QUIT, USR1, USR2) leaves no temporary file and exits with 128 + its number; standard "
+    "output closed or broken (its reader left) is exit 4."))
 
 out.append(".Sh OPTIONS")
 out.append(".Bl -tag -width Ds")

@@ -51,6 +51,14 @@ enum Completions {
         return String(script[..<a.lowerBound]) + new + String(script[b.lowerBound...])
     }
 
+    /// `explain`'s own long options (`--checkpoint`, `--json`, the audit's
+    /// options; `--config`, which a file of settings cannot hold), not the
+    /// audit's outputs.
+    static var explainOptions: [String] {
+        let options = (try? ConfigFile.options(fromToolInfo: ExplainCommand._dumpHelp())) ?? []
+        return options.filter { $0.kind != .positional }.map { "--" + $0.name } + ["--config", "--help"]
+    }
+
     static func bash(_ script: String) -> String {
         var out = script.replacingFirst(
             of: "    local -r prev=\"${3}\"\n",
@@ -60,6 +68,15 @@ enum Completions {
                     # flipaudit stage STEP: the steps, then their options (flipaudit stage STEP --help).
                     if [[ "${COMP_WORDS[1]-}" == stage ]]; then
                         [[ "${COMP_CWORD}" -eq 2 ]] && COMPREPLY=($(compgen -W '\(steps.joined(separator: " "))' -- "${cur}"))
+                        return
+                    fi
+                    # flipaudit explain TARGET INPUTS: its own options, else paths.
+                    if [[ "${COMP_WORDS[1]-}" == explain ]]; then
+                        if [[ "${cur}" == -* ]]; then
+                            COMPREPLY=($(compgen -W '\(explainOptions.joined(separator: " "))' -- "${cur}"))
+                        else
+                            COMPREPLY=($(compgen -f -- "${cur}"))
+                        fi
                         return
                     fi
 

@@ -22,16 +22,8 @@ struct FlipAuditCommand: ParsableCommand {
             log_format or LogFormat), rebuilds every App Flip session by its state, and \
             reports what breaks the protocol or looks like an attack.
 
-            Outputs are checked before any input is read: one that is an input or \
-            another output, a directory, an over-long name or an unwritable folder is a \
-            usage error. Regular files are replaced atomically; a FIFO, a device or \
-            /dev/fd/N is written as it is; through a symlink, its target is written. \
-            Each input file is read once however many paths name it; in a directory \
-            only regular files are read. A FIFO or - is read once, as a stream. A file \
-            is read up to the size it had when the run first looked at it. A signal \
-            (INT, TERM, HUP, QUIT, USR1, USR2) leaves no temporary file and exits with \
-            128 + its number; \
-            standard output closed or broken (its reader left) is exit 4.
+            Outputs are checked before any input is read and replaced atomically; \
+            man flipaudit says how FIFOs, symlinks, folders and signals are handled.
 
             Exit status: 0 clean: no finding at or above --fail-on (default never); 1 a \
             finding at or above --fail-on; 2 usage error (checked before any input is \

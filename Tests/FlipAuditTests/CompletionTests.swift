@@ -50,6 +50,7 @@ struct CompletionTests {
             t() { COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]}-1)); COMP_LINE="${COMP_WORDS[*]}"; COMP_POINT=${#COMP_LINE}
                   COMPREPLY=(); _flipaudit flipaudit "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"; echo "${COMPREPLY[*]}" | tr ' ' '\\n' | sort | tr '\\n' ' '; echo; }
             t flipaudit st; t flipaudit stage ''; t flipaudit acc; t flipaudit access.log ''; t flipaudit --csv o; t flipaudit he
+            t flipaudit explain --c; t flipaudit explain s1 acc
             """
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/bin/bash")
@@ -68,5 +69,10 @@ struct CompletionTests {
         #expect(lines[3].contains("access.log") && !lines[3].contains("stage"))
         #expect(lines[4] == "out ")
         #expect(lines[5] == " " || lines[5].isEmpty)
+        // After explain: its own options (no --csv, --color), then paths.
+        #expect(lines.count >= 8)
+        guard lines.count >= 8 else { return }
+        #expect(lines[6] == "--checkpoint --client-id --config ", "\(lines[6])")
+        #expect(lines[7] == "access.log ")
     }
 }
