@@ -233,10 +233,15 @@ fi
 
 # 3. file:// URIs through Spark's file system layer; the source column names the URI.
 if part 3; then
-one uris "$fx/cross/a.log.gz" "$fx/cross/b.log.gz" "$fx/broken"
+# One process reads the fixtures through a folder whose path is as long as
+# "file://$fx": the summary's lines are cut and wrapped at 120 columns,
+# so the names compared must take the same room.
+alias=$base/$(printf '%*s' $((${#fx} + 7 - ${#base} - 1)) '' | tr ' ' u)
+ln -sfn "$fx" "$alias"
+one uris "$alias/cross/a.log.gz" "$alias/cross/b.log.gz" "$alias/broken"
 t0=$(date +%s)
 submit uris "file://$fx/cross/a.log.gz" "file://$fx/cross/b.log.gz" "file://$fx/broken"
-verdict "cluster: file:// URIs read by binaryFiles: one process's reports with the URI as source ($(($(date +%s) - t0)) s)" uris "s#file://$fx#$fx#g"
+verdict "cluster: file:// URIs read by binaryFiles: one process's reports with the URI as source ($(($(date +%s) - t0)) s)" uris "s#file://$fx#$alias#g"
 fi
 
 # 4. A URI no one can read: exit 3 before the job, nothing written.
