@@ -58,6 +58,10 @@ let package = Package(
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
+        /// bytes out: descriptors written in full, standard output and error
+        /// as outputs, each output's target and the atomic commit that puts
+        /// them all in place (staged temporary files, renamed last).
+        .target(name: "Writing", dependencies: ["Reading"]),
         /// lines → records: the combined, JSON and nginx parsers, query
         /// strings, URLs and times, on bytes.
         .target(name: "Parsing", dependencies: ["Reading"]),
@@ -67,12 +71,12 @@ let package = Package(
         .target(
             name: "Rules",
             dependencies: [
+                "Reading",
                 "Parsing",
                 "CKeyedHash",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "DequeModule", package: "swift-collections"),
-                .product(name: "HeapModule", package: "swift-collections"),
             ]
         ),
         /// The drivers: feeds that read inputs on threads, the time-ordered
@@ -81,20 +85,34 @@ let package = Package(
         .target(
             name: "Audit",
             dependencies: [
+                "Reading",
+                "Writing",
+                "Parsing",
                 "Rules",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "HeapModule", package: "swift-collections"),
             ]
         ),
         /// What an audit is written as: CSV, JSON, HTML, metrics, the
-        /// summary, and the commit that puts them all in place.
-        .target(name: "Reports", dependencies: ["Audit"]),
-        /// The command line: options, `--config`, which outputs may be
-        /// written, the checkpoint's lock, signals, exit statuses.
+        /// summary, an explanation.
+        .target(
+            name: "Reports",
+            dependencies: [
+                "Reading", "Writing", "Parsing", "Rules", "Audit",
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ]),
+        /// A run's life, for every driver (the audit, `stage merge`,
+        /// `explain`): prepare (outputs checked, the checkpoint locked and
+        /// loaded), audit, deliver (outputs staged and committed, the exit
+        /// status chosen); signals and the progress line.
+        .target(name: "Run", dependencies: ["Reading", "Writing", "Parsing", "Rules", "Audit", "Reports"]),
+        /// The command line: options, `--config`, subcommands, completions;
+        /// each command builds a run from its options and exits with its status.
         .target(
             name: "Command",
             dependencies: [
-                "Reports",
+                "Reading", "Writing", "Parsing", "Rules", "Audit", "Reports", "Run",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // --config files (TOML).
                 .product(name: "TOMLKit", package: "TOMLKit"),
@@ -119,11 +137,12 @@ let package = Package(
         ),
         /// What the fuzz targets (the `Fuzz/` package) call: the only
         /// public API, so the layers keep theirs to the package.
-        .target(name: "FlipAuditTestSupport", dependencies: ["Command", "CLines"]),
+        .target(
+            name: "FlipAuditTestSupport", dependencies: ["Reading", "Parsing", "Rules", "Audit", "Reports", "Command", "CLines"]),
         .testTarget(
             name: "FlipAuditTests",
             dependencies: [
-                "Command", "FlipAuditTestSupport", "CLines",
+                "Reading", "Writing", "Parsing", "Rules", "Audit", "Reports", "Run", "Command", "CLines",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             resources: [.copy("Fixtures")]
@@ -131,3 +150,8 @@ let package = Package(
     ]
 )
 
+// Each file imports what it uses, members included: an extension's method
+// does not come in through another file's import.
+for target in package.targets where !target.name.hasPrefix("C") {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("MemberImportVisibility")]
+}

@@ -1,8 +1,5 @@
 import ArgumentParser
-import Audit
 import Parsing
-import Reading
-import Reports
 import Rules
 
 /// The options that decide what an audit finds: shared by the command and

@@ -1,9 +1,4 @@
 import ArgumentParser
-import Audit
-import Parsing
-import Reading
-import Reports
-import Rules
 
 /// `--generate-completion-script bash|zsh|fish`: ArgumentParser's script,
 /// from the command's options (file and folder paths where an option or

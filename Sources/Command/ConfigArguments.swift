@@ -1,9 +1,5 @@
-import Audit
 import Foundation
-import Parsing
 import Reading
-import Reports
-import Rules
 
 /// `--config FILE`: the command line with the TOML file's settings merged
 /// in (`ConfigFile` says what wins), before ArgumentParser parses it. The

@@ -1,9 +1,4 @@
-import Audit
 import Foundation
-import Parsing
-import Reading
-import Reports
-import Rules
 import TOMLKit
 
 /// `--config FILE` (docs/contract.md §9): a TOML file that sets any long

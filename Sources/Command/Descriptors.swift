@@ -1,9 +1,3 @@
-import Audit
-import Parsing
-import Reading
-import Reports
-import Rules
-
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)

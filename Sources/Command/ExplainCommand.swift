@@ -1,10 +1,6 @@
 import ArgumentParser
-import Audit
-import Foundation
-import Parsing
-import Reading
-import Reports
 import Rules
+import Run
 
 /// `flipaudit explain STATE [options] INPUTS`: one session's story for a
 /// security review (docs/contract.md §11), from a trace of the audit's own
@@ -89,65 +85,14 @@ struct ExplainCommand: ParsableCommand {
         try command.run()
     }
 
-    /// The checkpoint as it stood before the run that audited `inputs`:
-    /// `FILE.prev`, which the commit keeps, when FILE's last run audited
-    /// one of them (by its digest); FILE otherwise (nil when missing).
-    static func replayed(_ path: String, inputs: [String]) throws -> Checkpoint? {
-        guard let current = try Checkpoint.load(path) else { return nil }
-        let previous = path + ".prev"
-        guard FileManager.default.fileExists(atPath: previous) else { return current }
-        let audited = Set(current.audited.map(\.digest))
-        guard inputs.compactMap({ FileDigest.of(path: $0) }).contains(where: audited.contains) else { return current }
-        return try Checkpoint.load(previous)
-    }
-
     /// Parsed in the place of a target that begins with `-`.
     private static let targetStandIn = "flipaudit-explain-target"
 
     func run() throws {
-        var config = audit.configuration
-        config.maxSessions = maxSessions
-        var carried: Checkpoint?
-        if let checkpoint {
-            do { carried = try Self.replayed(checkpoint, inputs: inputs) } catch {
-                StandardError().write("flipaudit: explain: --checkpoint \(TerminalText.escape(checkpoint)): \(error)")
-                throw ExitCode(2)
-            }
-            guard let carried else {
-                StandardError().write("flipaudit: explain: --checkpoint \(TerminalText.escape(checkpoint)) does not exist")
-                throw ExitCode(2)
-            }
-            // The chain's own fingerprint (HMAC for a chain begun before
-            // version 3), as the audit takes it: a carried state or code
-            // fingerprinted otherwise would match nothing.
-            config.fingerprint = carried.fingerprint
-        }
-        let analyzer = Analyzer(configuration: config, warn: { StandardError().write("flipaudit: " + TerminalText.escape($0)) })
-        let explanation = try analyzer.explain(target, arguments: inputs, carried: carried)
-        if !explanation.found {
-            StandardError().write("flipaudit: explain: \(TerminalText.escape(target)) matches no session and no record")
-        }
-        do {
-            if json {
-                try StandardStreams.writeOutput(try ExplainReport.json(explanation))
-            } else if explanation.found {
-                try StandardStreams.writeOutput(ExplainReport.text(explanation))
-            }
-        } catch let error as OutputError {
-            if !error.isBrokenPipe {
-                StandardError().write("flipaudit: explain: \(error)")
-                throw ExitCode(4)
-            }
-        }
-        // A blind replay explains nothing: said, and exit 5 as the run's.
-        let coverage = explanation.result.coverage
-        if coverage.verdict == .blind {
-            for gap in coverage.gaps where gap.check == "read" {
-                StandardError().write("flipaudit: explain: blind: " + TerminalText.escape(gap.detail))
-            }
-            throw ExitCode(ExitStatus.blind.rawValue)
-        }
-        if explanation.result.hadInputErrors { throw ExitCode(ExitStatus.inputIncomplete.rawValue) }
-        if !explanation.found { throw ExitCode(1) }
+        var configuration = audit.configuration
+        configuration.maxSessions = maxSessions
+        let run = ExplainRun(target: target, inputs: inputs, configuration: configuration, checkpoint: checkpoint, json: json)
+        let status = try run.run()
+        if status != .clean { throw status }
     }
 }

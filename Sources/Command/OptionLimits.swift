@@ -1,9 +1,3 @@
-import Audit
-import Parsing
-import Reading
-import Reports
-import Rules
-
 /// The ranges the numeric options accept: every value inside is safe in
 /// the arithmetic it feeds (milliseconds, buffer sizes), every value
 /// outside is a usage error (docs/contract.md §8: no option value may

@@ -1,10 +1,7 @@
 import ArgumentParser
-import Audit
 import Foundation
-import Parsing
-import Reading
-import Reports
 import Rules
+import Run
 
 /// Where an audit's results go and when it fails: shared by the command
 /// and `flipaudit stage merge`.
@@ -69,5 +66,12 @@ struct OutputOptions: ParsableArguments {
         case .auto:
             return ProcessInfo.processInfo.environment["NO_COLOR"].map(\.isEmpty) ?? true && isatty(STDOUT_FILENO) == 1
         }
+    }
+
+    /// The options frozen for the run.
+    var delivery: Delivery {
+        Delivery(
+            csv: csv, json: json, html: html, metrics: metrics, failOn: Severity(rawValue: failOn.rawValue), quiet: quiet,
+            noProgress: noProgress, color: useColor)
     }
 }

@@ -1,10 +1,11 @@
 import ArgumentParser
 import Audit
 import Foundation
-import Parsing
 import Reading
 import Reports
 import Rules
+import Run
+import Writing
 
 /// `flipaudit stage …`: the audit cut into the steps an engine (Spark,
 /// Hadoop Streaming) schedules and shuffles — plan, read, sessions, codes,
@@ -46,6 +47,8 @@ struct StageCommand: ParsableCommand {
         }
         do {
             try command.run()
+        } catch let error as ExitStatus {
+            throw error
         } catch let error as ExitCode {
             throw error
         } catch let error as StageError {
@@ -239,32 +242,10 @@ extension StageCommand {
         var files: [String] = []
 
         func run() throws {
-            let started = ContinuousClock.now
-            let planPath = self.plan
-            let (plan, configuration) = try StageCommand.load(planPath)
-            // No output may be the plan, a log of the plan or a file of
-            // stage lines (standard input included when it is read).
-            let names = files.isEmpty ? ["-"] : files
-            let outputs = try output.plan(inputs: [planPath] + plan.files.compactMap(\.path) + names)
-            Interruption.removeTemporaryOutputs(onExit: {})
-            let writer = try output.csvWriter(outputs)
-            let result: AuditResult
-            do {
-                let sources = try names.map { name throws(StageError) in
-                    name == "-" ? LineSource() : try LineSource(path: name)
-                }
-                result = try MergeStage.run(
-                    plan: plan, configuration: configuration, inputs: sources, rows: writer.map { [$0] } ?? [], warn: StageCommand.warn)
-            } catch {
-                // Lines that do not add up leave no output behind, nor the
-                // folders made for them.
-                writer?.discard()
-                TemporaryOutputs.shared.removeAll()
-                outputs.removeMadeFolders()
-                throw error
-            }
-            let status = output.write(result, plan: outputs, writer: writer, started: started)
-            if status != 0 { throw ExitCode(status) }
+            let (plan, configuration) = try StageCommand.load(self.plan)
+            let run = MergeRun(planPath: self.plan, plan: plan, configuration: configuration, files: files, delivery: output.delivery)
+            let status = try run.run(warn: StageCommand.warn)
+            if status != .clean { throw status }
         }
     }
 }

@@ -1,10 +1,5 @@
-import Audit
 import CLines
-import Command
-import Parsing
 import Reading
-import Reports
-import Rules
 
 #if canImport(Glibc)
     import Glibc

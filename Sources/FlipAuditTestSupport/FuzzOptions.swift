@@ -1,8 +1,5 @@
-import Audit
 import Command
 import Parsing
-import Reading
-import Reports
 import Rules
 
 /// Treats the input as the value of a numeric option: whatever

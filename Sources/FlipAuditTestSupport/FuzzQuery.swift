@@ -1,6 +1,5 @@
-import Audit
+import Foundation
 import Parsing
-import Reading
 import Reports
 import Rules
 

@@ -1,8 +1,4 @@
 import Audit
-import Command
-import Parsing
-import Reading
-import Reports
 import Rules
 
 /// What flipaudit writes and reads back — a checkpoint, the event sort's and

@@ -1,7 +1,5 @@
-import Audit
-import Command
+import Foundation
 import Parsing
-import Reading
 import Reports
 import Rules
 

@@ -1,5 +1,3 @@
-import Reading
-
 /// A command-line setting that cannot work. Prints as one sentence.
 package enum ConfigurationError: Error, CustomStringConvertible, Equatable, Sendable {
     case logFormat(String)

@@ -1,4 +1,3 @@
-import Audit
 import Foundation
 import Parsing
 import Reading

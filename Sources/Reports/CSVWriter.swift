@@ -2,6 +2,7 @@ import Audit
 import Parsing
 import Reading
 import Rules
+import Writing
 
 #if canImport(Glibc)
     import Glibc
@@ -31,11 +32,11 @@ package final class CSVWriter: RowSink {
         /// into it at the end.
         init(target: OutputTarget, folder: String) throws(OutputError) {
             self.target = target
-            let name = OutputPaths.name(of: target.given)
+            let name = FilePaths.name(of: target.given)
             temporary =
                 target.method == .replace
                 ? target.temporaryPath
-                : (folder.hasSuffix("/") ? folder : folder + "/") + OutputPaths.temporaryName(for: name)
+                : (folder.hasSuffix("/") ? folder : folder + "/") + FilePaths.temporaryName(for: name)
             fd = TemporaryOutputs.shared.create(temporary)
             if fd < 0 { throw .system(temporary) }
             buffer.reserveCapacity(Self.flushSize + 4096)
@@ -229,9 +230,9 @@ package final class CSVWriter: RowSink {
     package func retarget(folder: String) {
         let base = folder.hasSuffix("/") ? folder : folder + "/"
         for output in [sessions, findings, distribution] {
-            let name = OutputPaths.name(of: output.target.given)
+            let name = FilePaths.name(of: output.target.given)
             output.target = OutputTarget(
-                option: "--csv", given: base + name, path: OutputPaths.canonical(folder) + "/" + name, method: .replace,
+                option: "--csv", given: base + name, path: FilePaths.canonical(folder) + "/" + name, method: .replace,
                 identity: FileIdentity.of(path: base + name))
         }
     }

@@ -1,7 +1,3 @@
-import Parsing
-import Reading
-import Rules
-
 /// How many terminal columns a text takes: East Asian wide and fullwidth
 /// characters take two, combining marks and other zero-width characters
 /// none, everything else one (the rules of `wcwidth`). Tables are aligned

@@ -1,7 +1,5 @@
-import Audit
-import Parsing
+import Foundation
 import Reading
-import Rules
 
 /// Makes log-derived text safe for a terminal: control characters, escape
 /// sequences and Unicode bidi/invisible controls are shown as `\x1b` or

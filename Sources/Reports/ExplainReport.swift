@@ -1,7 +1,6 @@
 import Audit
 import Foundation
 import Parsing
-import Reading
 import Rules
 
 /// `flipaudit explain`'s output: the stories as text for a terminal (every

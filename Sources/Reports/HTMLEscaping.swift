@@ -1,8 +1,3 @@
-import Audit
-import Parsing
-import Reading
-import Rules
-
 /// Makes text safe inside HTML, in element text and in quoted attribute
 /// values alike: `&`, `<`, `>`, `"` and `'` become character references,
 /// so no text can open a tag, close an attribute or start an entity.

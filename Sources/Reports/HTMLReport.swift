@@ -1,7 +1,7 @@
 import Audit
 import Foundation
+import Histogram
 import Parsing
-import Reading
 import Rules
 
 /// The summary as one self-contained HTML page (`--html`,

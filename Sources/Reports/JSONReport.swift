@@ -1,7 +1,6 @@
 import Audit
 import Foundation
 import Parsing
-import Reading
 import Rules
 
 /// The summary report as one JSON document (`--json`): accounting,

@@ -1,6 +1,4 @@
 import Audit
-import Parsing
-import Reading
 import Rules
 
 /// The last run as Prometheus text exposition format, for node_exporter's

@@ -1,8 +1,3 @@
-import Audit
-import Parsing
-import Reading
-import Rules
-
 /// The text of the progress line on a terminal (docs/contract.md §9):
 /// percent of all input bytes (as stored: compressed bytes for gzip), bytes
 /// and rate, time left, files done of total. When an input is a stream its

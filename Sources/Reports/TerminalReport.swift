@@ -1,6 +1,5 @@
 import Audit
 import Parsing
-import Reading
 import Rules
 
 /// The summary a person reads at a glance: findings first, by severity with

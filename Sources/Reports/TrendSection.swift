@@ -1,6 +1,5 @@
 import Audit
 import Parsing
-import Reading
 import Rules
 
 /// The HTML report's trends (`--checkpoint`, docs/contract.md §9): each

@@ -1,6 +1,5 @@
 import Foundation
 import Parsing
-import Reading
 
 /// Everything the command line decides about an audit, apart from where
 /// the output goes.

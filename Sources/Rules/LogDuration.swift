@@ -1,5 +1,3 @@
-import Parsing
-
 /// A span of log time written as a number and a unit: `90m`, `36h`, `7d`,
 /// `3600s` (or plain seconds), as `--reuse-window` takes it.
 package enum LogDuration {

@@ -2,11 +2,11 @@ import Foundation
 import Testing
 
 @testable import Audit
-@testable import Command
 @testable import Parsing
 @testable import Reading
 @testable import Reports
 @testable import Rules
+@testable import Writing
 
 /// One case of docs/contract.md §8's bad-input battery, run through the built binary:
 /// its arguments, and what must come out.
@@ -105,14 +105,14 @@ let badInputCases: [BadInputCase] = [
             var bytes = Array((flipLine("u1") + "\n").utf8)
             bytes += Array("203.0.113.9 - - [22/Nov/2026:10:00:01 +0000] \"GET /caf".utf8) + [0xE9] + Array(" HTTP/1.1\" 200 1 \"-\" \"x\"\n".utf8)
             bytes += Array((flipLine("u2", second: 2) + "\n").utf8)
-            FileManager.default.createFile(atPath: path, contents: Data(bytes))
+            _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
             return [path]
         }, status: 0, messages: ["latin1.log:2: malformed line (invalid UTF-8)"], counts: ["malformed_lines": 1], sessions: ["u1", "u2"]),
     BadInputCase(
         name: "CRLF line ends are read as line ends, and counted",
         setup: { dir in
             let path = dir + "/crlf.log"
-            FileManager.default.createFile(atPath: path, contents: Data((flipLine("r1") + "\r\n" + flipLine("r2", second: 2) + "\r\n").utf8))
+            _ = FileManager.default.createFile(atPath: path, contents: Data((flipLine("r1") + "\r\n" + flipLine("r2", second: 2) + "\r\n").utf8))
             return [path]
         }, status: 0, messages: ["crlf.log: 2 lines end in CRLF; read as LF"], counts: ["malformed_lines": 0, "records": 2], sessions: ["r1", "r2"]),
     BadInputCase(
@@ -129,7 +129,7 @@ let badInputCases: [BadInputCase] = [
         name: "a missing last newline still ends the last line, and is said",
         setup: { dir in
             let path = dir + "/no-newline.log"
-            FileManager.default.createFile(atPath: path, contents: Data((flipLine("l1") + "\n" + flipLine("l2", second: 2)).utf8))
+            _ = FileManager.default.createFile(atPath: path, contents: Data((flipLine("l1") + "\n" + flipLine("l2", second: 2)).utf8))
             return [path]
         }, status: 0, messages: ["no-newline.log: its last line has no newline; read all the same"], counts: ["records": 2],
         sessions: ["l1", "l2"]),
@@ -164,8 +164,8 @@ struct BadInputTests {
     func lineEndCounts() throws {
         let dir = temporaryDirectory()
         let crlf = dir + "/crlf.log", open = dir + "/open.log"
-        FileManager.default.createFile(atPath: crlf, contents: Data((flipLine("r1") + "\r\n" + flipLine("r2", second: 2) + "\r\n").utf8))
-        FileManager.default.createFile(atPath: open, contents: Data((flipLine("o1") + "\n" + flipLine("o2", second: 2)).utf8))
+        _ = FileManager.default.createFile(atPath: crlf, contents: Data((flipLine("r1") + "\r\n" + flipLine("r2", second: 2) + "\r\n").utf8))
+        _ = FileManager.default.createFile(atPath: open, contents: Data((flipLine("o1") + "\n" + flipLine("o2", second: 2)).utf8))
         let plain = writeLog([flipLine("p1")], named: "plain.log", in: dir)
         let run = try runCLI([crlf, open, plain, "--json", "-"])
         let report = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])

@@ -3,8 +3,6 @@ import Foundation
 import Testing
 
 @testable import Audit
-@testable import Command
-@testable import Parsing
 @testable import Reading
 @testable import Reports
 @testable import Rules
@@ -402,7 +400,7 @@ struct CheckpointCommandTests {
         let blocked = dir + "/blocked"
         try FileManager.default.createDirectory(atPath: blocked, withIntermediateDirectories: true)
         let day = String(made[0].prefix(10))
-        FileManager.default.createFile(atPath: blocked + "/" + day, contents: Data("x".utf8))
+        _ = FileManager.default.createFile(atPath: blocked + "/" + day, contents: Data("x".utf8))
         let cp2 = dir + "/other.checkpoint"
         let failed = try runCLI([n1, "--checkpoint", cp2, "--csv", blocked + "/{date}", "--quiet"])
         #expect(failed.status == 4 && failed.stderr.contains("--csv: cannot create folder \(blocked)/\(day)"), "\(failed.stderr)")
@@ -443,7 +441,7 @@ struct CheckpointCommandTests {
             ("cut", Array(good.prefix(good.count - 10))),
             ("version", Array("flipaudit checkpoint 9\n".utf8) + good.drop(while: { $0 != .newline }).dropFirst()),
         ] {
-            FileManager.default.createFile(atPath: cp, contents: Data(damaged))
+            _ = FileManager.default.createFile(atPath: cp, contents: Data(damaged))
             let run = try runCLI([n2, "--checkpoint", cp, "--quiet"])
             #expect(run.status == 2, "\(name)")
             #expect(run.stderr.contains("--checkpoint") && run.stderr.contains("nothing written"), "\(name): \(run.stderr)")
@@ -497,7 +495,7 @@ struct CheckpointCommandTests {
             #expect(now == before || (try? Checkpoint.decode(now)) != nil, "after \(delay) s")
         }
         // (A run may have finished before its kill: start from the old one.)
-        FileManager.default.createFile(atPath: cp, contents: Data(before))
+        _ = FileManager.default.createFile(atPath: cp, contents: Data(before))
         #expect(try runCLI([big, "--checkpoint", cp, "--quiet"]).status == 0)
         #expect((try? Checkpoint.decode(bytes(cp)!))?.watermark ?? 0 > (try Checkpoint.decode(before)).watermark)
     }

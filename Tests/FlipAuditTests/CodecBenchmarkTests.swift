@@ -1,8 +1,6 @@
 import Foundation
 import Testing
 
-@testable import Audit
-@testable import Parsing
 @testable import Reading
 @testable import Rules
 

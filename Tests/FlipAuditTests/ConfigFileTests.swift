@@ -1,12 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Audit
 @testable import Command
-@testable import Parsing
-@testable import Reading
-@testable import Reports
-@testable import Rules
 
 /// The command's own option list, as the binary describes it.
 func commandOptions() throws -> [ConfigFile.OptionSpec] {

@@ -1,10 +1,6 @@
 import Foundation
 import Testing
 
-@testable import Audit
-@testable import Reports
-@testable import Rules
-
 /// Clean is not blind: every verdict and every gap, through the command.
 @Suite("Coverage")
 struct CoverageTests {

@@ -2,9 +2,6 @@ import Foundation
 import Testing
 
 @testable import Audit
-@testable import Command
-@testable import Parsing
-@testable import Reading
 @testable import Reports
 @testable import Rules
 

@@ -1,7 +1,7 @@
+import Foundation
 import Testing
 
 @testable import Audit
-@testable import Command
 @testable import Parsing
 @testable import Reading
 @testable import Reports

@@ -1,11 +1,6 @@
 import Foundation
 import Testing
 
-@testable import Audit
-@testable import Command
-@testable import Parsing
-@testable import Reading
-@testable import Reports
 @testable import Rules
 
 /// docs/contract.md §2: under --format auto each line is read as JSON when

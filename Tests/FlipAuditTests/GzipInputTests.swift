@@ -1,12 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Audit
-@testable import Command
-@testable import Parsing
 @testable import Reading
-@testable import Reports
-@testable import Rules
 
 /// The gzip reader and the line splitter over real fixture files.
 @Suite("Reading gzip and plain input")

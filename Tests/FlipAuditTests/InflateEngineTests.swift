@@ -1,12 +1,6 @@
-import Foundation
 import Testing
 
-@testable import Audit
-@testable import Command
-@testable import Parsing
 @testable import Reading
-@testable import Reports
-@testable import Rules
 
 /// The gzip decoder the package was built with — ISA-L's igzip by default,
 /// zlib with `--traits zlib` — against gzip's header rules (RFC 1952) and

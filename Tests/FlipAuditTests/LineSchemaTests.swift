@@ -2,7 +2,6 @@ import Foundation
 import Testing
 
 @testable import Audit
-@testable import Parsing
 @testable import Reading
 @testable import Rules
 

@@ -2,10 +2,7 @@ import Foundation
 import Testing
 
 @testable import Audit
-@testable import Command
-@testable import Parsing
 @testable import Reading
-@testable import Reports
 @testable import Rules
 
 /// A folder of many small files is read with kept threads, kept line

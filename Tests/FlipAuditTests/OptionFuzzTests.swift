@@ -1,12 +1,9 @@
 import Foundation
 import Testing
 
-@testable import Audit
 @testable import Command
 @testable import Parsing
 @testable import Reading
-@testable import Reports
-@testable import Rules
 
 /// Numeric option values, random, huge, negative and at the edges, through
 /// the real command line: never a crash, only a run (exit 0) or a usage

@@ -2,10 +2,8 @@ import Foundation
 import Testing
 
 @testable import Audit
-@testable import Command
 @testable import Parsing
 @testable import Reading
-@testable import Reports
 @testable import Rules
 
 /// A session row without its source (what may differ when the same records

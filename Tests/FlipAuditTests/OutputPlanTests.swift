@@ -1,12 +1,9 @@
 import Foundation
 import Testing
 
-@testable import Audit
-@testable import Command
-@testable import Parsing
 @testable import Reading
-@testable import Reports
-@testable import Rules
+@testable import Run
+@testable import Writing
 
 /// What `OutputPlan` decides for each kind of output path, before any
 /// input is read (the hostile battery in Tests/hostile runs the binary).
@@ -47,7 +44,7 @@ struct OutputPlanTests {
         try FileManager.default.createSymbolicLink(atPath: dir + "/link.json", withDestinationPath: "real.json")
         let linked = try OutputPlan.make(csv: nil, json: dir + "/link.json", arguments: [], usesStandardOutput: false).json!
         #expect(linked.method == .replace)
-        #expect(linked.path == OutputPaths.canonical(dir) + "/real.json")
+        #expect(linked.path == FilePaths.canonical(dir) + "/real.json")
         #expect(mkfifo(dir + "/out.fifo", 0o644) == 0)
         #expect(try OutputPlan.make(csv: nil, json: dir + "/out.fifo", arguments: [], usesStandardOutput: false).json!.method == .direct)
         // A device node of the test's own when it may make one (root).
@@ -70,8 +67,8 @@ struct OutputPlanTests {
             #expect(FileIdentity.of(path: dir + folder)?.isDirectory == true, "\(folder)")
         }
         // The targets are resolved in the folders now made.
-        #expect(plan.json?.path == OutputPaths.canonical(dir) + "/json/a/r.json")
-        #expect(plan.files["--html"]?.path == OutputPaths.canonical(dir) + "/html/b/r.html")
+        #expect(plan.json?.path == FilePaths.canonical(dir) + "/json/a/r.json")
+        #expect(plan.files["--html"]?.path == FilePaths.canonical(dir) + "/html/b/r.html")
         // Two spellings of one new file are still one file.
         #expect(refused(dir + "/x/y", dir + "/x/./y/sessions.csv", [])?.contains("same file") == true)
     }
@@ -79,13 +76,13 @@ struct OutputPlanTests {
     @Test("temporary names fit NAME_MAX and are recognised by the walk")
     func temporaryNames() {
         let long = String(repeating: "a", count: 245) + ".json"
-        let name = OutputPaths.temporaryName(for: long, pid: 123456)
-        #expect(name.utf8.count <= OutputPaths.nameMax)
-        #expect(OutputPaths.isTemporaryName(name, for: long))
-        #expect(OutputPaths.isTemporaryName(".sessions.csv.42.tmp", for: "sessions.csv"))
-        #expect(!OutputPaths.isTemporaryName(".sessions.csv.tmp", for: "sessions.csv"))
-        #expect(!OutputPaths.isTemporaryName(".other.csv.42.tmp", for: "sessions.csv"))
-        #expect(!OutputPaths.isTemporaryName("sessions.csv", for: "sessions.csv"))
+        let name = FilePaths.temporaryName(for: long, pid: 123456)
+        #expect(name.utf8.count <= FilePaths.nameMax)
+        #expect(FilePaths.isTemporaryName(name, for: long))
+        #expect(FilePaths.isTemporaryName(".sessions.csv.42.tmp", for: "sessions.csv"))
+        #expect(!FilePaths.isTemporaryName(".sessions.csv.tmp", for: "sessions.csv"))
+        #expect(!FilePaths.isTemporaryName(".other.csv.42.tmp", for: "sessions.csv"))
+        #expect(!FilePaths.isTemporaryName("sessions.csv", for: "sessions.csv"))
     }
 
     @Test("one file under several paths is one input, named by the first path in sorted order")

@@ -2,10 +2,8 @@ import Foundation
 import Testing
 
 @testable import Audit
-@testable import Command
 @testable import Parsing
 @testable import Reading
-@testable import Reports
 @testable import Rules
 
 /// Parses one line with a parser and returns the fields as Strings.

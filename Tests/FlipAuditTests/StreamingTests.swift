@@ -2,10 +2,6 @@ import Foundation
 import Testing
 
 @testable import Audit
-@testable import Command
-@testable import Parsing
-@testable import Reading
-@testable import Reports
 @testable import Rules
 
 /// A combined line at `seconds` after 08:00:00 UTC (hours allowed).

@@ -1,11 +1,6 @@
 import Testing
 
-@testable import Audit
-@testable import Command
-@testable import Parsing
-@testable import Reading
 @testable import Reports
-@testable import Rules
 
 /// The summary's numbers and column widths.
 @Suite("Terminal formatting")

@@ -1,8 +1,6 @@
 import Foundation
 
 @testable import Audit
-@testable import Command
-@testable import Parsing
 @testable import Reading
 @testable import Reports
 @testable import Rules

@@ -1,4 +1,3 @@
-import Parsing
 import Reading
 import Rules
 

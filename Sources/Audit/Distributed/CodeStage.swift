@@ -1,5 +1,3 @@
-import Parsing
-import Reading
 import Rules
 
 /// The distributed audit's code stage (a reduce): the `CodeLine`s of some

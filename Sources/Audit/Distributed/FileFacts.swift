@@ -1,5 +1,4 @@
 import Foundation
-import Parsing
 import Reading
 import Rules
 

@@ -1,6 +1,4 @@
 import Foundation
-import Parsing
-import Reading
 import Rules
 
 /// The last field of a stage line that carries a value as JSON (`facts`,

@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import Parsing
 import Reading
 import Rules
 

@@ -1,6 +1,4 @@
-import Parsing
 import Reading
-import Rules
 
 #if canImport(Glibc)
     import Glibc

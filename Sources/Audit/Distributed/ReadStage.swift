@@ -1,6 +1,7 @@
 import Parsing
 import Reading
 import Rules
+import Writing
 
 /// The distributed audit's per-file stage (the map): reads the inputs the
 /// plan's `file` lines name — opening each itself, so gzip detection,

@@ -1,6 +1,4 @@
-import Parsing
 import Reading
-import Rules
 
 /// A stage's shuffled input: the lines of a `LineSource`, which must come
 /// in strictly increasing byte order (`LC_ALL=C sort`; a line twice means a

@@ -1,7 +1,3 @@
-import Parsing
-import Reading
-import Rules
-
 /// Why a distributed stage stopped: input it cannot trust (a line that does
 /// not decode, input out of order, a plan or facts that do not match), named
 /// by file and line. The command exits with `status`: 2 for a stage's own

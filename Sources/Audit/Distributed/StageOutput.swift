@@ -1,6 +1,4 @@
-import Parsing
-import Reading
-import Rules
+import Writing
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,3 @@
-import Parsing
-import Reading
 import Rules
 
 /// What `flipaudit explain` looks for (docs/contract.md §11): a state, a

@@ -1,6 +1,4 @@
 import HeapModule
-import Parsing
-import Reading
 import Rules
 
 #if canImport(Glibc)

@@ -1,5 +1,3 @@
-import Rules
-
 /// What the merge gets when it pulls an input.
 enum FeedItem: Sendable {
     case batch(EventBatch)

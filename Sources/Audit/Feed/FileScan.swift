@@ -1,5 +1,3 @@
-import Parsing
-import Reading
 import Rules
 
 /// What one input produced once it is read to its end.

@@ -1,5 +1,4 @@
 import Foundation
-import Reading
 import Rules
 
 /// Line scanners of one pass of an audit, kept for its next input instead

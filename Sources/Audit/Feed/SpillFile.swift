@@ -1,7 +1,6 @@
 import Foundation
-import Parsing
 import Reading
-import Rules
+import Writing
 
 #if canImport(Glibc)
     import Glibc

@@ -1,7 +1,5 @@
 import DequeModule
 import HeapModule
-import Parsing
-import Reading
 import Rules
 
 /// Merges the flip events of every input into one stream ordered by (time,

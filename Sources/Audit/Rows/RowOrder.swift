@@ -1,5 +1,4 @@
 import HeapModule
-import Parsing
 import Reading
 import Rules
 

@@ -1,5 +1,3 @@
-import Foundation
-import Parsing
 import Reading
 import Rules
 

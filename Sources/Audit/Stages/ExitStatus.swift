@@ -42,3 +42,6 @@ package enum ExitStatus: Int32, Sendable, CaseIterable, Comparable {
         return status
     }
 }
+
+/// Thrown by a driver that has said why it stops: the process exits with it.
+extension ExitStatus: Error {}

@@ -1,4 +1,3 @@
-import Reading
 import Rules
 
 /// The read stage of one input, as both drivers run it: the input's

@@ -1,6 +1,4 @@
 import DequeModule
-import Parsing
-import Reading
 import Rules
 
 /// Records past the watermark wait (docs/contract.md §9): a chained run

@@ -1,3 +1,5 @@
+import Reading
+
 /// Apache `LogFormat` strings, pasted as written in `apache2.conf`
 /// (`LogFormat "%h … \"%r\" …" nickname`, with `\"`) or unescaped, turned
 /// into the pieces `LogFormatParser` reads: each directive becomes the

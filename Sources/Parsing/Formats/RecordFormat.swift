@@ -1,3 +1,5 @@
+import Reading
+
 /// The log formats a record can be read as: each server's own, and the
 /// pasted `log_format`/`LogFormat` string. docs/formats.md has an example
 /// line of each.

@@ -61,7 +61,7 @@ package enum InputCatalog {
         let fm = FileManager.default
         for arg in arguments {
             if arg == "-" {
-                if StandardStreams.wasClosed(STDIN_FILENO) {
+                if StandardDescriptors.wasClosed(STDIN_FILENO) {
                     problems.append((standardInputName, .unreadable("standard input is closed")))
                     continue
                 }
@@ -90,7 +90,7 @@ package enum InputCatalog {
             let found = walk(arg, outputs: outputs, problems: &problems, notes: &notes)
             let kept = found.filter { file in
                 !excluding.contains { glob in
-                    fnmatch(glob, file.displayName, 0) == 0 || fnmatch(glob, OutputPaths.name(of: file.displayName), 0) == 0
+                    fnmatch(glob, file.displayName, 0) == 0 || fnmatch(glob, FilePaths.name(of: file.displayName), 0) == 0
                 }
             }
             if kept.count < found.count {
@@ -123,7 +123,7 @@ package enum InputCatalog {
             return []
         }
         let base = dir.hasSuffix("/") ? dir : dir + "/"
-        let canonicalDir = OutputPaths.canonical(dir)
+        let canonicalDir = FilePaths.canonical(dir)
         for name in names.sorted() {
             let path = base + name
             var link = stat()

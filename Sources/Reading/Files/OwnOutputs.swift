@@ -15,6 +15,6 @@ package struct OwnOutputs: Sendable {
     /// of an output written there.
     func isTemporary(name: String, in folder: String) -> Bool {
         guard let outputs = namesByFolder[folder] else { return false }
-        return outputs.contains { OutputPaths.isTemporaryName(name, for: $0) }
+        return outputs.contains { FilePaths.isTemporaryName(name, for: $0) }
     }
 }

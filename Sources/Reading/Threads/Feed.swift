@@ -1,5 +1,3 @@
-import DequeModule
-
 /// Reads inputs for one pass of an audit: the only place where reading
 /// threads are started and meet.
 ///

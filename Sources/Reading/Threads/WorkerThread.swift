@@ -1,4 +1,3 @@
-import DequeModule
 import Foundation
 
 /// The threads that read inputs besides the caller's, and how each one is

@@ -1,5 +1,3 @@
-import Parsing
-
 /// A code returned to a session, as the distributed session stage hands it
 /// on: `code-reuse` compares codes across every session of the night, so
 /// it is decided by the code stage, which sees each code's returns

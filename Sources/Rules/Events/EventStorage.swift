@@ -1,4 +1,3 @@
-import Parsing
 import Reading
 
 /// The one allocation of a `FlipEvent`: what its request and return

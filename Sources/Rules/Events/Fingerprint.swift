@@ -1,7 +1,5 @@
 import CKeyedHash
 import Crypto
-import Parsing
-import Reading
 
 /// How states, codes and record lines become the 64-bit keys the audit
 /// compares and remembers: SipHash-2-4 (`fa_keyed_hash`, libsodium), a

@@ -1,6 +1,3 @@
-import Parsing
-import Reading
-
 /// What a flip-relevant record contributes to the audit: a request, a
 /// return, or both (the 302 on the request's own record). A value: its
 /// time and place, which order it, inline; everything else in one

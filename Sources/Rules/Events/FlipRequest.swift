@@ -1,6 +1,3 @@
-import Parsing
-import Reading
-
 /// An in-scope App Flip request, as kept: a view of its event's storage.
 /// The state lies in the event's texts and becomes a String only where a
 /// session keeps it; the client ID and the redirect verdicts are shared by

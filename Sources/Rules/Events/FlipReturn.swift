@@ -1,6 +1,3 @@
-import Parsing
-import Reading
-
 /// A Location URL shaped like a return to Google: it carries `code` and/or
 /// `error`, or goes to an allowlisted URI with neither. Whether it *is* a
 /// return is decided by `SessionTracker` (docs/contract.md §3). A view of

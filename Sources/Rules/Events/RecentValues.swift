@@ -1,4 +1,3 @@
-import Parsing
 import Reading
 
 /// The last few distinct raw byte values seen in one field, with what was

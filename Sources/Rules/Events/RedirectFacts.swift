@@ -1,6 +1,3 @@
-import Parsing
-import Reading
-
 /// What the audit needs to know of a request's `redirect_uri`, decided
 /// where the URI is decoded: the same few URIs come back in nearly every
 /// request, so one judgement serves them all (`RedirectValue`).

@@ -1,6 +1,3 @@
-import Parsing
-import Reading
-
 /// Where one text of a flip event lies in the event's text buffer: the
 /// decoded values of its fields, back to back in one allocation, made into
 /// Strings only where they are kept (a session's state) or shown (a

@@ -1,6 +1,3 @@
-import Parsing
-import Reading
-
 /// What to do about each finding kind: one or two sentences for the person
 /// who reads the HTML report. docs/findings.md holds the same texts, made
 /// by `FindingAdvice.markdownTable` (a test checks they have not drifted).

@@ -1,6 +1,3 @@
-import Parsing
-import Reading
-
 /// How bad a finding is. Ordered: `critical` > `high` > `medium` > `low` > `info`.
 package enum Severity: String, CaseIterable, Sendable, Comparable, Codable {
     case info, low, medium, high, critical

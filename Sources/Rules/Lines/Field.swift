@@ -1,4 +1,3 @@
-import Parsing
 import Reading
 
 /// One field of a line type, declared once: its name, where its value

@@ -1,6 +1,3 @@
-import Parsing
-import Reading
-
 /// How a value of one field of a line is written and read back, with its
 /// validity check: what a `Field` of a `LineSchema` is made of. Most
 /// fields are one column of `TextFields`; a source is two (file, line).

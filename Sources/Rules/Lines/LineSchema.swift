@@ -1,4 +1,3 @@
-import Parsing
 import Reading
 
 /// A line type's fields in order, each declared once (`Field`): its

@@ -1,4 +1,3 @@
-import Parsing
 import Reading
 
 /// Writes the rows of `sessions.csv` and `findings.csv` as lines of text

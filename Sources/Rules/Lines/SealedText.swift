@@ -1,5 +1,4 @@
 import Crypto
-import Parsing
 import Reading
 
 /// Text files flipaudit writes whole and reads back whole (a checkpoint, a

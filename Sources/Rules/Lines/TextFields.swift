@@ -1,4 +1,3 @@
-import Parsing
 import Reading
 
 /// The field syntax of the lines flipaudit writes to its temporary files

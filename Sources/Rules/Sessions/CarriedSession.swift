@@ -1,6 +1,3 @@
-import Parsing
-import Reading
-
 /// An open session as a checkpoint keeps it: everything `Session` holds,
 /// with its sources' files as indexes into `Checkpoint.files`
 /// (`Session.carried` and `Session.init(carried:)` turn one into the

@@ -1,6 +1,4 @@
 import DequeModule
-import Parsing
-import Reading
 
 /// Decides which flip records are duplicates (docs/contract.md §8): a
 /// record whose line bytes equal those of a record of another input (a

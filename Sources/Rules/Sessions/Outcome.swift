@@ -1,6 +1,3 @@
-import Parsing
-import Reading
-
 /// How a session ended (docs/contract.md §3).
 package enum Outcome: String, CaseIterable, Sendable, Codable, Comparable {
     case code, error, empty, failed, rejected

@@ -1,6 +1,3 @@
-import Parsing
-import Reading
-
 /// What `state-reuse` and `code-reuse` remember: 64-bit keys of ended
 /// states or returned codes, each with the log time it was remembered at,
 /// for `retention` milliseconds of log time.

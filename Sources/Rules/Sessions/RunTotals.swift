@@ -1,6 +1,4 @@
 import Foundation
-import Parsing
-import Reading
 
 /// One run's totals as the checkpoint keeps them for the report's trends
 /// (docs/contract.md §9): findings by kind and by severity, sessions by

@@ -1,4 +1,3 @@
-import Parsing
 import Reading
 
 /// One App Flip session while it is open: everything seen with its `state`.

@@ -1,5 +1,3 @@
-import Parsing
-
 /// A closed session: one row of `sessions.csv`.
 package struct SessionRecord: Sendable {
     package var state: String

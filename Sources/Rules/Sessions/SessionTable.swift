@@ -1,5 +1,4 @@
 import DequeModule
-import Parsing
 
 /// The open sessions and when each one times out: the sessions themselves,
 /// by state, the expiry queue and the order they opened in. It decides

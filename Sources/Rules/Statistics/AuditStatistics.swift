@@ -1,6 +1,5 @@
 import Histogram
 import Parsing
-import Reading
 
 /// A (flow, app, environment) group, the unit of docs/contract.md §5's breakdowns.
 package struct TargetGroup: Hashable, Comparable, Sendable {

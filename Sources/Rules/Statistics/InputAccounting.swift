@@ -1,6 +1,3 @@
-import Parsing
-import Reading
-
 /// What was read: docs/contract.md §5's input accounting.
 package struct InputAccounting: Sendable, Codable, Equatable {
     /// How many malformed lines are listed by `FILE:LINE`.

@@ -1,6 +1,3 @@
-import Parsing
-import Reading
-
 /// What the inputs add up to as each one ends — the input accounting, each
 /// file's summary, the read errors — and the messages one process prints
 /// about them: every read error, the first `malformedMessageLimit`

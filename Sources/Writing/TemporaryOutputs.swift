@@ -1,8 +1,3 @@
-import Audit
-import Parsing
-import Reading
-import Rules
-
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -38,7 +33,7 @@ package final class TemporaryOutputs: @unchecked Sendable {
     /// steps of a caller that made the file first and registered it after
     /// (the file was then left behind), but not inside this call. After
     /// `removeAll` it creates nothing: -1, `errno` EINTR.
-    func create(_ path: String) -> Int32 {
+    package func create(_ path: String) -> Int32 {
         pthread_mutex_lock(lock); defer { pthread_mutex_unlock(lock) }
         guard !closed else { errno = EINTR; return -1 }
         // Never through a symlink planted under the temporary name.
@@ -47,7 +42,7 @@ package final class TemporaryOutputs: @unchecked Sendable {
         return fd
     }
 
-    func remove(_ path: String) {
+    package func remove(_ path: String) {
         pthread_mutex_lock(lock); defer { pthread_mutex_unlock(lock) }
         paths.remove(path)
     }

@@ -1,7 +1,4 @@
-import Audit
-import Parsing
 import Reading
-import Rules
 
 #if canImport(Glibc)
     import Glibc
@@ -42,9 +39,9 @@ package enum OutputWriter {
     /// is this process's own descriptor N, written as it is; anything else
     /// is opened for writing without truncating or creating (`owned`: to be
     /// closed by the caller).
-    static func openDirect(_ target: OutputTarget) throws(OutputError) -> (fd: Int32, owned: Bool) {
+    package static func openDirect(_ target: OutputTarget) throws(OutputError) -> (fd: Int32, owned: Bool) {
         if let n = descriptorNumber(target.path), fcntl(n, F_GETFD) != -1 {
-            if n == STDOUT_FILENO && StandardStreams.wasClosed(n) {
+            if n == STDOUT_FILENO && StandardDescriptors.wasClosed(n) {
                 throw OutputError(path: target.given, reason: String(cString: strerror(EBADF)), code: EBADF)
             }
             return (n, false)

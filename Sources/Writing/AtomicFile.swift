@@ -1,7 +1,4 @@
-import Audit
-import Parsing
 import Reading
-import Rules
 
 #if canImport(Glibc)
     import Glibc
@@ -28,7 +25,7 @@ package enum AtomicFile {
             unlink(temporary)
             throw error
         }
-        syncFolder(OutputPaths.directory(of: path))
+        syncFolder(FilePaths.directory(of: path))
     }
 
     /// Writes the whole file under a temporary name beside `path` and
@@ -46,7 +43,7 @@ package enum AtomicFile {
     /// with `TemporaryOutputs`.
     private static func stageFile(bytes: [UInt8], to path: String, mode: mode_t?, shownAs: String?) throws(OutputError) -> String {
         let name = shownAs ?? path
-        let temporary = OutputPaths.directory(of: path) + "/" + OutputPaths.temporaryName(for: OutputPaths.name(of: path))
+        let temporary = FilePaths.directory(of: path) + "/" + FilePaths.temporaryName(for: FilePaths.name(of: path))
         let fd = TemporaryOutputs.shared.create(temporary)
         if fd < 0 { throw .system(name) }
         do throws(OutputError) {

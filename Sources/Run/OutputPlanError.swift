@@ -1,11 +1,6 @@
-import Audit
-import Parsing
-import Reading
-import Rules
-
 /// Why the outputs cannot be used as given: a usage error (exit 2), found
 /// before any input is read. Prints as one line.
-struct OutputPlanError: Error, CustomStringConvertible, Sendable {
+package struct OutputPlanError: Error, CustomStringConvertible, Sendable {
     package var message: String
     package var description: String { message }
 

@@ -1,8 +1,7 @@
 import Audit
-import Parsing
 import Reading
 import Reports
-import Rules
+import Writing
 
 #if canImport(Glibc)
     import Glibc
@@ -18,7 +17,7 @@ import Rules
 /// are made once every check has passed, as `--csv` makes its folder. Each output gets its `OutputTarget`: regular
 /// files and new paths are replaced atomically (through a symlink, its
 /// target is), FIFOs, devices and `/dev/fd/N` are written as they are.
-struct OutputPlan: Sendable {
+package struct OutputPlan: Sendable {
     /// `--json`, when given.
     package var json: OutputTarget?
     /// The other single-file outputs (`--html`, `--metrics`,
@@ -27,18 +26,18 @@ struct OutputPlan: Sendable {
     /// `--csv`'s folder, when given (created by `make` when missing); the
     /// fixed part of a template (`CSVFolder`), where the files are written
     /// until the folder is known.
-    var csvDirectory: String?
+    package var csvDirectory: String?
     /// `--csv` with `{date}` or `{run}`, resolved once the audit is done.
-    var csvTemplate: String?
+    package var csvTemplate: String?
     /// The three CSV files, by name (`sessions.csv`, …).
-    var csvFiles: [String: OutputTarget] = [:]
+    package var csvFiles: [String: OutputTarget] = [:]
     /// What a directory walk must skip.
-    var ownOutputs = OwnOutputs()
+    package var ownOutputs = OwnOutputs()
     /// The folders `make` created, parents first.
     private(set) var madeFolders: [String] = []
 
     /// The CSV files' names, in the order they are written.
-    static let csvNames = CSVWriter.fileNames
+    package static let csvNames = CSVWriter.fileNames
 
     /// Checks the outputs against each other and against the inputs named
     /// by `arguments` (files as given; `-` is standard input), and against
@@ -83,7 +82,7 @@ struct OutputPlan: Sendable {
                     createFolder == nil
                     ? try file(base + name, option: "--csv")
                     : OutputTarget(
-                        option: "--csv", given: base + name, path: OutputPaths.canonical(csv) + "/" + name,
+                        option: "--csv", given: base + name, path: FilePaths.canonical(csv) + "/" + name,
                         method: .replace, identity: nil)
                 plan.csvFiles[name] = target
                 outputs.append(target)
@@ -96,13 +95,13 @@ struct OutputPlan: Sendable {
                     option: "--json", given: "-", path: "-", method: .standardOutput,
                     identity: FileIdentity.of(descriptor: STDOUT_FILENO))
             } else {
-                let target = try file(json, option: "--json", pendingFolder: createFolder.map(OutputPaths.canonical))
+                let target = try file(json, option: "--json", pendingFolder: createFolder.map(FilePaths.canonical))
                 plan.json = target
                 outputs.append(target)
             }
         }
         for (option, path) in files {
-            let target = try file(path, option: option, pendingFolder: createFolder.map(OutputPaths.canonical))
+            let target = try file(path, option: option, pendingFolder: createFolder.map(FilePaths.canonical))
             if regularOnly.contains(option) && target.method != .replace {
                 throw OutputPlanError("\(option): \(path) is a \(target.identity?.kindName ?? "special file"), not a regular file")
             }
@@ -131,7 +130,7 @@ struct OutputPlan: Sendable {
         // An existing output inside a folder read as input is skipped by
         // the walk, which is right for an earlier run's report and wrong
         // for a log: it must look like one of flipaudit's own files.
-        let walked = arguments.filter { $0 != "-" && FileIdentity.of(path: $0)?.isDirectory == true }.map(OutputPaths.canonical)
+        let walked = arguments.filter { $0 != "-" && FileIdentity.of(path: $0)?.isDirectory == true }.map(FilePaths.canonical)
         for output in outputs where output.method == .replace && output.identity != nil {
             let inside = walked.first { output.path.hasPrefix($0 == "/" ? "/" : $0 + "/") }
             if let inside, !looksLikeOwnOutput(output) {
@@ -145,14 +144,14 @@ struct OutputPlan: Sendable {
         // ancestor is a folder that takes new entries).
         var folders = createFolder.map { [$0] } ?? []
         for output in outputs where output.option != "--csv" && output.method == .replace && output.identity == nil {
-            let folder = OutputPaths.directory(of: output.given)
+            let folder = FilePaths.directory(of: output.given)
             if FileIdentity.of(path: folder) == nil && !folders.contains(folder) { folders.append(folder) }
         }
         for folder in folders {
             var made = false
             do { try makeFolders(folder, made: &plan.madeFolders); made = true } catch {}
             guard made, FileIdentity.of(path: folder)?.isDirectory == true else {
-                let option = folder == createFolder ? "--csv" : outputs.first { OutputPaths.directory(of: $0.given) == folder }?.option ?? "output"
+                let option = folder == createFolder ? "--csv" : outputs.first { FilePaths.directory(of: $0.given) == folder }?.option ?? "output"
                 throw OutputPlanError("\(option): cannot create folder \(folder) (\(String(cString: strerror(errno))))")
             }
         }
@@ -184,12 +183,12 @@ struct OutputPlan: Sendable {
         }
         for output in outputs {
             if let identity = output.identity, output.method == .replace { plan.ownOutputs.identities.insert(identity) }
-            let folder = OutputPaths.directory(of: output.path)
-            plan.ownOutputs.namesByFolder[folder, default: []].append(OutputPaths.name(of: output.path))
+            let folder = FilePaths.directory(of: output.path)
+            plan.ownOutputs.namesByFolder[folder, default: []].append(FilePaths.name(of: output.path))
         }
         if let csv = plan.csvDirectory {
             // Direct CSV targets are staged in the folder under their own names.
-            plan.ownOutputs.namesByFolder[OutputPaths.canonical(csv), default: []].append(contentsOf: csvNames)
+            plan.ownOutputs.namesByFolder[FilePaths.canonical(csv), default: []].append(contentsOf: csvNames)
         }
         return plan
     }
@@ -238,7 +237,7 @@ struct OutputPlan: Sendable {
     /// in it may be planned before it exists.
     static func file(_ given: String, option: String, pendingFolder: String? = nil) throws(OutputPlanError) -> OutputTarget {
         try checkLength(given, option: option)
-        if ["", ".", ".."].contains(OutputPaths.name(of: given)) {
+        if ["", ".", ".."].contains(FilePaths.name(of: given)) {
             throw OutputPlanError("\(option): \(given.isEmpty ? "an empty path" : given) names no file")
         }
         if let identity = FileIdentity.of(path: given) {
@@ -250,15 +249,15 @@ struct OutputPlan: Sendable {
                 }
                 return OutputTarget(option: option, given: given, path: given, method: .direct, identity: identity)
             }
-            let path = OutputPaths.canonical(given)
+            let path = FilePaths.canonical(given)
             try checkLength(path, option: option)
             try checkFolder(of: path, given: given, option: option)
             return OutputTarget(option: option, given: given, path: path, method: .replace, identity: identity)
         }
         if isDescriptorPath(given) { throw OutputPlanError("\(option): \(given) is not an open descriptor") }
-        let path = OutputPaths.canonical(given)
+        let path = FilePaths.canonical(given)
         try checkLength(path, option: option)
-        if OutputPaths.directory(of: path) != pendingFolder { try checkFolder(of: path, given: given, option: option) }
+        if FilePaths.directory(of: path) != pendingFolder { try checkFolder(of: path, given: given, option: option) }
         return OutputTarget(option: option, given: given, path: path, method: .replace, identity: nil)
     }
 
@@ -267,7 +266,7 @@ struct OutputPlan: Sendable {
     /// ancestor must be a folder that takes new folders (`make` makes the
     /// missing ones).
     private static func checkFolder(of path: String, given: String, option: String) throws(OutputPlanError) {
-        var folder = OutputPaths.directory(of: path)
+        var folder = FilePaths.directory(of: path)
         var missing = false
         while true {
             var info = stat()
@@ -280,7 +279,7 @@ struct OutputPlan: Sendable {
             if lstat(folder, &info) == 0 {
                 throw OutputPlanError("\(option): cannot make the folder of \(given): \(folder) is a symbolic link to a missing folder")
             }
-            let parent = OutputPaths.directory(of: folder)
+            let parent = FilePaths.directory(of: folder)
             missing = true
             if parent == folder { break }
             folder = parent
@@ -291,20 +290,20 @@ struct OutputPlan: Sendable {
         }
     }
 
-    /// No component longer than `OutputPaths.nameMax` bytes, nor the path
+    /// No component longer than `FilePaths.nameMax` bytes, nor the path
     /// longer than `pathMax`; the temporary file's name is shortened to fit.
     static func checkLength(_ path: String, option: String) throws(OutputPlanError) {
-        if path.utf8.count >= OutputPaths.pathMax {
-            throw OutputPlanError("\(option): path is longer than the system allows (\(OutputPaths.pathMax) bytes)")
+        if path.utf8.count >= FilePaths.pathMax {
+            throw OutputPlanError("\(option): path is longer than the system allows (\(FilePaths.pathMax) bytes)")
         }
-        for component in path.split(separator: "/") where component.utf8.count > OutputPaths.nameMax {
-            throw OutputPlanError("\(option): file name \(component.prefix(40))… is longer than the system allows (\(OutputPaths.nameMax) bytes)")
+        for component in path.split(separator: "/") where component.utf8.count > FilePaths.nameMax {
+            throw OutputPlanError("\(option): file name \(component.prefix(40))… is longer than the system allows (\(FilePaths.nameMax) bytes)")
         }
     }
 
     /// `--csv`'s template resolved for `result` (`CSVFolder`), made when
     /// missing: the folder the CSV files are moved into at the commit.
-    func csvFolder(for result: AuditResult) throws(OutputPlanError) -> String? {
+    package func csvFolder(for result: AuditResult) throws(OutputPlanError) -> String? {
         guard let template = csvTemplate else { return nil }
         let folder = CSVFolder.resolve(template, result: result)
         var made: [String] = []
@@ -318,7 +317,7 @@ struct OutputPlan: Sendable {
     /// `mkdir -p`; the folders it made go to `made`.
     private static func makeFolders(_ path: String, made: inout [String]) throws {
         if FileIdentity.of(path: path) != nil { return }
-        let parent = OutputPaths.directory(of: path)
+        let parent = FilePaths.directory(of: path)
         if parent != path && parent != "." && parent != "/" { try makeFolders(parent, made: &made) }
         if mkdir(path, 0o755) == 0 {
             made.append(path)
@@ -330,7 +329,7 @@ struct OutputPlan: Sendable {
     /// Removes the folders `make` created, while they are still empty: a
     /// run refused before it read anything (a checkpoint in use, damaged,
     /// or that has seen an input) leaves nothing behind.
-    func removeMadeFolders() {
+    package func removeMadeFolders() {
         for folder in madeFolders.reversed() { rmdir(folder) }
     }
 }

@@ -1,6 +1,4 @@
-import Parsing
 import Reading
-import Rules
 
 /// Where one output goes, and how it is written there.
 package struct OutputTarget: Sendable, Equatable {
@@ -28,8 +26,8 @@ package struct OutputTarget: Sendable, Equatable {
     package var identity: FileIdentity?
 
     /// The temporary file of a `replace` target: beside `path`.
-    var temporaryPath: String {
-        OutputPaths.directory(of: path) + "/" + OutputPaths.temporaryName(for: OutputPaths.name(of: path))
+    package var temporaryPath: String {
+        FilePaths.directory(of: path) + "/" + FilePaths.temporaryName(for: FilePaths.name(of: path))
     }
 
     package init(option: String, given: String, path: String, method: Method, identity: FileIdentity?) {

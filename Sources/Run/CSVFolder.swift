@@ -1,5 +1,7 @@
 import Audit
+import Foundation
 import Parsing
+import Rules
 
 /// `--csv DIR` with `{date}` (the UTC day of the night audited: the run's
 /// watermark) and `{run}` (the chain's run number, with `--checkpoint`),

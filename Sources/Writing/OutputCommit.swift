@@ -1,8 +1,5 @@
-import Audit
 import Foundation
-import Parsing
 import Reading
-import Rules
 
 #if canImport(Glibc)
     import Glibc
@@ -25,13 +22,21 @@ package final class OutputCommit: @unchecked Sendable {
     package static let shared = OutputCommit()
 
     /// A file written whole under a temporary name, waiting for its rename.
-    struct Rename {
-        var temporary: String
-        var path: String
+    package struct Rename {
+        package var temporary: String
+        package var path: String
         /// How the output is named in messages (`--json`, `--csv`).
-        var option: String
-        var shownAs: String
-        var isCheckpoint: Bool
+        package var option: String
+        package var shownAs: String
+        package var isCheckpoint: Bool
+
+        package init(temporary: String, path: String, option: String, shownAs: String, isCheckpoint: Bool) {
+            self.temporary = temporary
+            self.path = path
+            self.option = option
+            self.shownAs = shownAs
+            self.isCheckpoint = isCheckpoint
+        }
     }
 
     /// On the heap: a mutex must stay at one address, which a stored
@@ -53,7 +58,7 @@ package final class OutputCommit: @unchecked Sendable {
     }
 
     /// Queues a staged file for `apply`.
-    func add(_ rename: Rename) {
+    package func add(_ rename: Rename) {
         pthread_mutex_lock(lock); defer { pthread_mutex_unlock(lock) }
         pending.append(rename)
     }
@@ -88,7 +93,7 @@ package final class OutputCommit: @unchecked Sendable {
             Self.removeStale(beside: r.path)
             if r.isCheckpoint { Self.removeStale(beside: r.path + ".prev") }
         }
-        for folder in Set(ordered.map { OutputPaths.directory(of: $0.path) }) { AtomicFile.syncFolder(folder) }
+        for folder in Set(ordered.map { FilePaths.directory(of: $0.path) }) { AtomicFile.syncFolder(folder) }
         pending = []
         applied = true
         return failures
@@ -102,7 +107,7 @@ package final class OutputCommit: @unchecked Sendable {
         var info = stat()
         guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return }
         let previous = path + ".prev"
-        let temporary = OutputPaths.directory(of: previous) + "/" + OutputPaths.temporaryName(for: OutputPaths.name(of: previous), pid: getpid())
+        let temporary = FilePaths.directory(of: previous) + "/" + FilePaths.temporaryName(for: FilePaths.name(of: previous), pid: getpid())
         unlink(temporary)
         guard link(path, temporary) == 0 else { return }
         if rename(temporary, previous) != 0 { unlink(temporary) }
@@ -113,14 +118,14 @@ package final class OutputCommit: @unchecked Sendable {
     /// `.NAME.PID.tmp` beside it whose PID is no running process. A live
     /// process's, or this one's, are left alone.
     static func removeStale(beside path: String) {
-        let folder = OutputPaths.directory(of: path), name = OutputPaths.name(of: path)
+        let folder = FilePaths.directory(of: path), name = FilePaths.name(of: path)
         guard let files = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
-        for file in files where OutputPaths.isTemporaryName(file, for: name) {
+        for file in files where FilePaths.isTemporaryName(file, for: name) {
             let middle = file.dropFirst().dropLast(4)
             guard let dot = middle.lastIndex(of: "."), let pid = Int32(middle[middle.index(after: dot)...]), pid > 0, pid != getpid(),
                 // Exactly the name this output's temporary has under that
                 // PID: another file that only looks alike stays.
-                OutputPaths.temporaryName(for: name, pid: pid) == file
+                FilePaths.temporaryName(for: name, pid: pid) == file
             else { continue }
             if kill(pid, 0) != 0 && errno == ESRCH { unlink(folder + "/" + file) }
         }

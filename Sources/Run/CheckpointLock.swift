@@ -1,9 +1,5 @@
-import Audit
 import Foundation
-import Parsing
-import Reading
 import Reports
-import Rules
 
 /// One run at a time on a checkpoint (docs/contract.md §9): an advisory
 /// `fcntl` lock on `FILE.lock` beside it, held from the load to the write.
@@ -12,23 +8,23 @@ import Rules
 /// naming the holder's PID.
 ///
 /// Not `Sendable`: the command holds it for its whole run.
-struct CheckpointLock: ~Copyable {
+package struct CheckpointLock: ~Copyable {
     private let fd: Int32
 
     /// Why the lock could not be taken: a one-line message.
-    struct Refused: Error, CustomStringConvertible {
-        var description: String
+    package struct Refused: Error, CustomStringConvertible {
+        package var description: String
     }
 
     /// The lock file of a checkpoint.
-    static func path(for checkpoint: String) -> String { checkpoint + ".lock" }
+    package static func path(for checkpoint: String) -> String { checkpoint + ".lock" }
 
     /// The checkpoint that `path` names: through a symbolic link, the file
     /// it points to, so that two runs given two names of one checkpoint
     /// take one lock and write one file (a rename onto the link would
     /// replace the link). Any other path as it is. A link whose target is
     /// missing names that target, where the first run will write it.
-    static func target(of path: String) -> String {
+    package static func target(of path: String) -> String {
         var info = stat()
         guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else { return path }
         if let real = realpath(path, nil) {
@@ -45,7 +41,7 @@ struct CheckpointLock: ~Copyable {
     }
 
     /// Takes the lock of `checkpoint`, or throws at once.
-    init(checkpoint: String) throws(Refused) {
+    package init(checkpoint: String) throws(Refused) {
         let path = Self.path(for: checkpoint)
         let shown = TerminalText.escape(path)
         fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0o600)

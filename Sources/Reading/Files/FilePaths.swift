@@ -4,9 +4,10 @@
     import Darwin
 #endif
 
-/// Path arithmetic for outputs: the file a path really names, and the
-/// names of the temporary files written beside an output.
-package enum OutputPaths {
+/// Path arithmetic, for inputs and outputs alike: the file a path really
+/// names, its folder and name, and the names of the temporary files an
+/// output is written to beside its target (which a directory walk skips).
+package enum FilePaths {
     /// Longest file name and path the file system takes (POSIX's minimum
     /// guarantees are far lower; Linux and macOS file systems take these).
     package static let nameMax = 255

@@ -1,23 +1,60 @@
-import ArgumentParser
 import Audit
 import Foundation
-import Parsing
-import Reading
 import Reports
 import Rules
+import Writing
 
-/// Writing an audit's outputs, for the command and `flipaudit stage merge`:
-/// each output is written whatever happened to the others, and the exit
-/// status is the highest of 5 (blind), 4 (an output failed), 3 (input not
-/// read completely) and 1 (a finding at or above --fail-on): `ExitStatus`.
-extension OutputOptions {
-    /// The exit status when an output could not be written.
-    static let outputFailureStatus = ExitStatus.outputFailed.rawValue
+/// A run's last step, for every driver (the audit, `flipaudit stage
+/// merge`): where its results go and when it fails, frozen from the
+/// options; each output written whatever happened to the others, and the
+/// exit status chosen — the highest of 5 (blind), 4 (an output failed),
+/// 3 (input not read completely) and 1 (a finding at or above
+/// `--fail-on`): `ExitStatus`.
+package struct Delivery: Sendable {
+    /// `--csv`'s folder (or template), `--json` (`-`: standard output),
+    /// `--html`, `--metrics`.
+    package var csv: String?
+    package var json: String?
+    package var html: String?
+    package var metrics: String?
+    /// `--fail-on` (nil: never).
+    package var failOn: Severity?
+    /// No summary and no progress.
+    package var quiet = false
+    /// No progress line.
+    package var noProgress = false
+    /// The summary in color.
+    package var color = false
+
+    package init(
+        csv: String?, json: String?, html: String?, metrics: String?, failOn: Severity?, quiet: Bool, noProgress: Bool, color: Bool
+    ) {
+        self.csv = csv
+        self.json = json
+        self.html = html
+        self.metrics = metrics
+        self.failOn = failOn
+        self.quiet = quiet
+        self.noProgress = noProgress
+        self.color = color
+    }
+
+    /// A look by hand (`--dry-run`): no file the chain owns is written
+    /// (CSV, HTML, metrics, a JSON file); the summary (or `--json -`) is.
+    package var dryRun: Delivery {
+        var out = self
+        out.csv = nil
+        out.html = nil
+        out.metrics = nil
+        if out.json != "-" { out.json = nil }
+        out.quiet = out.quiet && out.json == "-"
+        return out
+    }
 
     /// Every output checked, and the CSV folder made, before any input is
     /// read; a problem is a usage error (exit 2). `inputs` are the paths
     /// read, which no output may be.
-    func plan(inputs: [String], checkpoint: String? = nil) throws -> OutputPlan {
+    package func plan(inputs: [String], checkpoint: String? = nil) throws(ExitStatus) -> OutputPlan {
         do {
             let files = [("--html", html), ("--metrics", metrics), ("--checkpoint", checkpoint)].compactMap { option, path in
                 path.map { (option: option, path: $0) }
@@ -27,19 +64,19 @@ extension OutputOptions {
                 arguments: inputs, usesStandardOutput: json == "-" || !quiet)
         } catch {
             StandardError().write("flipaudit: \(error)")
-            throw ExitCode(2)
+            throw .usage
         }
     }
 
     /// The CSV writer, when --csv is given.
-    func csvWriter(_ plan: OutputPlan) throws -> CSVWriter? {
+    package func csvWriter(_ plan: OutputPlan) throws(ExitStatus) -> CSVWriter? {
         guard csv != nil else { return nil }
         do {
             return try CSVWriter(
                 directory: plan.csvDirectory ?? ".", targets: OutputPlan.csvNames.map { plan.csvFiles[$0]! })
         } catch {
             StandardError().write("flipaudit: --csv: \(error)")
-            throw ExitCode(2)
+            throw .usage
         }
     }
 
@@ -49,10 +86,10 @@ extension OutputOptions {
     /// (exit 3) and no output failed (exit 4), so such a run leaves the
     /// chain where it was and the night can be run again
     /// (docs/contract.md §9).
-    func write(
+    package func write(
         _ result: AuditResult, plan: OutputPlan, writer: CSVWriter?, started: ContinuousClock.Instant,
         checkpoint: (bytes: [UInt8], target: OutputTarget)? = nil
-    ) -> Int32 {
+    ) -> ExitStatus {
         let stderr = StandardError()
         // Standard output closed or broken (its reader left) is an output
         // not written completely, as a full disk is (docs/contract.md §6):
@@ -83,15 +120,14 @@ extension OutputOptions {
             }
         }
         if !quiet && json != "-" {
-            do { try StandardStreams.writeOutput(TerminalReport(color: useColor).render(result)) } catch { failed(error, option: "summary") }
+            do { try StandardStreams.writeOutput(TerminalReport(color: color).render(result)) } catch { failed(error, option: "summary") }
         }
-        var run = ExitStatus.of(result, failOn: Severity(rawValue: failOn.rawValue))
-        if outputFailed { run = max(run, .outputFailed) }
-        var status = run.rawValue
+        var status = ExitStatus.of(result, failOn: failOn)
+        if outputFailed { status = max(status, .outputFailed) }
         // An output failure after this point is 4, unless the run is blind.
-        func outputFailure() { status = max(status, Self.outputFailureStatus) }
+        func outputFailure() { status = max(status, .outputFailed) }
         if let target = plan.files["--html"] {
-            let text = HTMLReport.render(result, failOn: Severity(rawValue: failOn.rawValue))
+            let text = HTMLReport.render(result, failOn: failOn)
             if !Self.stageOutput(text, to: target) { outputFailure() }
         }
         if let metrics {
@@ -102,14 +138,14 @@ extension OutputOptions {
                 plan.files["--metrics"]?.method == .replace
                 ? (try? String(contentsOfFile: metrics, encoding: .utf8)).flatMap(MetricsReport.lastSuccess(in:)) : nil
             let text = MetricsReport.render(
-                result, exitStatus: status, duration: seconds,
+                result, exitStatus: status.rawValue, duration: seconds,
                 now: Date().timeIntervalSince1970, previousSuccess: previous,
                 carriedIn: result.carriedIn, carriedOut: result.carriedOut)
             if let target = plan.files["--metrics"], !Self.stageOutput(text, to: target) { outputFailure() }
         }
         if let checkpoint {
             let blind = result.coverage.verdict == .blind
-            if result.hadInputErrors || blind || status == Self.outputFailureStatus {
+            if result.hadInputErrors || blind || status == .outputFailed {
                 let why =
                     blind
                     ? "the run was blind (give the format that reads the input)"
@@ -138,19 +174,8 @@ extension OutputOptions {
     /// Stages one output file as its target wants it; on failure says so
     /// on standard error and returns false (the other outputs are still
     /// written).
-    static func stageOutput(_ text: String, to target: OutputTarget) -> Bool {
+    package static func stageOutput(_ text: String, to target: OutputTarget) -> Bool {
         do { try OutputWriter.stage(text, to: target) } catch {
-            StandardError().write("flipaudit: \(target.option): \(error)")
-            return false
-        }
-        return true
-    }
-
-    /// Writes one output file as its target wants it; on failure says so
-    /// on standard error and returns false (the other outputs are still
-    /// written).
-    static func writeOutput(_ text: String, to target: OutputTarget) -> Bool {
-        do { try OutputWriter.write(text, to: target) } catch {
             StandardError().write("flipaudit: \(target.option): \(error)")
             return false
         }

@@ -1,0 +1,84 @@
+import Audit
+import Foundation
+import Reading
+import Reports
+import Rules
+
+/// A run's checkpoint, taken in one place for every driver: locked (a run
+/// that writes it), loaded and validated (`Checkpoint.load`), and the
+/// fingerprint the chain is keyed by chosen — the carried one (HMAC for a
+/// chain begun before version 3, SipHash after), a new key for a new chain.
+/// A checkpoint that cannot be used is said and refused (exit 2) before any
+/// input is read.
+package enum CheckpointLoader {
+    /// A checkpoint taken for an audit: its lock (held until this is
+    /// dropped; none for a look by hand), what it carries (nil: a new
+    /// chain) and the chain's fingerprint.
+    package struct Taken: ~Copyable {
+        package let lock: CheckpointLock?
+        package let carried: Checkpoint?
+        package let fingerprint: Fingerprint
+    }
+
+    /// The fingerprint of a run that carries `carried`: a state or code
+    /// fingerprinted otherwise would match nothing it remembers.
+    package static func fingerprint(of carried: Checkpoint?) -> Fingerprint {
+        carried?.fingerprint ?? .keyed(Fingerprint.newKey())
+    }
+
+    /// The checkpoint at `path` for an audit: locked unless `dryRun` (a
+    /// look by hand reads a whole file a commit renamed into place), its
+    /// lock and (for a look by hand) itself added to what a directory walk
+    /// skips. A missing checkpoint starts a chain (said once).
+    package static func forAudit(
+        _ path: String, dryRun: Bool, plan: inout OutputPlan
+    ) throws(ExitStatus) -> Taken {
+        var lock: CheckpointLock?
+        if !dryRun {
+            do { lock = try CheckpointLock(checkpoint: path) } catch {
+                StandardError().write("flipaudit: --checkpoint \(TerminalText.escape(path)) \(error)")
+                plan.removeMadeFolders()
+                throw .usage
+            }
+        }
+        // A folder read as input skips the lock as it skips the checkpoint.
+        for file in dryRun ? [path, CheckpointLock.path(for: path)] : [CheckpointLock.path(for: path)] {
+            if let identity = FileIdentity.of(path: file) { plan.ownOutputs.identities.insert(identity) }
+        }
+        let carried: Checkpoint?
+        do { carried = try Checkpoint.load(path) } catch {
+            StandardError().write("flipaudit: --checkpoint \(TerminalText.escape(path)): \(TerminalText.escape("\(error)")); nothing written")
+            plan.removeMadeFolders()
+            throw .usage
+        }
+        if carried == nil { StandardError().write("flipaudit: --checkpoint \(TerminalText.escape(path)) does not exist: starting fresh") }
+        return Taken(lock: lock, carried: carried, fingerprint: fingerprint(of: carried))
+    }
+
+    /// The checkpoint at `path` as it stood before the run that audited
+    /// `inputs` (`explain`): `FILE.prev`, which the commit keeps, when
+    /// FILE's last run audited one of them (by its digest); FILE otherwise.
+    /// Never locked or written; a missing one is an error.
+    package static func forReplay(_ path: String, inputs: [String]) throws(ExitStatus) -> (carried: Checkpoint, fingerprint: Fingerprint) {
+        let carried: Checkpoint?
+        do { carried = try replayed(path, inputs: inputs) } catch {
+            StandardError().write("flipaudit: explain: --checkpoint \(TerminalText.escape(path)): \(error)")
+            throw .usage
+        }
+        guard let carried else {
+            StandardError().write("flipaudit: explain: --checkpoint \(TerminalText.escape(path)) does not exist")
+            throw .usage
+        }
+        return (carried, fingerprint(of: carried))
+    }
+
+    /// The checkpoint before the run that audited `inputs` (nil when missing).
+    package static func replayed(_ path: String, inputs: [String]) throws -> Checkpoint? {
+        guard let current = try Checkpoint.load(path) else { return nil }
+        let previous = path + ".prev"
+        guard FileManager.default.fileExists(atPath: previous) else { return current }
+        let audited = Set(current.audited.map(\.digest))
+        guard inputs.compactMap({ FileDigest.of(path: $0) }).contains(where: audited.contains) else { return current }
+        return try Checkpoint.load(previous)
+    }
+}
