@@ -106,20 +106,26 @@ struct FlipAuditCommand: ParsableCommand {
         if status != .clean { throw status }
     }
 
-    /// Parses, runs, and exits with docs/contract.md §6's statuses: ArgumentParser's
-    /// usage errors become 2.
+    /// Parses, runs, and exits with docs/contract.md §6's statuses
+    /// (`ExitStatus`): ArgumentParser's usage errors become 2.
     static func main() {
         // A closed standard descriptor must not be taken by an output file.
         StandardDescriptors.reserve()
         Interruption.install()
         if let shortage = Descriptors.shortage() {
             StandardStreams.writeError("flipaudit: " + shortage)
-            Foundation.exit(2)
+            Foundation.exit(ExitStatus.usage.rawValue)
         }
         // A closed pipe is an error of the write (EPIPE), handled where it
         // happens, not a signal that kills the run half-way.
         signal(SIGPIPE, SIG_IGN)
-        let arguments = Array(CommandLine.arguments.dropFirst())
+        Foundation.exit(status(running: Array(CommandLine.arguments.dropFirst())).rawValue)
+    }
+
+    /// Runs the command line `arguments` name (the audit, `stage …`,
+    /// `explain …`, a completion script); its exit status, every error said
+    /// on standard error.
+    static func status(running arguments: [String]) -> ExitStatus {
         do {
             // `--help` comes back as a command of its own (ArgumentParser's
             // HelpCommand): run whatever was parsed.
@@ -139,56 +145,51 @@ struct FlipAuditCommand: ParsableCommand {
                 }
                 try command.run()
             }
+            return .clean
         } catch let status as ExitStatus {
-            Foundation.exit(status.rawValue)
+            return status
         } catch let code as ExitCode {
-            Foundation.exit(code.rawValue)
+            return ExitStatus(rawValue: code.rawValue) ?? .usage
         } catch let error as ConfigFile.ConfigError {
             StandardStreams.writeError("flipaudit: --config \(TerminalText.escape(error.description))")
-            Foundation.exit(2)
+            return .usage
         } catch let error as ConfigurationError {
             // It may name a file as a checkpoint stored it: escaped.
             StandardStreams.writeError("flipaudit: \(TerminalText.escape("\(error)"))")
-            Foundation.exit(2)
+            return .usage
         } catch let error as StageError {
             StandardStreams.writeError("flipaudit: stage: \(TerminalText.escape(error.description))")
-            Foundation.exit(error.status)
+            return error.status
         } catch let error as OutputError {
             StandardStreams.writeError("flipaudit: stage: \(error)")
-            Foundation.exit(4)
+            return .outputFailed
         } catch let failure as StageCommand.Failure {
-            let (code, message) = StageCommand.report(failure.error)
-            if code == 0 {
-                do { try StandardStreams.writeOutput(message + "\n") } catch {}
-            } else {
-                StandardStreams.writeError(message)
-            }
-            Foundation.exit(code)
+            return parserFailure(failure.error, of: StageCommand.self)
         } catch let failure as ExplainCommand.Failure {
-            let error = failure.error
-            if ExplainCommand.exitCode(for: error) == .success {
-                do { try StandardStreams.writeOutput(ExplainCommand.fullMessage(for: error) + "\n") } catch {}
-                Foundation.exit(0)
-            }
-            StandardStreams.writeError(ExplainCommand.fullMessage(for: error))
-            Foundation.exit(2)
+            return parserFailure(failure.error, of: ExplainCommand.self)
         } catch {
-            let code = exitCode(for: error)
-            if code == .success {
-                // --help, --version: standard output like any other output.
-                do { try StandardStreams.writeOutput(fullMessage(for: error) + "\n") } catch {
-                    if !error.isBrokenPipe {
-                        StandardStreams.writeError("flipaudit: \(error)")
-                        Foundation.exit(4)
-                    }
-                }
-                Foundation.exit(0)
-            }
-            // A value the config file set: say where (FILE:LINE).
-            let source = ConfigArguments.source(of: fullMessage(for: error), arguments: arguments)
-            StandardStreams.writeError((source.map { "flipaudit: --config \(TerminalText.escape($0)): " } ?? "") + fullMessage(for: error))
-            Foundation.exit(2)
+            return parserFailure(error, of: FlipAuditCommand.self, arguments: arguments)
         }
-        Foundation.exit(0)
+    }
+
+    /// An ArgumentParser error of `command`'s line: `--help` and
+    /// `--version` printed on standard output (an output like any other:
+    /// exit 4 when it cannot be written, but a reader that left is no
+    /// error), anything else on standard error, exit 2; a value the config
+    /// file set names its FILE:LINE.
+    static func parserFailure(_ error: Error, of command: any ParsableCommand.Type, arguments: [String] = []) -> ExitStatus {
+        let message = command.fullMessage(for: error)
+        if command.exitCode(for: error) == .success {
+            do { try StandardStreams.writeOutput(message + "\n") } catch {
+                if !error.isBrokenPipe {
+                    StandardStreams.writeError("flipaudit: \(error)")
+                    return .outputFailed
+                }
+            }
+            return .clean
+        }
+        let source = ConfigArguments.source(of: message, arguments: arguments)
+        StandardStreams.writeError((source.map { "flipaudit: --config \(TerminalText.escape($0)): " } ?? "") + message)
+        return .usage
     }
 }

@@ -60,11 +60,6 @@ struct StageCommand: ParsableCommand {
         }
     }
 
-    /// The exit status and message of an ArgumentParser error (0 for --help).
-    static func report(_ error: Error) -> (Int32, String) {
-        exitCode(for: error) == .success ? (0, fullMessage(for: error)) : (2, fullMessage(for: error))
-    }
-
     /// The plan at `path`, and the audit its options ask for.
     static func load(_ path: String) throws -> (JobPlan, AuditConfiguration) {
         let plan = try JobPlan.load(path)
@@ -153,7 +148,7 @@ extension StageCommand {
             }
             let byURI = Set(seen.map(\.displayName))
             // Ranked as one process ranks them: by first record time, then name.
-            let ranked = Analyzer.rank(
+            let ranked = FirstRecord.rank(
                 (resolution.files + seen).sorted { $0.displayName < $1.displayName }, configuration: audit.configuration)
             let files = ranked.map { file in
                 byURI.contains(file.displayName)

@@ -5,12 +5,9 @@ import Rules
 
 /// The three CSV files of docs/contract.md §7, a stable contract for dashboards.
 package enum CSVReport {
-    package static let sessionsHeader = [
-        "state", "first_seen", "last_seen", "flow", "app", "environment", "variant", "client_id", "redirect_uri", "outcome", "error", "error_description",
-        "latency_ms", "findings", "client_ip", "source",
-    ]
-    package static let findingsHeader = ["time", "severity", "kind", "state", "client_id", "redirect_uri", "detail", "source"]
-    package static let errorDistributionHeader = ["period", "flow", "app", "environment", "error", "count", "share"]
+    package static let sessionsHeader = SessionColumn.allCases.map(\.rawValue)
+    package static let findingsHeader = FindingColumn.allCases.map(\.rawValue)
+    package static let errorDistributionHeader = ErrorDistributionColumn.allCases.map(\.rawValue)
 
     /// Appends one `sessions.csv` row; `source` is its `FILE:` cell prefix
     /// (see `sourcePrefix`), the line number is appended to it; `times`
@@ -25,38 +22,35 @@ package enum CSVReport {
         bound += RowBytes.escapedBound(s.errorDescription.utf8.count) + RowBytes.escapedBound(s.clientIP.utf8.count)
         for kind in s.findings { bound += kind.rawValue.utf8.count + 1 }
         RowBytes.write(atMost: bound, to: &out, s) { row, s in
-            row.cell(s.state)
-            row.put(.comma)
-            row.put(time: s.firstSeen, by: &times)
-            row.put(.comma)
-            row.put(time: s.lastSeen, by: &times)
-            row.put(targetCells[s.target.index])
-            row.nextCell(s.clientID)
-            row.nextCell(s.redirectURI)
-            row.put(outcomeCells[s.outcome.rank])
-            row.nextCell(s.error)
-            row.nextCell(s.errorDescription)
-            row.put(.comma)
-            if let latency = s.latencyMs { row.put(decimal: latency) }
-            row.put(.comma)
-            for (i, kind) in s.findings.enumerated() {
-                if i > 0 { row.put(UInt8(ascii: ";")) }
-                row.put(kind.rawValue)
+            for column in SessionColumn.allCases {
+                if column != .state { row.put(.comma) }
+                switch column {
+                case .state: row.cell(s.state)
+                case .firstSeen: row.put(time: s.firstSeen, by: &times)
+                case .lastSeen: row.put(time: s.lastSeen, by: &times)
+                // flipaudit's own words, never escaped.
+                case .flow: row.put(s.target.flow.rawValue)
+                case .app: row.put(s.target.app.rawValue)
+                case .environment: row.put(s.target.environment.rawValue)
+                case .variant: row.put(s.target.variant.rawValue)
+                case .clientID: row.cell(s.clientID)
+                case .redirectURI: row.cell(s.redirectURI)
+                case .outcome: row.put(s.outcome.rawValue)
+                case .error: row.cell(s.error)
+                case .errorDescription: row.cell(s.errorDescription)
+                case .latencyMs: if let latency = s.latencyMs { row.put(decimal: latency) }
+                case .findings:
+                    for (i, kind) in s.findings.enumerated() {
+                        if i > 0 { row.put(UInt8(ascii: ";")) }
+                        row.put(kind.rawValue)
+                    }
+                case .clientIP: row.cell(s.clientIP)
+                case .source: putSource(s.source, prefix: source, in: &row)
+                }
             }
-            row.nextCell(s.clientIP)
-            row.put(.comma)
-            putSource(s.source, prefix: source, in: &row)
             row.put(.newline)
         }
     }
-
-    /// Per target (by `RedirectTarget.index`), its four cells, each after
-    /// a comma, ready to copy: flipaudit's own words, never escaped.
-    private static let targetCells = RedirectTarget.all.map { t in
-        Array(",\(t.flow.rawValue),\(t.app.rawValue),\(t.environment.rawValue),\(t.variant.rawValue)".utf8)
-    }
-    /// Per outcome (by rank), its cell after a comma.
-    private static let outcomeCells = Outcome.allCases.sorted { $0.rank < $1.rank }.map { Array(",\($0.rawValue)".utf8) }
 
     /// Appends one `findings.csv` row; `source` as for sessions.
     static func append(finding f: Finding, source: [UInt8], times: inout Timestamp.ISO8601Writer, to out: inout [UInt8]) {
@@ -65,15 +59,19 @@ package enum CSVReport {
         bound += RowBytes.escapedBound(f.state.utf8.count) + RowBytes.escapedBound(f.clientID.utf8.count)
         bound += RowBytes.escapedBound(f.redirectURI.utf8.count) + RowBytes.escapedBound(f.detail.utf8.count)
         RowBytes.write(atMost: bound, to: &out, f) { row, f in
-            row.put(time: f.time, by: &times)
-            row.nextWord(f.severity.rawValue)
-            row.nextWord(f.kind.rawValue)
-            row.nextCell(f.state)
-            row.nextCell(f.clientID)
-            row.nextCell(f.redirectURI)
-            row.nextCell(f.detail)
-            row.put(.comma)
-            putSource(f.source, prefix: source, in: &row)
+            for column in FindingColumn.allCases {
+                if column != .time { row.put(.comma) }
+                switch column {
+                case .time: row.put(time: f.time, by: &times)
+                case .severity: row.put(f.severity.rawValue)
+                case .kind: row.put(f.kind.rawValue)
+                case .state: row.cell(f.state)
+                case .clientID: row.cell(f.clientID)
+                case .redirectURI: row.cell(f.redirectURI)
+                case .detail: row.cell(f.detail)
+                case .source: putSource(f.source, prefix: source, in: &row)
+                }
+            }
             row.put(.newline)
         }
     }
@@ -98,10 +96,18 @@ package enum CSVReport {
     static func errorDistribution(_ statistics: AuditStatistics) -> String {
         var out = CSV.row(errorDistributionHeader)
         for row in statistics.errorDistributionRows {
-            out += CSV.row([
-                row.period, row.group.flow.rawValue, row.group.app.rawValue, row.group.environment.rawValue,
-                row.error, String(row.count), formatShare(row.share),
-            ])
+            out += CSV.row(
+                ErrorDistributionColumn.allCases.map { column in
+                    switch column {
+                    case .period: row.period
+                    case .flow: row.group.flow.rawValue
+                    case .app: row.group.app.rawValue
+                    case .environment: row.group.environment.rawValue
+                    case .error: row.error
+                    case .count: String(row.count)
+                    case .share: formatShare(row.share)
+                    }
+                })
         }
         return out
     }

@@ -157,19 +157,6 @@ struct RowBytes: ~Copyable {
         return changed ? out : nil
     }
 
-    /// A comma, then an escaped cell.
-    mutating func nextCell(_ text: String) {
-        put(.comma)
-        cell(text)
-    }
-
-    /// A comma, then one of flipaudit's own words (lowercase letters and
-    /// `-`: no such cell is ever quoted or prefixed), copied as it is.
-    mutating func nextWord(_ word: String) {
-        put(.comma)
-        put(word)
-    }
-
     /// A decimal number.
     mutating func put(decimal value: Int64) {
         let p = room(Self.decimalBound)

@@ -29,8 +29,12 @@ package struct AuditConfiguration: Sendable {
     package var until: Int64?
     /// Configured Google client IDs (`--client-id`).
     package var clientIDs: Set<String> = []
-    package var projectIDs: [String] = []
-    package var allowRedirects: [String] = []
+    /// `--project-id` and `--allow-redirect`: the allowlist is built when
+    /// they are set, not on every use.
+    package var projectIDs: [String] = [] { didSet { allowlist = Self.allowlist(projectIDs, allowRedirects) } }
+    package var allowRedirects: [String] = [] { didSet { allowlist = Self.allowlist(projectIDs, allowRedirects) } }
+    /// Google's redirect URIs and the project's own.
+    package private(set) var allowlist = Self.allowlist([], [])
     /// Request paths that are always flip endpoints (`--endpoint`).
     package var endpoints: [String] = []
     /// Globs of the files a directory walk leaves out (`--exclude`).
@@ -154,7 +158,9 @@ package struct AuditConfiguration: Sendable {
         _ = try LogFormatParser(logFormat: text, maxLine: maxLine)
     }
 
-    package var allowlist: Allowlist { Allowlist(projectIDs: projectIDs, extra: allowRedirects) }
+    private static func allowlist(_ projectIDs: [String], _ extra: [String]) -> Allowlist {
+        Allowlist(projectIDs: projectIDs, extra: extra)
+    }
 
     /// Record readers for these settings: `format`'s first, then one per
     /// rule of `formatRules`.

@@ -79,8 +79,8 @@ struct ProgressTests {
         }
         #expect(done.count == paths.count)
         // A stream has no known total.
-        #expect(Analyzer.totalSize([InputFile(displayName: "-", path: nil)]) == nil)
-        #expect(Analyzer.totalSize([InputFile(displayName: "/dev/null", path: "/dev/null")]) == nil)
+        #expect(FeedSetup.totalSize([InputFile(displayName: "-", path: nil)]) == nil)
+        #expect(FeedSetup.totalSize([InputFile(displayName: "/dev/null", path: "/dev/null")]) == nil)
     }
 
     @Test("on a terminal the line is drawn and cleared; never when standard error is a pipe")

@@ -42,7 +42,7 @@ struct StagePipeline {
     func run(_ paths: [String], _ configuration: AuditConfiguration = AuditConfiguration()) throws -> (csv: [String], json: String) {
         let resolution = InputCatalog.resolve(paths)
         let plan = JobPlan(
-            key: Fingerprint.newKey(), options: [], files: Analyzer.rank(resolution.files, configuration: configuration),
+            key: Fingerprint.newKey(), options: [], files: FirstRecord.rank(resolution.files, configuration: configuration),
             problems: resolution.problems.map { JobPlan.Problem(name: $0.name, message: "\($0.error)") })
         // Two mappers, each given every other file line.
         var fileLines = plan.files.indices.map { plan.fileLine($0) }
@@ -238,7 +238,7 @@ struct StageInputTests {
     func plan(_ paths: [String]) -> JobPlan {
         JobPlan(
             key: Array(repeating: 7, count: 32), options: [],
-            files: Analyzer.rank(InputCatalog.resolve(paths).files, configuration: AuditConfiguration()), problems: [])
+            files: FirstRecord.rank(InputCatalog.resolve(paths).files, configuration: AuditConfiguration()), problems: [])
     }
 
     func mapped(_ plan: JobPlan) throws -> [[UInt8]] {
@@ -406,7 +406,9 @@ struct StageInputTests {
             _ = try MergeStage.run(plan: plan ?? p, configuration: config, inputs: [try LineSource(path: path)], rows: [], warn: { _ in })
         }
         func refused(_ lines: [[UInt8]], plan: JobPlan? = nil, _ text: String) -> Bool {
-            do { try merge(lines, plan: plan) } catch let error as StageError { return error.status == 3 && error.description.contains(text) } catch {}
+            do { try merge(lines, plan: plan) } catch let error as StageError {
+                return error.status == .inputIncomplete && error.description.contains(text)
+            } catch {}
             return false
         }
         try merge(facts + rows + reuse)
@@ -439,8 +441,8 @@ struct StageInputTests {
         let facts = lines.filter { $0.starts(with: "facts\t".utf8) }
         // Facts alone: the read stage wrote event lines no session stage read.
         #expect { try merge(facts) } throws: {
-            ($0 as? StageError).map { $0.status == 3 && $0.description.contains("stage sessions: 0 event lines") } == true
+            ($0 as? StageError).map { $0.status == .inputIncomplete && $0.description.contains("stage sessions: 0 event lines") } == true
         }
-        #expect { try merge(facts + [facts[0]]) } throws: { ($0 as? StageError)?.status == 3 }
+        #expect { try merge(facts + [facts[0]]) } throws: { ($0 as? StageError)?.status == .inputIncomplete }
     }
 }

@@ -28,16 +28,15 @@ package enum CodeStage {
                 memory = ReuseMemory(retention: retention)
                 receivers.removeAll(keepingCapacity: true)
             }
-            let first = memory.time(of: code.key, orRememberAt: code.time)
-            guard !receivers.contains(code.session) else { continue }
-            if let first {
+            switch CodeReuse.judge(code.key, at: code.time, alreadyReceived: receivers.contains(code.session), memory: &memory) {
+            case .received: receivers.insert(code.session)
+            case .reused(let first):
                 let finding = Finding(
                     kind: .codeReuse, time: code.time, state: code.state, clientID: code.clientID, redirectURI: code.redirectURI,
-                    detail: SessionTracker.codeReuseDetail(code.digest, first: first), source: code.source)
+                    detail: CodeReuse.detail(code.digest, first: first), source: code.source)
                 written.add(appendedTo: &output.buffer) { ReuseLine.encode(session: code.session, finding, into: &$0) }
                 try output.flushIfFull()
-            } else {
-                receivers.insert(code.session)
+            case .repeated: break
             }
         }
         if read.lines > 0 {

@@ -94,21 +94,14 @@ package struct JobPlan: Sendable, Equatable {
 
     /// Reads a plan's bytes; `name` names it in errors.
     package static func decode(_ bytes: [UInt8], name: String) throws(StageError) -> JobPlan {
-        var lines = bytes.split(separator: .newline, omittingEmptySubsequences: false)
-        guard lines.last?.isEmpty == true else { throw StageError("\(name): cut off (no newline at the end)") }
-        lines.removeLast()
-        guard lines.first?.elementsEqual(magic.utf8) == true else { throw Self.notThisVersion(lines.first ?? [], name: name) }
-        if let problem = SealedText.problem(bytes, lines: lines) { throw StageError("\(name): \(problem)") }
         var key: [UInt8]?
         var options: [String] = []
         var files: [InputFile] = []
         var problems: [Problem] = []
         typealias F = TextFields
-        for (i, line) in lines.enumerated().dropFirst().dropLast() {
-            do throws(TextFields.Malformed) {
-                let tab = line.firstIndex(of: .tab) ?? line.endIndex
-                let tag = String(decoding: line[..<tab], as: UTF8.self)
-                let rest = tab < line.endIndex ? line[(tab + 1)...] : [][...]
+        func header(_ first: ArraySlice<UInt8>) -> String? { first.elementsEqual(magic.utf8) ? nil : notThisVersion(first) }
+        do {
+            try SealedText.read(bytes, header: header) { tag, rest, _ throws(TextFields.Malformed) in
                 switch tag {
                 case "key":
                     guard key == nil, let k = Checkpoint.unhex(try F.text(rest)), k.count == 32 else { throw F.Malformed(reason: "bad key") }
@@ -125,9 +118,9 @@ package struct JobPlan: Sendable, Equatable {
                 default:
                     throw F.Malformed(reason: "unknown record \(Quote.text(tag))")
                 }
-            } catch {
-                throw StageError("\(name):\(i + 1): \(error)")
             }
+        } catch {
+            throw StageError(error.line.map { "\(name):\($0): " + error.reason } ?? "\(name): " + error.reason)
         }
         guard let key else { throw StageError("\(name): no key line") }
         guard files.count <= Int(Int32.max) else { throw StageError("\(name): too many files") }
@@ -136,13 +129,13 @@ package struct JobPlan: Sendable, Equatable {
 
     /// Why a first line that is not `magic` is refused: another version is
     /// named (its digits only), anything else is not a plan.
-    private static func notThisVersion(_ first: ArraySlice<UInt8>, name: String) -> StageError {
+    private static func notThisVersion(_ first: ArraySlice<UInt8>) -> String {
         let version = first.dropFirst(magicPrefix.utf8.count)
         guard first.starts(with: magicPrefix.utf8), !version.isEmpty, version.count <= 9,
             version.allSatisfy({ $0 >= .zero && $0 <= .nine })
-        else { return StageError("\(name):1: not a flipaudit plan") }
+        else { return "not a flipaudit plan" }
         let text = String(decoding: version, as: UTF8.self)
-        return StageError("\(name):1: plan version \(text); this flipaudit reads version 2 (make the plan again with its `stage plan`)")
+        return "plan version \(text); this flipaudit reads version 2 (make the plan again with its `stage plan`)"
     }
 
     /// Reads the plan at `path`.

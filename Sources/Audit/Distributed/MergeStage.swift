@@ -30,12 +30,12 @@ package enum MergeStage {
         let job = plan.jobID
         func check(_ source: SourceRef, _ input: LineSource) throws(StageError) {
             guard plan.files.indices.contains(Int(source.file)) else {
-                throw StageError(input, "no input of this plan has rank \(source.file) (a line of another job?)", status: 3)
+                throw StageError(input, "no input of this plan has rank \(source.file) (a line of another job?)", status: .inputIncomplete)
             }
         }
         func check(job lineJob: String, _ what: String, _ input: LineSource) throws(StageError) {
             guard lineJob == job else {
-                throw StageError(input, "\(what) of another job (job \(lineJob); this plan's is \(job)): nothing written", status: 3)
+                throw StageError(input, "\(what) of another job (job \(lineJob); this plan's is \(job)): nothing written", status: .inputIncomplete)
             }
         }
         for input in inputs {
@@ -64,7 +64,9 @@ package enum MergeStage {
                         let f = try FileFacts.decode(line)
                         try check(job: f.job, "stage read: a facts line", input)
                         try check(SourceRef(file: f.rank, line: 0), input)
-                        guard facts[Int(f.rank)] == nil else { throw StageError(input, "stage read: a second facts line for rank \(f.rank)", status: 3) }
+                        guard facts[Int(f.rank)] == nil else {
+                            throw StageError(input, "stage read: a second facts line for rank \(f.rank)", status: .inputIncomplete)
+                        }
                         facts[Int(f.rank)] = f
                         tallies.eventsWritten[Int(f.rank)] = f.events
                     case TrackerFacts.tag:
@@ -81,7 +83,7 @@ package enum MergeStage {
                             if let first = seenTallies[Array(line)] {
                                 throw StageError(
                                     input, "stage \(t.stage.rawValue): a task's output is given twice (its tally line is also \(first)): nothing written",
-                                    status: 3)
+                                    status: .inputIncomplete)
                             }
                             seenTallies[Array(line)] = "\(input.name):\(input.lineNumber)"
                         }
@@ -103,10 +105,10 @@ package enum MergeStage {
         if let missing = facts.firstIndex(where: { $0 == nil }) {
             throw StageError(
                 "stage read: no facts for \(plan.files[missing].displayName) (rank \(missing)): its read stage did not finish; nothing written",
-                status: 3)
+                status: .inputIncomplete)
         }
         if let problem = tallies.problem(names: plan.files.map(\.displayName)) {
-            throw StageError("the steps do not add up: \(problem); nothing written", status: 3)
+            throw StageError("the steps do not add up: \(problem); nothing written", status: .inputIncomplete)
         }
         for finding in marks.findings { order.finding(finding) }
         order.releaseAll()

@@ -53,7 +53,7 @@ package enum ReadStage {
     static func read(
         _ file: InputFile, rank: Int, job: String, configuration: AuditConfiguration, output: StageOutput
     ) throws(OutputError) -> FileFacts {
-        let inputs = Analyzer.feed([file], configuration: configuration, alone: true, firstRank: rank, progress: nil)
+        let inputs = FeedSetup.feed([file], configuration: configuration, alone: true, firstRank: rank, progress: nil)
         defer { inputs.stop() }
         let feed = InputFeed(inputs, index: 0, file: file, format: configuration.format(for: file.displayName), zone: configuration.zone?.name)
         var events = LineTally()

@@ -1,9 +1,10 @@
+import Foundation
 import Reading
 import Rules
 
 /// The time of an input's first record: what inputs are ranked by
-/// (`Analyzer.rank`), learnt before any input is read.
-enum FirstRecord {
+/// (`rank`), learnt before any input is read.
+package enum FirstRecord {
     /// Time of the first record of `file` within its first
     /// `LogFileReader.bufferSize` decoded bytes (nil for inputs without a
     /// record there, and for streams — standard input, a FIFO,
@@ -40,4 +41,35 @@ enum FirstRecord {
         assembler.add(scanner.take(), emit: { _ in })
         return assembler.firstTime
     }
+
+    /// Ranks inputs as the audit orders them (docs/contract.md §3): by the
+    /// time of their first record, then by name, so a server's rotated
+    /// files keep their order even when the rotation falls inside one
+    /// logged second. A stream, which cannot be looked into before it is
+    /// read, ranks as an input without a record: first. The first record
+    /// times come back in rank order.
+    package static func rank(_ files: [InputFile], configuration: AuditConfiguration) -> [InputFile] {
+        rank(files, configuration: configuration, scanners: ScannerPool(configuration: configuration)).inputs
+    }
+
+    static func rank(
+        _ files: [InputFile], configuration: AuditConfiguration, scanners: ScannerPool
+    ) -> (inputs: [InputFile], startTimes: [Int64?]) {
+        let look = { @Sendable (file: InputFile) in
+            FirstRecord.time(of: file, configuration: configuration, scanners: scanners)
+        }
+        let times = configuration.parallel ? WorkerThread.map(files, look) : files.map(look)
+        // The catalog lists files by name: a stable sort keeps that order
+        // among equal times.
+        let order = files.indices.sorted { (times[$0] ?? .min, $0) < (times[$1] ?? .min, $1) }
+        return (order.map { files[$0] }, order.map { times[$0] })
+    }
+
+    /// Whether an input can be read a second time: a regular file.
+    static func canReread(_ file: InputFile) -> Bool {
+        guard let path = file.path else { return false }
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+    }
+
 }

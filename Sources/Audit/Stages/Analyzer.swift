@@ -101,7 +101,7 @@ package final class Analyzer {
         }
         // Ranked by their first record, late or not: the rank is the
         // input's, not this chain's.
-        let (inputs, startTimes) = Self.rank(
+        let (inputs, startTimes) = FirstRecord.rank(
             resolution.files, configuration: configuration, scanners: ScannerPool(configuration: configuration))
         var configuration = self.configuration
         if let carried { configuration.lateBefore = carried.watermark - AuditConfiguration.reorderWindow }
@@ -110,9 +110,9 @@ package final class Analyzer {
         for note in resolution.notes { warn(note) }
         for (name, error) in problems { warn("\(name): \(error)") }
         shown = []
-        let handOn = Carry(on: carry, from: carried, digests: digests, started: started)
+        let handOn = CarryStep(on: carry, from: carried, digests: digests, started: started)
         let ranked = Ranked(inputs: inputs, startTimes: startTimes, configuration: configuration)
-        if !configuration.alwaysSort && inputs.allSatisfy(Self.canReread) {
+        if !configuration.alwaysSort && inputs.allSatisfy(FirstRecord.canReread) {
             switch pass(ranked, problems: problems, rows: rows, sorted: false, carry: handOn, explainer: explainer) {
             case .done(let result): return result
             case .outOfOrder: break
@@ -124,44 +124,11 @@ package final class Analyzer {
         }
     }
 
-    /// Ranks inputs as the audit orders them (docs/contract.md §3): by the
-    /// time of their first record, then by name, so a server's rotated
-    /// files keep their order even when the rotation falls inside one
-    /// logged second. A stream, which cannot be looked into before it is
-    /// read, ranks as an input without a record: first. The first record
-    /// times come back in rank order.
-    package static func rank(_ files: [InputFile], configuration: AuditConfiguration) -> [InputFile] {
-        rank(files, configuration: configuration, scanners: ScannerPool(configuration: configuration)).inputs
-    }
-
-    static func rank(
-        _ files: [InputFile], configuration: AuditConfiguration, scanners: ScannerPool
-    ) -> (inputs: [InputFile], startTimes: [Int64?]) {
-        let look = { @Sendable (file: InputFile) in
-            FirstRecord.time(of: file, configuration: configuration, scanners: scanners)
-        }
-        let times = configuration.parallel ? WorkerThread.map(files, look) : files.map(look)
-        // The catalog lists files by name: a stable sort keeps that order
-        // among equal times.
-        let order = files.indices.sorted { (times[$0] ?? .min, $0) < (times[$1] ?? .min, $1) }
-        return (order.map { files[$0] }, order.map { times[$0] })
-    }
-
     /// The inputs in rank order, and what reading them needs.
     private struct Ranked {
         var inputs: [InputFile]
         var startTimes: [Int64?]
         var configuration: AuditConfiguration
-    }
-
-    /// Whether and from what a run hands on.
-    private struct Carry {
-        var on: Bool
-        var from: Checkpoint?
-        /// The digests of this run's regular files, by name.
-        var digests: [String: FileDigest]
-        /// When the run started (milliseconds of the wall clock).
-        var started: Int64
     }
 
     /// How a pass ended.
@@ -171,13 +138,6 @@ package final class Analyzer {
         case outOfOrder
     }
 
-    /// Whether an input can be read a second time: a regular file.
-    private static func canReread(_ file: InputFile) -> Bool {
-        guard let path = file.path else { return false }
-        var info = stat()
-        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
-    }
-
     /// Inputs whose messages are already on standard error (a second
     /// pass does not repeat them); -1 for the count of the rest.
     private var shown = Set<Int>()
@@ -185,7 +145,7 @@ package final class Analyzer {
     /// One audit of every input.
     private func pass(
         _ ranked: Ranked, problems: [(name: String, error: InputError)], rows: [RowSink],
-        sorted: Bool, carry: Carry, explainer: Explainer?
+        sorted: Bool, carry: CarryStep, explainer: Explainer?
     ) -> PassEnd {
         let inputs = ranked.inputs
         var results = ResultStep(inputs: inputs.count, configuration: ranked.configuration, warn: warn)
@@ -195,8 +155,8 @@ package final class Analyzer {
         for sink in rows { sink.start(inputs: sourceFiles) }
         let configuration = ranked.configuration
         let progress = self.progress
-        let totalBytes = progress == nil ? nil : Self.totalSize(inputs)
-        let feed = Self.feed(
+        let totalBytes = progress == nil ? nil : FeedSetup.totalSize(inputs)
+        let feed = FeedSetup.feed(
             inputs, configuration: configuration, alone: sorted || inputs.count == 1,
             progress: progress.map { p in
                 { @Sendable (index: Int, bytes: UInt64) in
@@ -295,29 +255,9 @@ package final class Analyzer {
         }
         var checkpoint: Checkpoint?
         if carry.on {
-            // The watermark never runs back: a run of late records only
-            // leaves it where it was.
-            let watermark = max(newest.compactMap { $0 }.min() ?? Checkpoint.noWatermark, carry.from?.watermark ?? Checkpoint.noWatermark)
-            var next = tracker.carry(watermark: watermark, names: sourceFiles.map(\.displayName), waiting: waiting.held)
-            if !waiting.held.isEmpty {
-                warn(
-                    "\(waiting.held.count) flip record(s) newer than the watermark (\(Timestamp.iso8601(watermark)), where the input that ends first ends) wait for the next run, carried in the checkpoint"
-                )
-            }
-            next.key = configuration.fingerprint.keyBytes ?? []
-            next.legacyFingerprints = configuration.fingerprint.isLegacy
-            next.run = (carry.from?.run ?? 0) + 1
-            next.records = rules.duplicates.handedOn(watermark: watermark)
-            let keep = watermark - Int64(configuration.reuseWindowSeconds) * 1000
-            next.audited = (carry.from?.audited ?? []).filter { $0.watermark >= keep }
-            // A file with no audited record (empty, or every record late or
-            // in the future) is not remembered: it blocks no later night.
-            for (index, file) in inputs.enumerated() where newest[index] != nil {
-                guard let digest = carry.digests[file.displayName] else { continue }
-                next.audited.append(
-                    Checkpoint.AuditedFile(digest: digest, name: file.displayName, run: next.run, started: carry.started, watermark: watermark))
-            }
-            checkpoint = next
+            checkpoint = carry.next(
+                tracker: tracker, duplicates: rules.duplicates, waiting: waiting, newest: newest, inputs: inputs,
+                names: sourceFiles.map(\.displayName), configuration: configuration, warn: warn)
         } else {
             tracker.finish(endTime: latest ?? 0)
         }
@@ -342,72 +282,11 @@ package final class Analyzer {
         let previous = carry.from.map(\.watermark).flatMap { $0 == Checkpoint.noWatermark ? nil : $0 }
         result.watermark = newest.compactMap { $0 }.min().map { max($0, previous ?? $0) } ?? previous
         if var next = checkpoint {
-            // The run's totals join the last runs' (trends in the report).
-            next.totals = Array(
-                ((carry.from?.totals ?? []) + [RunTotals(result.statistics, run: next.run, started: carry.started)]).suffix(RunTotals.kept))
+            carry.addTotals(of: result, to: &next)
             result.trends = next.totals
             checkpoint = next
         }
         result.checkpoint = checkpoint
         return .done(result)
-    }
-}
-
-extension Analyzer {
-    /// The feed that reads `inputs`: a pool of worker threads, one fewer
-    /// than the cores, or none without `parallel`. The audit thread works
-    /// too, on any input whenever the one it needs has nothing ready: a
-    /// worker more would only take turns with it on a core. Read `alone`
-    /// (one input, or one after another), an input gets up to 64 pieces of
-    /// 256 KiB between cutting and the audit; read side by side, 16 each.
-    static func feed(
-        _ inputs: [InputFile], configuration: AuditConfiguration, alone: Bool, firstRank: Int = 0,
-        progress: (@Sendable (Int, UInt64) -> Void)?
-    ) -> Feed<PieceScanner> {
-        let workers = configuration.parallel ? max(1, ProcessInfo.processInfo.activeProcessorCount - 1) : 0
-        let shape = Feed<PieceScanner>.Shape(
-            workers: workers, depth: alone ? 64 : 16, buffers: alone ? 8 : 4,
-            pieceBytes: max(LogFileReader.bufferSize, 2 * PieceCutter.minimumBuffer(maxLine: configuration.maxLine)))
-        return Feed(
-            inputs: inputs, maxLine: configuration.maxLine, shape: shape,
-            makeScanner: { [names = inputs.map(\.displayName)] in PieceScanner(configuration: configuration, firstRank: firstRank, names: names) },
-            progress: progress)
-    }
-
-    /// The sizes of the inputs added up, or nil when one is not a regular
-    /// file (standard input, a FIFO): the progress line's 100 %.
-    static func totalSize(_ inputs: [InputFile]) -> UInt64? {
-        var total: UInt64 = 0
-        for input in inputs {
-            // stat, not lstat: a symlink counts as the file it names.
-            var info = stat()
-            guard let path = input.path, stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
-            total += UInt64(max(0, info.st_size))
-        }
-        return total
-    }
-}
-
-/// Gathers the summary from the ordered rows: statistics, and the first
-/// findings of each kind as examples.
-final class ResultCollector: RowSink {
-    /// Examples kept per finding kind.
-    static let examplesPerKind = 5
-    var statistics: AuditStatistics
-    var examples: [FindingKind: [Finding]] = [:]
-
-    init(bucket: AuditConfiguration.Bucket, clientIDs: Set<String>) {
-        statistics = AuditStatistics(bucket: bucket, clientIDs: clientIDs)
-    }
-
-    func start(inputs: [InputFile]) {}
-
-    func finding(_ finding: Finding) {
-        statistics.add(finding)
-        if (examples[finding.kind]?.count ?? 0) < Self.examplesPerKind { examples[finding.kind, default: []].append(finding) }
-    }
-
-    func session(_ session: SessionRecord) {
-        statistics.add(session)
     }
 }

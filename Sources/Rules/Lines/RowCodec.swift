@@ -15,20 +15,20 @@ package enum RowCodec {
             error: "", errorDescription: "", latencyMs: nil, latencyAcrossRecords: false, findings: [], clientIP: "",
             source: SourceRef(file: 0, line: 0)),
         [
-            Field("state", \.state, .text),
-            Field("first_seen", \.firstSeen, .time),
-            Field("last_seen", \.lastSeen, .time),
-            Field("flow", \.target.flow, .value),
-            Field("app", \.target.app, .value),
-            Field("environment", \.target.environment, .value),
-            Field("variant", \.target.variant, .value),
-            Field("client_id", \.clientID, .text),
-            Field("redirect_uri", \.redirectURI, .text),
-            Field("outcome", \.outcome, .value),
-            Field("error", \.error, .text),
-            Field("error_description", \.errorDescription, .text),
+            Field(SessionColumn.state.rawValue, \.state, .text),
+            Field(SessionColumn.firstSeen.rawValue, \.firstSeen, .time),
+            Field(SessionColumn.lastSeen.rawValue, \.lastSeen, .time),
+            Field(SessionColumn.flow.rawValue, \.target.flow, .value),
+            Field(SessionColumn.app.rawValue, \.target.app, .value),
+            Field(SessionColumn.environment.rawValue, \.target.environment, .value),
+            Field(SessionColumn.variant.rawValue, \.target.variant, .value),
+            Field(SessionColumn.clientID.rawValue, \.clientID, .text),
+            Field(SessionColumn.redirectURI.rawValue, \.redirectURI, .text),
+            Field(SessionColumn.outcome.rawValue, \.outcome, .value),
+            Field(SessionColumn.error.rawValue, \.error, .text),
+            Field(SessionColumn.errorDescription.rawValue, \.errorDescription, .text),
             Field(
-                "latency", \.latencyMs,
+                SessionColumn.latencyMs.rawValue, \.latencyMs,
                 FieldCodec.optionalText.mapped(
                     "bad NAME",
                     to: { text -> Int64?? in
@@ -36,9 +36,9 @@ package enum RowCodec {
                         return Int64(text).map { .some($0) }
                     }, from: { $0.map { String($0) } })),
             Field("latency across records", \.latencyAcrossRecords, .flag),
-            Field("findings", \.findings, .findingKinds),
-            Field("client_ip", \.clientIP, .text),
-            Field("source", \.source, .source),
+            Field(SessionColumn.findings.rawValue, \.findings, .findingKinds),
+            Field(SessionColumn.clientIP.rawValue, \.clientIP, .text),
+            Field(SessionColumn.source.rawValue, \.source, .source),
         ])
 
     /// A `findings.csv` row.
@@ -46,13 +46,13 @@ package enum RowCodec {
         "finding row",
         blank: Finding(kind: .noReturn, time: 0, state: "", clientID: "", redirectURI: "", detail: "", source: SourceRef(file: 0, line: 0)),
         [
-            Field("kind", \.kind, .value),
-            Field("time", \.time, .time),
-            Field("state", \.state, .text),
-            Field("client_id", \.clientID, .text),
-            Field("redirect_uri", \.redirectURI, .text),
-            Field("detail", \.detail, .text),
-            Field("source", \.source, .source),
+            Field(FindingColumn.kind.rawValue, \.kind, .value),
+            Field(FindingColumn.time.rawValue, \.time, .time),
+            Field(FindingColumn.state.rawValue, \.state, .text),
+            Field(FindingColumn.clientID.rawValue, \.clientID, .text),
+            Field(FindingColumn.redirectURI.rawValue, \.redirectURI, .text),
+            Field(FindingColumn.detail.rawValue, \.detail, .text),
+            Field(FindingColumn.source.rawValue, \.source, .source),
         ])
 
     package static func encode(_ s: SessionRecord, into out: inout [UInt8]) {

@@ -227,20 +227,18 @@ package struct Checkpoint: Sendable, Equatable {
     /// Reads a checkpoint's bytes.
     package static func decode(_ bytes: [UInt8]) throws(Damaged) -> Checkpoint {
         typealias F = TextFields
-        var lines = TextFields.parts(bytes[...], separator: .newline, expected: bytes.count / 64)
-        guard lines.last?.isEmpty == true else { throw Damaged(description: "cut off (no newline at the end)") }
-        lines.removeLast()
-        let v1 = lines.first?.elementsEqual(magicV1.utf8) == true
-        let v2 = lines.first?.elementsEqual(magicV2.utf8) == true
-        let v3 = lines.first?.elementsEqual(magicV3.utf8) == true
-        guard let first = lines.first, v1 || v2 || v3 || first.elementsEqual(magic.utf8) else {
-            let head = String(decoding: (lines.first ?? [][...]).prefix(40), as: UTF8.self)
+        let firstLine = bytes.prefix { $0 != .newline }
+        let v1 = firstLine.elementsEqual(magicV1.utf8)
+        let v2 = firstLine.elementsEqual(magicV2.utf8)
+        let v3 = firstLine.elementsEqual(magicV3.utf8)
+        func header(_ first: ArraySlice<UInt8>) -> String? {
+            guard !(v1 || v2 || v3 || first.elementsEqual(magic.utf8)) else { return nil }
+            let head = String(decoding: first.prefix(40), as: UTF8.self)
             if head.hasPrefix("flipaudit checkpoint ") {
-                throw Damaged(description: "line 1: version \(head.dropFirst(21)), this flipaudit reads versions 1 to \(version)")
+                return "version \(head.dropFirst(21)), this flipaudit reads versions 1 to \(version)"
             }
-            throw Damaged(description: "line 1: not a flipaudit checkpoint")
+            return "not a flipaudit checkpoint"
         }
-        if let problem = SealedText.problem(bytes, lines: lines) { throw Damaged(description: problem) }
         var watermark: Int64?, key: [UInt8]?, serial: Int?, run: Int?
         var files: [String] = []
         var sessions: [CarriedSession] = []
@@ -259,12 +257,8 @@ package struct Checkpoint: Sendable, Equatable {
         func once<T>(_ value: T?, _ name: String) throws(TextFields.Malformed) {
             guard value == nil else { throw TextFields.Malformed(reason: "a second \(name) line") }
         }
-        for (i, line) in lines.enumerated().dropFirst().dropLast() {
-            let number = i + 1
-            do throws(TextFields.Malformed) {
-                let tab = line.firstIndex(of: .tab) ?? line.endIndex
-                let tag = String(decoding: line[..<tab], as: UTF8.self)
-                let rest = tab < line.endIndex ? line[(tab + 1)...] : [][...]
+        do {
+            try SealedText.read(bytes, header: header) { tag, rest, number throws(TextFields.Malformed) in
                 switch tag {
                 case "clock" where v1, "watermark" where !v1:
                     try once(watermark, tag)
@@ -319,9 +313,9 @@ package struct Checkpoint: Sendable, Equatable {
                 default:
                     throw TextFields.Malformed(reason: "unknown record \(Quote.text(tag))")
                 }
-            } catch {
-                throw Damaged(description: "line \(number): \(error)")
             }
+        } catch {
+            throw Damaged(description: error.line.map { "line \($0): " + error.reason } ?? error.reason)
         }
         guard let watermark, let key, let serial, v1 || run != nil else {
             throw Damaged(description: "\(v1 ? "clock" : "watermark"), key, serial or run missing")

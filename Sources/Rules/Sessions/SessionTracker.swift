@@ -365,21 +365,13 @@ package final class SessionTracker {
                     session: table[session].firstSource, state: table[session].state, clientID: table[session].clientID ?? "",
                     redirectURI: table[session].redirectShown))
         } else if let key = ret.codeKey {
-            let first = returnedCodes.time(of: key, orRememberAt: clock)
-            if !table.received(session, key) {
-                if let first {
-                    raise(.codeReuse, session: session, event: event, detail: Self.codeReuseDetail(ret.codeDigest!.description, first: first))
-                } else {
-                    table[session].receive(key)
-                }
+            switch CodeReuse.judge(key, at: clock, alreadyReceived: table.received(session, key), memory: &returnedCodes) {
+            case .received: table[session].receive(key)
+            case .reused(let first):
+                raise(.codeReuse, session: session, event: event, detail: CodeReuse.detail(ret.codeDigest!.description, first: first))
+            case .repeated: break
             }
         }
-    }
-
-    /// The detail of a `code-reuse` finding: the code's digest and when it
-    /// was first returned.
-    package static func codeReuseDetail(_ digest: String, first: Int64) -> String {
-        "code \(digest) was already returned to another session at \(Timestamp.iso8601(first))"
     }
 
     // MARK: Expiry and closing
