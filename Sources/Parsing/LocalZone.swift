@@ -32,7 +32,7 @@ package struct LocalZone: Sendable, Equatable {
     /// The UTC instant of a local wall-clock time (as if it were UTC). A
     /// time that a clock change skips or repeats reads with the offset of
     /// the instant it would be at the earlier offset.
-    package func utc(fromLocal local: Int64) -> Int64 {
+    func utc(fromLocal local: Int64) -> Int64 {
         let first = offset(at: local &- offsets[0].offset)
         let second = offset(at: local &- first)
         return local &- second

@@ -95,7 +95,7 @@ package struct URLParts: Equatable, Sendable {
     /// authority (`https://host/…`, `https://host?…`): what a redirect
     /// target looks like, and what an `Origin` header or a proxy's
     /// upstream address (`http://10.0.0.2:80`) is not.
-    package static func isRedirectTarget(_ b: UnsafeRawBufferPointer) -> Bool {
+    static func isRedirectTarget(_ b: UnsafeRawBufferPointer) -> Bool {
         guard isAbsoluteURL(b), let colon = Bytes.find(.colon, in: b) else { return false }
         var i = colon + 3
         while i < b.count {
@@ -109,7 +109,7 @@ package struct URLParts: Equatable, Sendable {
     /// (`https://host:443/a?b`, as load balancers write it): from the
     /// first `/` or `?` after the authority, or `/` when there is none.
     /// Any other target is returned as it is.
-    package static func pathAndQuery(_ b: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+    static func pathAndQuery(_ b: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
         guard !b.isEmpty, b[0] != .slash, isAbsoluteURL(b), let colon = Bytes.find(.colon, in: b) else { return b }
         var i = colon + 3
         while i < b.count {

@@ -10,19 +10,19 @@ import Rules
 /// chain begun before version 3, SipHash after), a new key for a new chain.
 /// A checkpoint that cannot be used is said and refused (exit 2) before any
 /// input is read.
-package enum CheckpointLoader {
+enum CheckpointLoader {
     /// A checkpoint taken for an audit: its lock (held until this is
     /// dropped; none for a look by hand), what it carries (nil: a new
     /// chain) and the chain's fingerprint.
-    package struct Taken: ~Copyable {
-        package let lock: CheckpointLock?
-        package let carried: Checkpoint?
-        package let fingerprint: Fingerprint
+    struct Taken: ~Copyable {
+        let lock: CheckpointLock?
+        let carried: Checkpoint?
+        let fingerprint: Fingerprint
     }
 
     /// The fingerprint of a run that carries `carried`: a state or code
     /// fingerprinted otherwise would match nothing it remembers.
-    package static func fingerprint(of carried: Checkpoint?) -> Fingerprint {
+    static func fingerprint(of carried: Checkpoint?) -> Fingerprint {
         carried?.fingerprint ?? .keyed(Fingerprint.newKey())
     }
 
@@ -30,7 +30,7 @@ package enum CheckpointLoader {
     /// look by hand reads a whole file a commit renamed into place), its
     /// lock and (for a look by hand) itself added to what a directory walk
     /// skips. A missing checkpoint starts a chain (said once).
-    package static func forAudit(
+    static func forAudit(
         _ path: String, dryRun: Bool, plan: inout OutputPlan
     ) throws(ExitStatus) -> Taken {
         var lock: CheckpointLock?
@@ -59,7 +59,7 @@ package enum CheckpointLoader {
     /// `inputs` (`explain`): `FILE.prev`, which the commit keeps, when
     /// FILE's last run audited one of them (by its digest); FILE otherwise.
     /// Never locked or written; a missing one is an error.
-    package static func forReplay(_ path: String, inputs: [String]) throws(ExitStatus) -> (carried: Checkpoint, fingerprint: Fingerprint) {
+    static func forReplay(_ path: String, inputs: [String]) throws(ExitStatus) -> (carried: Checkpoint, fingerprint: Fingerprint) {
         let carried: Checkpoint?
         do { carried = try replayed(path, inputs: inputs) } catch {
             StandardError().write("flipaudit: explain: --checkpoint \(TerminalText.escape(path)): \(error)")
@@ -73,7 +73,7 @@ package enum CheckpointLoader {
     }
 
     /// The checkpoint before the run that audited `inputs` (nil when missing).
-    package static func replayed(_ path: String, inputs: [String]) throws -> Checkpoint? {
+    static func replayed(_ path: String, inputs: [String]) throws -> Checkpoint? {
         guard let current = try Checkpoint.load(path) else { return nil }
         let previous = path + ".prev"
         guard FileManager.default.fileExists(atPath: previous) else { return current }

@@ -8,23 +8,23 @@ import Reports
 /// naming the holder's PID.
 ///
 /// Not `Sendable`: the command holds it for its whole run.
-package struct CheckpointLock: ~Copyable {
+struct CheckpointLock: ~Copyable {
     private let fd: Int32
 
     /// Why the lock could not be taken: a one-line message.
-    package struct Refused: Error, CustomStringConvertible {
-        package var description: String
+    struct Refused: Error, CustomStringConvertible {
+        var description: String
     }
 
     /// The lock file of a checkpoint.
-    package static func path(for checkpoint: String) -> String { checkpoint + ".lock" }
+    static func path(for checkpoint: String) -> String { checkpoint + ".lock" }
 
     /// The checkpoint that `path` names: through a symbolic link, the file
     /// it points to, so that two runs given two names of one checkpoint
     /// take one lock and write one file (a rename onto the link would
     /// replace the link). Any other path as it is. A link whose target is
     /// missing names that target, where the first run will write it.
-    package static func target(of path: String) -> String {
+    static func target(of path: String) -> String {
         var info = stat()
         guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else { return path }
         if let real = realpath(path, nil) {
@@ -41,7 +41,7 @@ package struct CheckpointLock: ~Copyable {
     }
 
     /// Takes the lock of `checkpoint`, or throws at once.
-    package init(checkpoint: String) throws(Refused) {
+    init(checkpoint: String) throws(Refused) {
         let path = Self.path(for: checkpoint)
         let shown = TerminalText.escape(path)
         fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0o600)

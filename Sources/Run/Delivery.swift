@@ -54,7 +54,7 @@ package struct Delivery: Sendable {
     /// Every output checked, and the CSV folder made, before any input is
     /// read; a problem is a usage error (exit 2). `inputs` are the paths
     /// read, which no output may be.
-    package func plan(inputs: [String], checkpoint: String? = nil) throws(ExitStatus) -> OutputPlan {
+    func plan(inputs: [String], checkpoint: String? = nil) throws(ExitStatus) -> OutputPlan {
         do {
             let files = [("--html", html), ("--metrics", metrics), ("--checkpoint", checkpoint)].compactMap { option, path in
                 path.map { (option: option, path: $0) }
@@ -69,7 +69,7 @@ package struct Delivery: Sendable {
     }
 
     /// The CSV writer, when --csv is given.
-    package func csvWriter(_ plan: OutputPlan) throws(ExitStatus) -> CSVWriter? {
+    func csvWriter(_ plan: OutputPlan) throws(ExitStatus) -> CSVWriter? {
         guard csv != nil else { return nil }
         do {
             return try CSVWriter(
@@ -86,7 +86,7 @@ package struct Delivery: Sendable {
     /// (exit 3) and no output failed (exit 4), so such a run leaves the
     /// chain where it was and the night can be run again
     /// (docs/contract.md §9).
-    package func write(
+    func write(
         _ result: AuditResult, plan: OutputPlan, writer: CSVWriter?, started: ContinuousClock.Instant,
         checkpoint: (bytes: [UInt8], target: OutputTarget)? = nil
     ) -> ExitStatus {
@@ -174,7 +174,7 @@ package struct Delivery: Sendable {
     /// Stages one output file as its target wants it; on failure says so
     /// on standard error and returns false (the other outputs are still
     /// written).
-    package static func stageOutput(_ text: String, to target: OutputTarget) -> Bool {
+    static func stageOutput(_ text: String, to target: OutputTarget) -> Bool {
         do { try OutputWriter.stage(text, to: target) } catch {
             StandardError().write("flipaudit: \(target.option): \(error)")
             return false

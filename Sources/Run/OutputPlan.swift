@@ -17,27 +17,27 @@ import Writing
 /// are made once every check has passed, as `--csv` makes its folder. Each output gets its `OutputTarget`: regular
 /// files and new paths are replaced atomically (through a symlink, its
 /// target is), FIFOs, devices and `/dev/fd/N` are written as they are.
-package struct OutputPlan: Sendable {
+struct OutputPlan: Sendable {
     /// `--json`, when given.
-    package var json: OutputTarget?
+    var json: OutputTarget?
     /// The other single-file outputs (`--html`, `--metrics`,
     /// `--checkpoint`), by option.
-    package var files: [String: OutputTarget] = [:]
+    var files: [String: OutputTarget] = [:]
     /// `--csv`'s folder, when given (created by `make` when missing); the
     /// fixed part of a template (`CSVFolder`), where the files are written
     /// until the folder is known.
-    package var csvDirectory: String?
+    var csvDirectory: String?
     /// `--csv` with `{date}` or `{run}`, resolved once the audit is done.
-    package var csvTemplate: String?
+    var csvTemplate: String?
     /// The three CSV files, by name (`sessions.csv`, …).
-    package var csvFiles: [String: OutputTarget] = [:]
+    var csvFiles: [String: OutputTarget] = [:]
     /// What a directory walk must skip.
-    package var ownOutputs = OwnOutputs()
+    var ownOutputs = OwnOutputs()
     /// The folders `make` created, parents first.
     private(set) var madeFolders: [String] = []
 
     /// The CSV files' names, in the order they are written.
-    package static let csvNames = CSVWriter.fileNames
+    static let csvNames = CSVWriter.fileNames
 
     /// Checks the outputs against each other and against the inputs named
     /// by `arguments` (files as given; `-` is standard input), and against
@@ -48,7 +48,7 @@ package struct OutputPlan: Sendable {
     /// `files` are further single-file outputs by option (`--html`,
     /// `--metrics`); those in `regularOnly` (`--checkpoint`, read back by
     /// the next run) must be a regular file or a new one.
-    package static func make(
+    static func make(
         csv: String?, json: String?, files: [(option: String, path: String)] = [],
         regularOnly: Set<String> = [], arguments: [String],
         usesStandardOutput: Bool
@@ -303,7 +303,7 @@ package struct OutputPlan: Sendable {
 
     /// `--csv`'s template resolved for `result` (`CSVFolder`), made when
     /// missing: the folder the CSV files are moved into at the commit.
-    package func csvFolder(for result: AuditResult) throws(OutputPlanError) -> String? {
+    func csvFolder(for result: AuditResult) throws(OutputPlanError) -> String? {
         guard let template = csvTemplate else { return nil }
         let folder = CSVFolder.resolve(template, result: result)
         var made: [String] = []
@@ -329,7 +329,7 @@ package struct OutputPlan: Sendable {
     /// Removes the folders `make` created, while they are still empty: a
     /// run refused before it read anything (a checkpoint in use, damaged,
     /// or that has seen an input) leaves nothing behind.
-    package func removeMadeFolders() {
+    func removeMadeFolders() {
         for folder in madeFolders.reversed() { rmdir(folder) }
     }
 }

@@ -14,7 +14,7 @@ import Reading
 package final class LineSource {
     /// How the input is named in messages.
     package let name: String
-    package private(set) var lineNumber = 0
+    private(set) var lineNumber = 0
     private let fd: Int32
     private let owned: Bool
     private var buffer: [UInt8] = []

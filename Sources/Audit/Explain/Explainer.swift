@@ -41,7 +41,7 @@ package enum ExplainTarget: Sendable, Equatable {
     /// CR; and with the terminal's escapes of control characters (`\x1b`,
     /// `\u{202E}`) read back. (A state's own `\xFF` and `\\`, which keep
     /// its bytes, are its text already.)
-    package static func stateForms(_ text: String) -> [String] {
+    static func stateForms(_ text: String) -> [String] {
         var forms = [text]
         if text.utf8.first == UInt8(ascii: "'"), let next = text.utf8.dropFirst().first, CSVGuard.starts(next) {
             forms.append(String(text.dropFirst()))

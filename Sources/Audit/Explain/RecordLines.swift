@@ -20,7 +20,7 @@ package struct RecordLine: Sendable, Equatable {
 
 extension Explanation {
     /// The lines of every record the stories show, by source.
-    package func recordLines(configuration: AuditConfiguration) -> [SourceRef: RecordLine] {
+    func recordLines(configuration: AuditConfiguration) -> [SourceRef: RecordLine] {
         var wanted: [Int32: Set<Int64>] = [:]
         for entry in sessions.flatMap(\.entries) + outside {
             if let source = entry.source, Int(source.file) < result.inputs.count { wanted[source.file, default: []].insert(source.line) }

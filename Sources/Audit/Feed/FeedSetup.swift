@@ -4,7 +4,7 @@ import Rules
 
 /// How the audit's inputs are read: the feed both drivers build (one
 /// process, the distributed read stage) and the progress line's 100 %.
-package enum FeedSetup {
+enum FeedSetup {
     /// The feed that reads `inputs`: a pool of worker threads, one fewer
     /// than the cores, or none without `parallel`. The audit thread works
     /// too, on any input whenever the one it needs has nothing ready: a

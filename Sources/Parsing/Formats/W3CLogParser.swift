@@ -45,7 +45,7 @@ package struct W3CLogParser: RecordParser {
 
     /// Whether a `#Fields:` line with a time, a target and a status has
     /// been read: only then are data lines tried under `--format auto`.
-    package var hasLayout: Bool { layout != nil }
+    var hasLayout: Bool { layout != nil }
 
     /// The format of the records read: `cloudfront` or `iis`.
     package var format: RecordFormat { layout?.edge == true ? .cloudfront : .iis }
@@ -62,7 +62,7 @@ package struct W3CLogParser: RecordParser {
     /// Whether `line` starts as a W3C data line does: `YYYY-MM-DD` and a
     /// space or a tab.
     @inline(__always)
-    package static func startsWithDate(_ line: UnsafeRawBufferPointer) -> Bool {
+    static func startsWithDate(_ line: UnsafeRawBufferPointer) -> Bool {
         line.count > 11 && line[4] == .minus && line[7] == .minus && (line[10] == .space || line[10] == .tab)
             && line[0] >= .zero && line[0] <= .nine
     }

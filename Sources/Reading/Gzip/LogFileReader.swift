@@ -40,7 +40,7 @@ package final class LogFileReader {
     /// still being appended to ends there, and a second reading ends where
     /// the first did); it is an error when it ends before. Nil for a
     /// stream.
-    package let sizeAtOpen: UInt64?
+    let sizeAtOpen: UInt64?
     private let input: UnsafeMutableRawBufferPointer
     private var inStart = 0
     private var inEnd = 0

@@ -59,7 +59,7 @@ package struct Fingerprint: @unchecked Sendable {
 
     /// HMAC-SHA256 under `key` (32 bytes): what checkpoints before version 3
     /// remember.
-    package static func legacyKeyed(_ key: [UInt8]) -> Fingerprint {
+    static func legacyKeyed(_ key: [UInt8]) -> Fingerprint {
         Fingerprint(sipKey: SIMD16(), legacy: Legacy(HMAC<SHA256>(key: SymmetricKey(data: key))), keyBytes: key)
     }
 

@@ -163,7 +163,7 @@ package struct FlipEventExtractor {
     }
 
     /// The bytes of an `error` value kept (docs/contract.md §5).
-    package static let errorLimit = 200
+    static let errorLimit = 200
 
     /// Whether the client field is kept: an address or host name
     /// (letters, digits, `.:-_[]%`, at most 255 bytes). Anything else — a

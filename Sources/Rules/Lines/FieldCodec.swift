@@ -61,7 +61,7 @@ extension FieldCodec where T == String {
 
 extension FieldCodec where T == String? {
     /// An optional text: empty when absent, `=` and the text when present.
-    package static var optionalText: Self {
+    static var optionalText: Self {
         Self(write: TextFields.optional) { field, _ throws(Malformed) in try TextFields.optional(field) }
     }
 }
@@ -148,7 +148,7 @@ extension FieldCodec {
 
 extension FieldCodec where T == [FindingKind] {
     /// Finding kinds, `;`-separated.
-    package static var findingKinds: Self {
+    static var findingKinds: Self {
         .list(separator: ";", "bad finding kind", element: { FindingKind(rawValue: String($0)) }, text: { $0.rawValue })
     }
 }

@@ -44,7 +44,7 @@ package struct Session {
     package struct FirstReturn: Sendable {
         package var time: Int64
         package var source: SourceRef
-        package var hasCode: Bool
+        var hasCode: Bool
         package var error: String?
         package var errorDescription: String?
 

@@ -196,14 +196,14 @@ package struct AuditStatistics: Sendable {
     }
 
     /// The `error` of a group's total row in the distribution.
-    package static let totalRow = "*"
+    static let totalRow = "*"
 
     /// An error value as the distribution writes it: one from the logs
     /// that is `*`, or begins with a backslash, gets a backslash in front,
     /// so that `*` is only ever the total row (a client sending
     /// `error=*` would add a second total to its group) and every value
     /// reads back as it was.
-    package static func distributionValue(_ error: String) -> String {
+    static func distributionValue(_ error: String) -> String {
         error == totalRow || error.hasPrefix("\\") ? "\\" + error : error
     }
 
