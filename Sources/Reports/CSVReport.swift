@@ -21,21 +21,25 @@ package enum CSVReport {
         bound += RowBytes.escapedBound(s.redirectURI.utf8.count) + RowBytes.escapedBound(s.error.utf8.count)
         bound += RowBytes.escapedBound(s.errorDescription.utf8.count) + RowBytes.escapedBound(s.clientIP.utf8.count)
         for kind in s.findings { bound += kind.rawValue.utf8.count + 1 }
+        let words = targetWords[s.target.index]
+        let outcome = outcomeWords[s.outcome.rank]
+        let columns = sessionColumns
         RowBytes.write(atMost: bound, to: &out, s) { row, s in
-            for column in SessionColumn.allCases {
-                if column != .state { row.put(.comma) }
+            for i in columns.indices {
+                let column = columns[i]
+                if i > 0 { row.put(.comma) }
                 switch column {
                 case .state: row.cell(s.state)
                 case .firstSeen: row.put(time: s.firstSeen, by: &times)
                 case .lastSeen: row.put(time: s.lastSeen, by: &times)
                 // flipaudit's own words, never escaped.
-                case .flow: row.put(s.target.flow.rawValue)
-                case .app: row.put(s.target.app.rawValue)
-                case .environment: row.put(s.target.environment.rawValue)
-                case .variant: row.put(s.target.variant.rawValue)
+                case .flow: row.put(words[0])
+                case .app: row.put(words[1])
+                case .environment: row.put(words[2])
+                case .variant: row.put(words[3])
                 case .clientID: row.cell(s.clientID)
                 case .redirectURI: row.cell(s.redirectURI)
-                case .outcome: row.put(s.outcome.rawValue)
+                case .outcome: row.put(outcome)
                 case .error: row.cell(s.error)
                 case .errorDescription: row.cell(s.errorDescription)
                 case .latencyMs: if let latency = s.latencyMs { row.put(decimal: latency) }
@@ -52,15 +56,28 @@ package enum CSVReport {
         }
     }
 
+    /// The columns in order, walked once per row.
+    private static let sessionColumns = SessionColumn.allCases
+    private static let findingColumns = FindingColumn.allCases
+    /// Per target (by `RedirectTarget.index`), its flow, app, environment
+    /// and variant, ready to copy: flipaudit's own words, never escaped.
+    private static let targetWords = RedirectTarget.all.map { t in
+        [t.flow.rawValue, t.app.rawValue, t.environment.rawValue, t.variant.rawValue].map { Array($0.utf8) }
+    }
+    /// Per outcome (by rank), its word.
+    private static let outcomeWords = Outcome.allCases.sorted { $0.rank < $1.rank }.map { Array($0.rawValue.utf8) }
+
     /// Appends one `findings.csv` row; `source` as for sessions.
     static func append(finding f: Finding, source: [UInt8], times: inout Timestamp.ISO8601Writer, to out: inout [UInt8]) {
         // Room as for a session row (7 commas); severity and kind are words.
         var bound = Timestamp.iso8601Bound + RowBytes.decimalBound + source.count + 2 * 32 + 9
         bound += RowBytes.escapedBound(f.state.utf8.count) + RowBytes.escapedBound(f.clientID.utf8.count)
         bound += RowBytes.escapedBound(f.redirectURI.utf8.count) + RowBytes.escapedBound(f.detail.utf8.count)
+        let columns = findingColumns
         RowBytes.write(atMost: bound, to: &out, f) { row, f in
-            for column in FindingColumn.allCases {
-                if column != .time { row.put(.comma) }
+            for i in columns.indices {
+                let column = columns[i]
+                if i > 0 { row.put(.comma) }
                 switch column {
                 case .time: row.put(time: f.time, by: &times)
                 case .severity: row.put(f.severity.rawValue)
