@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/swhitty/FlyingFox", exact: "0.27.1"),
     ],
     targets: [
         /// The gzip decoder behind one small C interface (flipaudit_inflate.h):
@@ -106,7 +107,14 @@ let package = Package(
         /// `explain`): prepare (outputs checked, the checkpoint locked and
         /// loaded), audit, deliver (outputs staged and committed, the exit
         /// status chosen); signals and the progress line.
-        .target(name: "Run", dependencies: ["Reading", "Writing", "Parsing", "Rules", "Audit", "Reports"]),
+        .target(
+            name: "Run",
+            dependencies: [
+                "Reading", "Writing", "Parsing", "Rules", "Audit", "Reports",
+                // `flipaudit follow --listen`: /metrics and /healthz.
+                .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "FlyingSocks", package: "FlyingFox"),
+            ]),
         /// The command line: options, `--config`, subcommands, completions;
         /// each command builds a run from its options and exits with its status.
         .target(

@@ -52,18 +52,41 @@ enum ConfigArguments {
     /// refused. The command line wins; the file's inputs are read when the
     /// command line names none after the target.
     static func expandExplain(_ arguments: [String]) throws(ConfigFile.ConfigError) -> [String] {
+        try expand(arguments, own: ExplainCommand._dumpHelp(), positionals: 1, ownKeys: false)
+    }
+
+    /// `flipaudit follow`'s line with its `--config` file's settings: those
+    /// follow has (audit options, `checkpoint`, `findings`, `listen`…),
+    /// the file's inputs when the line names none.
+    static func expandFollow(_ arguments: [String]) throws(ConfigFile.ConfigError) -> [String] {
+        try expand(arguments, own: FollowCommand._dumpHelp(), positionals: 0, ownKeys: true)
+    }
+
+    /// A subcommand's line with the settings of its `--config` file that
+    /// it has (`own`: its help dump), given on the line before any `--`;
+    /// the file's inputs after `--` when the line has no more than
+    /// `positionals` positional arguments. The file is read as the nightly
+    /// job's (its keys known, only the subcommand's taken), and with
+    /// `ownKeys` may also set the subcommand's own options.
+    private static func expand(
+        _ arguments: [String], own help: String, positionals: Int, ownKeys: Bool
+    ) throws(ConfigFile.ConfigError) -> [String] {
         guard let path = ConfigFile.path(in: arguments) else { return arguments }
         let text = try read(path)
-        let settings = try ConfigFile.settings(
-            fromTOML: text, name: path, options: try ConfigFile.options(fromToolInfo: FlipAuditCommand._dumpHelp()))
-        let own = try ConfigFile.options(fromToolInfo: ExplainCommand._dumpHelp())
+        let own = try ConfigFile.options(fromToolInfo: help)
+        var known = try ConfigFile.options(fromToolInfo: FlipAuditCommand._dumpHelp())
+        if ownKeys {
+            let ownNames = Set(own.map(\.name))
+            known = known.filter { !ownNames.contains($0.name) } + own
+        }
+        let settings = try ConfigFile.settings(fromTOML: text, name: path, options: known)
         let names = Set(own.map(\.name))
         let given = ConfigFile.argumentsGiven(in: arguments, options: own)
         var front: [String] = []
         var inputs: [String] = []
         for (key, values) in settings {
             if key == ConfigFile.inputsKey {
-                if given.positionals < 2 { inputs = values }
+                if given.positionals <= positionals { inputs = values }
             } else if names.contains(key) && !given.names.contains(key) {
                 front += values
             }

@@ -39,6 +39,9 @@ struct FlipAuditCommand: ParsableCommand {
             flipaudit explain --help: one session's story for a security review \
             (docs/security-review.md).
 
+            flipaudit follow --help: the same rules on logs while they are written, each \
+            finding within a second (docs/follow.md).
+
             flipaudit stage --help: the same audit cut into map, shuffle and reduce \
             steps for Apache Spark or Hadoop Streaming (docs/distributed.md).
             """,
@@ -135,6 +138,8 @@ struct FlipAuditCommand: ParsableCommand {
                 try StageCommand.runStage(Array(arguments.dropFirst()))
             } else if arguments.first == ExplainCommand.name {
                 try ExplainCommand.runExplain(Array(arguments.dropFirst()))
+            } else if arguments.first == FollowCommand.name {
+                try FollowCommand.runFollow(Array(arguments.dropFirst()))
             } else {
                 let expanded = try ConfigArguments.expand(arguments)
                 let (rest, repeated) = RepeatedValues.extract(expanded)
@@ -167,6 +172,8 @@ struct FlipAuditCommand: ParsableCommand {
             return parserFailure(failure.error, of: StageCommand.self)
         } catch let failure as ExplainCommand.Failure {
             return parserFailure(failure.error, of: ExplainCommand.self)
+        } catch let failure as FollowCommand.Failure {
+            return parserFailure(failure.error, of: FollowCommand.self)
         } catch {
             return parserFailure(error, of: FlipAuditCommand.self, arguments: arguments)
         }

@@ -51,6 +51,13 @@ enum CheckpointLoader {
             plan.removeMadeFolders()
             throw .usage
         }
+        if carried?.follow != nil {
+            StandardError().write(
+                "flipaudit: --checkpoint \(TerminalText.escape(path)) is a follower's checkpoint (flipaudit follow); a nightly chain keeps its own; nothing written"
+            )
+            plan.removeMadeFolders()
+            throw .usage
+        }
         if carried == nil { StandardError().write("flipaudit: --checkpoint \(TerminalText.escape(path)) does not exist: starting fresh") }
         return Taken(lock: lock, carried: carried, fingerprint: fingerprint(of: carried))
     }
@@ -75,6 +82,7 @@ enum CheckpointLoader {
     /// The checkpoint before the run that audited `inputs` (nil when missing).
     static func replayed(_ path: String, inputs: [String]) throws -> Checkpoint? {
         guard let current = try Checkpoint.load(path) else { return nil }
+        if current.follow != nil { throw Checkpoint.Damaged(description: "is a follower's checkpoint (flipaudit follow), not a nightly one") }
         let previous = path + ".prev"
         guard FileManager.default.fileExists(atPath: previous) else { return current }
         let audited = Set(current.audited.map(\.digest))

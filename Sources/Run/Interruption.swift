@@ -48,10 +48,29 @@ package enum Interruption {
         Self.onExit.withLock { $0 = onExit }
     }
 
+    /// Where signals go instead of ending the run (`flipaudit follow`
+    /// commits first): the write end of a pipe; -1 for none.
+    private static let forward = Mutex<Int32>(-1)
+
+    /// Hands every later signal to the caller: its number, one byte, on
+    /// the returned descriptor (non-blocking), instead of ending the run.
+    static func handOver() -> Int32? {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { return nil }
+        for fd in ends { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        for fd in ends { _ = fcntl(fd, F_SETFL, O_NONBLOCK) }
+        forward.withLock { $0 = ends[1] }
+        return ends[0]
+    }
+
     private static func watch(_ reader: Int32) {
         var byte: UInt8 = 0
         while true {
             let n = read(reader, &byte, 1)
+            if n == 1, case let to = forward.withLock({ $0 }), to >= 0 {
+                _ = write(to, &byte, 1)
+                continue
+            }
             if n == 1 { interrupted(Int32(byte)) }
             if n == 0 || (n < 0 && errno != EINTR) { return }
         }

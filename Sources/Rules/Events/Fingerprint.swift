@@ -68,7 +68,7 @@ package struct Fingerprint: @unchecked Sendable {
         SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }
     }
 
-    func of(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+    package func of(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
         guard let legacy else {
             return withUnsafeBytes(of: sipKey) { key in
                 fa_keyed_hash(
@@ -81,7 +81,7 @@ package struct Fingerprint: @unchecked Sendable {
         return hmac.finalize().withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) }
     }
 
-    func of(_ text: String) -> UInt64 {
+    package func of(_ text: String) -> UInt64 {
         if let key = text.utf8.withContiguousStorageIfAvailable({ of(UnsafeRawBufferPointer($0)) }) { return key }
         var copy = text
         return copy.withUTF8 { of(UnsafeRawBufferPointer($0)) }

@@ -77,7 +77,7 @@ package struct LineScanner: LineSink {
     private var run = 0
     private var latest: Int64?
     /// Records after this are malformed (`time in the future`).
-    private let futureAfter: Int64
+    package var futureAfter: Int64
     /// Records before this are late: counted, and left out of the audit.
     private let lateBefore: Int64
     /// `--since` and `--until`: records before `since` or from `until` on

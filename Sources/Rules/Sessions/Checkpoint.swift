@@ -44,6 +44,8 @@ package struct Checkpoint: Sendable, Equatable {
     static let magicV3 = "flipaudit checkpoint 3"
     static let magicV2 = "flipaudit checkpoint 2"
     static let magicV1 = "flipaudit checkpoint 1"
+    /// A follow checkpoint's first line: version 4's lines and `FollowState`'s.
+    static let magicFollow = "flipaudit follow checkpoint 1"
 
     /// The smallest, over the inputs with audited records, of each one's
     /// newest audited record time, never earlier than the previous run's
@@ -79,6 +81,9 @@ package struct Checkpoint: Sendable, Equatable {
     /// Where the listed files that waiting records come from first logged
     /// a Location field, by index into `files` (`unobservable`).
     package var locations: [Int: LocationLines] = [:]
+    /// A follow checkpoint's positions (`flipaudit follow`); nil in a
+    /// nightly one.
+    package var follow: FollowState?
 
     /// A remembered fingerprint and when.
     package struct Remembered: Sendable, Equatable {
@@ -142,6 +147,8 @@ package struct Checkpoint: Sendable, Equatable {
     /// Why a checkpoint could not be read.
     package struct Damaged: Error, CustomStringConvertible {
         package var description: String
+
+        package init(description: String) { self.description = description }
     }
 
     /// Serials, runs and counts read back stay below this: far beyond any
@@ -161,7 +168,7 @@ package struct Checkpoint: Sendable, Equatable {
             out.append(.newline)
             lines += 1
         }
-        out.append(contentsOf: (legacyFingerprints ? Self.magicV2 : Self.magic).utf8)
+        out.append(contentsOf: (follow != nil ? Self.magicFollow : legacyFingerprints ? Self.magicV2 : Self.magic).utf8)
         out.append(.newline)
         lines += 1
         line("watermark") {
@@ -211,6 +218,7 @@ package struct Checkpoint: Sendable, Equatable {
                 F.tab(&$0); $0.append(contentsOf: e)
             }
         }
+        if let follow { lines += follow.encode(into: &out) }
         return SealedText.seal(out, lines: lines)
     }
 
@@ -231,8 +239,9 @@ package struct Checkpoint: Sendable, Equatable {
         let v1 = firstLine.elementsEqual(magicV1.utf8)
         let v2 = firstLine.elementsEqual(magicV2.utf8)
         let v3 = firstLine.elementsEqual(magicV3.utf8)
+        let isFollow = firstLine.elementsEqual(magicFollow.utf8)
         func header(_ first: ArraySlice<UInt8>) -> String? {
-            guard !(v1 || v2 || v3 || first.elementsEqual(magic.utf8)) else { return nil }
+            guard !(v1 || v2 || v3 || isFollow || first.elementsEqual(magic.utf8)) else { return nil }
             let head = String(decoding: first.prefix(40), as: UTF8.self)
             if head.hasPrefix("flipaudit checkpoint ") {
                 return "version \(head.dropFirst(21)), this flipaudit reads versions 1 to \(version)"
@@ -249,6 +258,7 @@ package struct Checkpoint: Sendable, Equatable {
         var totals: [RunTotals] = []
         var waiting: [(line: Int, bytes: ArraySlice<UInt8>)] = []
         var locations: [Int: LocationLines] = [:]
+        var follow = FollowState()
         func count(_ field: ArraySlice<UInt8>, _ name: String) throws(TextFields.Malformed) -> Int {
             let n = try F.number(field, name)
             guard (0...countBound).contains(n) else { throw TextFields.Malformed(reason: "\(name) out of range") }
@@ -310,6 +320,10 @@ package struct Checkpoint: Sendable, Equatable {
                     locations[i] = LocationLines(text: try first(f[1]), json: try first(f[2]))
                 case "event" where !v1 && !v3:
                     waiting.append((number, rest))
+                case _ where isFollow:
+                    guard try follow.read(tag, rest, files: files.count) else {
+                        throw TextFields.Malformed(reason: "unknown record \(Quote.text(tag))")
+                    }
                 default:
                     throw TextFields.Malformed(reason: "unknown record \(Quote.text(tag))")
                 }
@@ -341,6 +355,7 @@ package struct Checkpoint: Sendable, Equatable {
             endedStates: states, returnedCodes: codes, records: records, audited: audited, totals: totals,
             waiting: waiting.map { Array($0.bytes) }, locations: locations)
         checkpoint.legacyFingerprints = v1 || v2
+        if isFollow { checkpoint.follow = follow }
         return checkpoint
     }
 

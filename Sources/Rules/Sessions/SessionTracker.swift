@@ -113,9 +113,23 @@ package final class SessionTracker {
     /// judged.
     package func markLogsLocation(file: Int32, lines: LocationLines) {
         let i = Int(file)
-        guard locationLines.indices.contains(i) else { return }
+        guard i >= 0 else { return }
+        // A follower opens files as they come: ranks grow with it.
+        if i >= locationLines.count { locationLines += Array(repeating: LocationLines(), count: i + 1 - locationLines.count) }
         locationLines[i].take(lines)
     }
+
+    /// Moves the clock on to `time` with no record (`flipaudit follow`,
+    /// while the logs are quiet): sessions whose timeout ran out before it
+    /// close. A clock already past it stays.
+    package func advance(to time: Int64) {
+        guard time > clock else { return }
+        clock = time
+        expire(before: time)
+    }
+
+    /// The tracker's clock: the newest event time, or where `advance` took it.
+    package var now: Int64 { clock }
 
     /// No row still to come — session or finding — is keyed before this
     /// time: every later finding is raised at a later event or at the
@@ -169,13 +183,27 @@ package final class SessionTracker {
     /// the caller.
     package func carry(watermark: Int64, names: [String], waiting: [FlipEvent] = []) -> Checkpoint {
         expire(before: watermark - AuditConfiguration.reorderWindow)
+        let checkpoint = snapshot(watermark: watermark, names: names, waiting: waiting).checkpoint
+        clear()
+        return checkpoint
+    }
+
+    /// Sessions open now.
+    package var openSessions: Int { table.count }
+
+    /// What `carry` hands on, leaving every session open and the clock as
+    /// it is: a follower commits it and goes on.
+    /// `ranks` gives, by the checkpoint's file index, the rank it stands for.
+    package func snapshot(watermark: Int64, names: [String], waiting: [FlipEvent] = []) -> (checkpoint: Checkpoint, ranks: [Int32]) {
         let now = max(clock, watermark)
         var files: [String] = []
         var index: [Int32: Int32] = [:]
+        var ranks: [Int32] = []
         func map(_ source: SourceRef) -> SourceRef {
             if let i = index[source.file] { return SourceRef(file: i, line: source.line) }
             let i = Int32(files.count)
             index[source.file] = i
+            ranks.append(source.file)
             files.append(names.indices.contains(Int(source.file)) ? names[Int(source.file)] : "?")
             return SourceRef(file: i, line: source.line)
         }
@@ -202,8 +230,7 @@ package final class SessionTracker {
             watermark: watermark, key: [], serial: nextSerial, files: files, sessions: sessions,
             endedStates: endedStates.live(now: now), returnedCodes: returnedCodes.live(now: now),
             waiting: lines, locations: locations.filter { $0.value.any })
-        clear()
-        return checkpoint
+        return (checkpoint, ranks)
     }
 
     private func clear() {

@@ -1,0 +1,185 @@
+import Foundation
+import Parsing
+import Reading
+import Reports
+import Rules
+import Writing
+
+/// Where a follower's findings go, one line each the moment the rules
+/// decide them (docs/follow.md): NDJSON or OCSF Detection Findings, on
+/// standard output or appended to `--findings FILE`, one `write` a line.
+///
+/// Each finding has an `id`, a keyed hash of its kind, its state and the
+/// record that raised it (the fingerprint of its file's first line and its
+/// line number), so the same finding found again after a restart has the
+/// same id. The ids written after the last commit (`written`) are not
+/// written again: a restart after SIGKILL repeats nothing.
+///
+/// A line that cannot be written (a full disk) waits in `backlog`, and the
+/// follower reads nothing more and commits nothing until it is written.
+///
+/// Not `Sendable`: the follow loop owns it.
+final class FindingStream: AuditSink {
+    enum Format: String, CaseIterable, Sendable {
+        case ndjson, ocsf
+    }
+
+    private let format: Format
+    /// The file's path; nil for standard output.
+    let path: String?
+    private(set) var descriptor: Int32
+    private let key: Fingerprint
+    /// By rank: the file's name and first-line fingerprint.
+    private let files: (Int32) -> (name: String, fingerprint: UInt64)
+    private let metrics: FollowMetrics
+    /// Ids (and finding times) written before a restart whose findings
+    /// have not been decided again yet: read back from the file past the
+    /// commit's mark, and carried by the checkpoint.
+    private(set) var written: [UInt64: Int64]
+    /// Findings and closed sessions of the current step, in order.
+    private var step: [(finding: Finding?, closed: SessionRecord?)] = []
+    /// Lines not written yet (a write failed).
+    private(set) var backlog: [[UInt8]] = []
+    /// The last write error, said once until a write succeeds.
+    private var failing = false
+
+    init(
+        format: Format, path: String?, descriptor: Int32, key: Fingerprint, written: [UInt64: Int64], metrics: FollowMetrics,
+        files: @escaping (Int32) -> (name: String, fingerprint: UInt64)
+    ) {
+        self.format = format
+        self.path = path
+        self.descriptor = descriptor
+        self.key = key
+        self.written = written
+        self.metrics = metrics
+        self.files = files
+    }
+
+    func finding(_ finding: consuming Finding) { step.append((finding, nil)) }
+
+    func sessionClosed(_ session: consuming SessionRecord) {
+        metrics.sessions[session.outcome.rawValue, default: 0] += 1
+        step.append((nil, session))
+    }
+
+    /// The id of `finding` (written as 16 hex digits).
+    func id(of finding: Finding) -> UInt64 {
+        let file = files(finding.source.file)
+        return key.of("\(finding.kind.rawValue)\t\(finding.state)\t\(Checkpoint.hex(file.fingerprint))\t\(finding.source.line)")
+    }
+
+    /// Forgets written ids of findings dated before `time`: their records
+    /// were read again and their sessions closed, so they will not come
+    /// again.
+    func forgetWritten(before time: Int64) {
+        guard !written.isEmpty else { return }
+        written = written.filter { $0.value >= time }
+    }
+
+    /// Writes the findings of the step just taken: each with the outcome of
+    /// its session when that session closed after it in the step.
+    func endStep() {
+        guard !step.isEmpty else { return }
+        defer { step.removeAll(keepingCapacity: true) }
+        var lines: [[UInt8]] = []
+        for (i, entry) in step.enumerated() {
+            guard let finding = entry.finding else { continue }
+            let outcome = step[(i + 1)...].first { $0.closed?.state == finding.state }?.closed?.outcome
+            let id = id(of: finding)
+            metrics.findings[finding.severity.rawValue + "\t" + finding.kind.rawValue, default: 0] += 1
+            guard written.removeValue(forKey: id) == nil else { continue }
+            lines.append(encode(finding, id: Checkpoint.hex(id), outcome: outcome))
+        }
+        backlog += lines
+        writeBacklog()
+    }
+
+    /// Writes what waits; false while some line still cannot be written.
+    @discardableResult
+    func writeBacklog() -> Bool {
+        while let line = backlog.first {
+            let done = line.withUnsafeBytes { bytes -> Bool in
+                var at = 0
+                while at < bytes.count {
+                    let n = write(descriptor, bytes.baseAddress! + at, bytes.count - at)
+                    if n < 0 && errno == EINTR { continue }
+                    guard n > 0 else { return false }
+                    at += n
+                }
+                return true
+            }
+            guard done else {
+                if !failing {
+                    failing = true
+                    let shown = path.map { TerminalText.escape($0) } ?? "standard output"
+                    StandardError().write(
+                        "flipaudit: follow: cannot write a finding to \(shown): \(String(cString: strerror(errno))); nothing more is read or committed until it can be"
+                    )
+                }
+                return false
+            }
+            backlog.removeFirst()
+        }
+        if failing {
+            failing = false
+            StandardError().write("flipaudit: follow: findings are written again")
+        }
+        return true
+    }
+
+    /// Makes every line written so far durable: a commit comes after it.
+    func sync() -> Bool {
+        guard path != nil else { return true }
+        return fsync(descriptor) == 0
+    }
+
+    /// Reopens `--findings` (SIGHUP: the file was rotated).
+    func reopen() {
+        guard let path else { return }
+        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0o640)
+        guard fd >= 0 else {
+            StandardError().write(
+                "flipaudit: follow: cannot reopen \(TerminalText.escape(path)): \(String(cString: strerror(errno))); still writing the file open before")
+            return
+        }
+        close(descriptor)
+        descriptor = fd
+    }
+
+    /// Where the findings file stands, for the commit.
+    var mark: FollowState.FindingsMark? {
+        guard path != nil else { return nil }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return nil }
+        return FollowState.FindingsMark(device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size))
+    }
+
+    // MARK: Lines
+
+    private struct Line: Encodable {
+        var id, time, severity, kind, state: String
+        var client_id, redirect_uri, detail, source: String
+        var outcome: String?
+    }
+
+    private func encode(_ f: Finding, id: String, outcome: Outcome?) -> [UInt8] {
+        let file = files(f.source.file)
+        let source = "\(file.name):\(f.source.line)"
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var data: Data
+        switch format {
+        case .ndjson:
+            data =
+                (try? encoder.encode(
+                    Line(
+                        id: id, time: Timestamp.iso8601(f.time), severity: f.severity.rawValue, kind: f.kind.rawValue, state: f.state,
+                        client_id: f.clientID, redirect_uri: f.redirectURI, detail: f.detail, source: source, outcome: outcome?.rawValue)))
+                ?? Data()
+        case .ocsf:
+            data = (try? encoder.encode(OCSFFinding(f, id: id, source: source, outcome: outcome))) ?? Data()
+        }
+        return Array(data) + [.newline]
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import Rules
+import Synchronization
+
+/// A follower's figures since it started, and their Prometheus text for
+/// `--listen` (docs/follow.md): the batch run's families as counters
+/// (`_total`), and the follower's own. Every finding kind and outcome has
+/// its series from the start, at 0, so alerts and dashboards can name them.
+///
+/// The follow loop writes the figures and publishes the text once a turn;
+/// the HTTP server only reads what was published (`published`).
+final class FollowMetrics {
+    /// Findings by "severity\tkind", sessions by outcome.
+    var findings: [String: Int] = [:]
+    var sessions: [String: Int] = [:]
+    var lines = 0
+    var records = 0
+    var malformedLines = 0
+    var flipRecords = 0
+    var duplicateRecords = 0
+    var bytesRead = 0
+    var bytesUnread: Int64 = 0
+    var files = 0
+    var rotations = 0
+    var gaps = 0
+    var gapBytes: Int64 = 0
+    var commits = 0
+    var lastCommit: Double = 0
+    var openSessions = 0
+    /// The newest record time read (milliseconds), if any.
+    var newestRecord: Int64?
+
+    /// What the server answers: the text of `/metrics`, and whether
+    /// `/healthz` is 200.
+    final class Board: Sendable {
+        let state = Mutex<(text: String, healthy: Bool)>(("", false))
+    }
+    let published = Board()
+
+    func publish(healthy: Bool, now: Double) {
+        let text = render(now: now)
+        published.state.withLock { $0 = (text, healthy) }
+    }
+
+    func render(now: Double) -> String {
+        var out = ""
+        func family(_ name: String, _ type: String, _ help: String, _ samples: [(String, String)]) {
+            out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
+            for (labels, value) in samples { out += name + labels + " " + value + "\n" }
+        }
+        func counter(_ name: String, _ help: String, _ value: some BinaryInteger) { family(name, "counter", help, [("", "\(value)")]) }
+        func gauge(_ name: String, _ help: String, _ value: String) { family(name, "gauge", help, [("", value)]) }
+        family(
+            "flipaudit_findings_total", "counter", "Findings written since start, by kind and severity.",
+            FindingKind.allCases.map { kind in
+                ("{kind=\"\(kind.rawValue)\",severity=\"\(kind.severity.rawValue)\"}", "\(findings[kind.severity.rawValue + "\t" + kind.rawValue] ?? 0)")
+            })
+        family(
+            "flipaudit_sessions_total", "counter", "Sessions closed since start, by outcome.",
+            Outcome.allCases.map { ("{outcome=\"\($0.rawValue)\"}", "\(sessions[$0.rawValue] ?? 0)") })
+        counter("flipaudit_input_lines_total", "Lines read since start.", lines)
+        counter("flipaudit_input_records_total", "Records read since start.", records)
+        counter("flipaudit_input_malformed_lines_total", "Malformed lines since start.", malformedLines)
+        counter("flipaudit_input_flip_records_total", "App Flip records read since start.", flipRecords)
+        counter("flipaudit_duplicate_records_total", "Flip records left out as copies of records already audited.", duplicateRecords)
+        counter("flipaudit_follow_lines_read_total", "Lines read since start.", lines)
+        counter("flipaudit_follow_bytes_read_total", "Bytes read since start.", bytesRead)
+        gauge("flipaudit_follow_bytes_unread", "Bytes written to the followed files and not read yet.", "\(bytesUnread)")
+        gauge("flipaudit_follow_files", "Files open: followed, and rotated ones still being read.", "\(files)")
+        counter("flipaudit_follow_rotations_total", "Rotations seen: renamed, truncated in place or deleted.", rotations)
+        counter("flipaudit_follow_gaps_total", "Truncations in place (copytruncate) that may have lost lines.", gaps)
+        counter("flipaudit_follow_gap_bytes_total", "Bytes known to be lost to a truncation before they were read.", gapBytes)
+        gauge("flipaudit_follow_open_sessions", "Sessions open now.", "\(openSessions)")
+        counter("flipaudit_follow_commits_total", "Checkpoint commits since start.", commits)
+        gauge("flipaudit_follow_last_commit_timestamp_seconds", "When the checkpoint was last committed (0: never).", String(format: "%.3f", lastCommit))
+        let age = newestRecord.map { max(0, now - Double($0) / 1000) }
+        gauge(
+            "flipaudit_follow_newest_record_age_seconds", "Wall-clock time since the newest record read (NaN before the first).",
+            age.map { String(format: "%.3f", $0) } ?? "NaN")
+        return out
+    }
+}

@@ -1,0 +1,96 @@
+import Audit
+import Foundation
+import Parsing
+import Reading
+import Reports
+import Rules
+import Writing
+
+/// `flipaudit follow`: the third driver of the audit's rules, on logs
+/// while they are written (docs/follow.md). One thread, one loop:
+///
+/// ```
+/// wait (inotify, ≤ 250 ms, signals) → look at the names (new files,
+/// rotations) → read what was appended → lines → events → rules →
+/// findings written → quiet? the wall clock moves the rules' clock →
+/// commit when due
+/// ```
+///
+/// Exactly once across restarts: the checkpoint holds the read positions
+/// and the rules' state at one moment, committed after the findings file is
+/// fsynced; a restart reads again from those positions, and the findings
+/// written after that commit (read back from the file) are not written
+/// again (`FindingStream`).
+package struct FollowRun {
+    package var inputs: [String]
+    package var configuration: AuditConfiguration
+    package var checkpoint: String?
+    package var findings: String?
+    package var ocsf: Bool
+    package var fromStart: Bool
+    package var listen: String?
+    /// Seconds between commits.
+    package var commitInterval: Int
+
+    package init(
+        inputs: [String], configuration: AuditConfiguration, checkpoint: String?, findings: String?, ocsf: Bool, fromStart: Bool,
+        listen: String?, commitInterval: Int
+    ) {
+        self.inputs = inputs
+        self.configuration = configuration
+        self.checkpoint = checkpoint
+        self.findings = findings
+        self.ocsf = ocsf
+        self.fromStart = fromStart
+        self.listen = listen
+        self.commitInterval = commitInterval
+    }
+
+    /// Follows until SIGTERM or SIGINT (0), or a failure (its status).
+    package func run() throws(ExitStatus) -> ExitStatus {
+        guard let signals = Interruption.handOver() else {
+            StandardError().write("flipaudit: follow: cannot set up signal handling")
+            return .usage
+        }
+        var lock: CheckpointLock?
+        var carried: Checkpoint?
+        if let checkpoint {
+            do { lock = try CheckpointLock(checkpoint: checkpoint) } catch {
+                StandardError().write("flipaudit: follow: --checkpoint \(TerminalText.escape(checkpoint)) \(error)")
+                return .usage
+            }
+            do { carried = try Checkpoint.load(checkpoint) } catch {
+                StandardError().write("flipaudit: follow: --checkpoint \(TerminalText.escape(checkpoint)): \(TerminalText.escape("\(error)")); nothing read")
+                return .usage
+            }
+            if let carried, carried.follow == nil {
+                StandardError().write(
+                    "flipaudit: follow: --checkpoint \(TerminalText.escape(checkpoint)) is a nightly run's checkpoint; a follower keeps its own (name another file)"
+                )
+                return .usage
+            }
+            if carried == nil { StandardError().write("flipaudit: follow: --checkpoint \(TerminalText.escape(checkpoint)) does not exist: starting fresh") }
+        }
+        _ = lock
+        var configuration = self.configuration
+        configuration.fingerprint = CheckpointLoader.fingerprint(of: carried)
+        configuration.keysLines = true
+        configuration.lateBefore = .min
+        do { _ = try configuration.readers() } catch {
+            StandardError().write("flipaudit: follow: \(TerminalText.escape("\(error)"))")
+            return .usage
+        }
+        let metrics = FollowMetrics()
+        var server: MetricsServer?
+        if let listen {
+            do { server = try MetricsServer(listen: listen, metrics: metrics) } catch {
+                StandardError().write("flipaudit: follow: \(error)")
+                return .usage
+            }
+        }
+        guard let follower = Follower(run: self, configuration: configuration, carried: carried, metrics: metrics, signals: signals) else {
+            return .outputFailed
+        }
+        return follower.loop(server: server)
+    }
+}

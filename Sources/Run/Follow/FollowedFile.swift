@@ -1,0 +1,156 @@
+import Foundation
+import Reading
+import Rules
+
+/// One file a follower reads (docs/follow.md): its descriptor, its
+/// identity (device, inode, and the fingerprint of its first line) and how
+/// far it has been read. Lines are read only once their newline is there:
+///
+/// ```
+/// file     |line 1\nline 2\nline 3 no newl|
+///                         ^offset        ^offset + pending.count
+/// pending  |line 3 no newl|     read, not yet handed on
+/// ```
+///
+/// `offset` is always a line boundary (what a checkpoint records), and
+/// `lines` the lines before it. Lines go through the run's splitter and
+/// scanner as in a batch run, with their line numbers in the file.
+///
+/// Not `Sendable`: the follow loop owns it.
+final class FollowedFile {
+    let descriptor: Int32
+    let device: UInt64
+    let inode: UInt64
+    /// The keyed fingerprint of the first line; nil until the file has one.
+    private(set) var fingerprint: UInt64?
+    /// The name it was opened under: its lines' `source`.
+    let name: String
+    /// Its rank among the files the run opened (`SourceRef.file`).
+    let rank: Int32
+    /// Bytes and lines handed on: a line boundary.
+    private(set) var offset: Int64
+    private(set) var lines: Int64
+    /// Bytes read after `offset` that wait for their newline.
+    private var pending: [UInt8] = []
+    /// The largest size seen: bytes a truncation took that were never read
+    /// are a gap.
+    private(set) var sizeSeen: Int64 = 0
+    private var splitter: LineSplitter
+    var scanner: LineScanner
+    /// Set once its name holds another file, or none: read to its end, then let go.
+    var rotatedAt: Int64?
+    /// Wall-clock time it last grew (milliseconds).
+    var grewAt: Int64
+
+    /// Bytes of the first line that make the fingerprint, at most.
+    static let fingerprintBytes = 1024
+
+    init(
+        descriptor: Int32, info: stat, name: String, rank: Int32, offset: Int64, lines: Int64, scanner: LineScanner, maxLine: Int, key: Fingerprint,
+        now: Int64
+    ) {
+        self.descriptor = descriptor
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+        self.name = name
+        self.rank = rank
+        self.offset = offset
+        self.lines = lines
+        self.scanner = scanner
+        self.scanner.linesBefore = Int(lines)
+        splitter = LineSplitter(maxLine: maxLine)
+        grewAt = now
+        fingerprint = Self.firstLineFingerprint(descriptor, key: key)
+    }
+
+    deinit { close(descriptor) }
+
+    /// The file's size now, or nil when it cannot be looked at.
+    var size: Int64? {
+        var info = stat()
+        return fstat(descriptor, &info) == 0 ? Int64(info.st_size) : nil
+    }
+
+    /// Bytes written and not yet read.
+    var unread: Int64 { max(0, (size ?? 0) - offset - Int64(pending.count)) }
+
+    /// The fingerprint of the first line of the file open on `fd`, keyed
+    /// by `key`: of its first `fingerprintBytes` when the line is longer;
+    /// nil while the file has neither.
+    static func firstLineFingerprint(_ fd: Int32, key: Fingerprint) -> UInt64? {
+        var buffer = [UInt8](repeating: 0, count: fingerprintBytes)
+        let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, fingerprintBytes, 0) }
+        guard n > 0 else { return nil }
+        let end = buffer[..<n].firstIndex(of: .newline).map { $0 + 1 } ?? (n == fingerprintBytes ? n : nil)
+        guard let end else { return nil }
+        return buffer.withUnsafeBytes { key.of(UnsafeRawBufferPointer(rebasing: $0[..<end])) }
+    }
+
+    /// Whether the file no longer begins as it did (truncated in place,
+    /// then written again) or is shorter than what was read: copytruncate.
+    func wasTruncated(key: Fingerprint) -> Bool {
+        guard let size else { return false }
+        if size < offset + Int64(pending.count) { return true }
+        guard let fingerprint else { return false }
+        return Self.firstLineFingerprint(descriptor, key: key).map { $0 != fingerprint } ?? (size < Int64(Self.fingerprintBytes))
+    }
+
+    /// Reads what was appended, at most `budget` bytes, handing each
+    /// complete line to the scanner; the bytes read.
+    func read(budget: Int, key: Fingerprint, now: Int64) -> Int {
+        var total = 0
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while total < budget {
+            let at = offset + Int64(pending.count)
+            let n = chunk.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(at)) }
+            guard n > 0 else { break }
+            total += n
+            sizeSeen = max(sizeSeen, at + Int64(n))
+            grewAt = now
+            pending.append(contentsOf: chunk[..<n])
+            if fingerprint == nil { fingerprint = Self.firstLineFingerprint(descriptor, key: key) }
+            hand()
+        }
+        return total
+    }
+
+    /// Hands the complete lines of `pending` on; keeps the rest. A line
+    /// longer than the limit is handed on as it streams (the splitter
+    /// counts it as over-long), never held whole.
+    private func hand() {
+        let cut: Int
+        if let last = pending.lastIndex(of: .newline) {
+            cut = last + 1
+        } else if pending.count > splitter.maxLine + 2 {
+            cut = pending.count
+        } else {
+            return
+        }
+        pending.withUnsafeBytes { splitter.feed(UnsafeRawBufferPointer(rebasing: $0[..<cut]), to: &scanner) }
+        offset += Int64(cut)
+        pending.removeFirst(cut)
+    }
+
+    /// Hands on a last line that never got its newline (the file is let go).
+    func finish() {
+        if !pending.isEmpty {
+            pending.withUnsafeBytes { splitter.feed($0, to: &scanner) }
+            offset += Int64(pending.count)
+            pending.removeAll()
+        }
+        splitter.finish(to: &scanner)
+    }
+
+    /// What the lines handed on since the last call found; moves `lines` on.
+    func take() -> PieceScan {
+        let scan = scanner.take()
+        lines += Int64(scan.accounting.lines)
+        return scan
+    }
+
+    /// Where it stands, for a checkpoint.
+    var position: FollowState.Position? {
+        guard let fingerprint else { return nil }
+        return FollowState.Position(device: device, inode: inode, fingerprint: fingerprint, offset: offset, lines: lines, name: name)
+    }
+}

@@ -1,0 +1,516 @@
+import Audit
+import Foundation
+import Parsing
+import Reading
+import Reports
+import Rules
+import Writing
+
+/// The follow loop's state: the files open, the rules, the findings
+/// stream, and the commit. `FollowRun` prepares it; `loop` runs it.
+///
+/// Not `Sendable`: one thread owns it.
+final class Follower {
+    private let run: FollowRun
+    private let configuration: AuditConfiguration
+    private let key: Fingerprint
+    private let metrics: FollowMetrics
+    private let watch: FileWatch
+    private var stream: FindingStream!
+    private var tracker: SessionTracker!
+    private var duplicates: DuplicateFilter
+    /// Runs of the chain before this one.
+    private let previousRun: Int
+
+    /// Every file open, oldest first: rotated ones are read before the
+    /// file that took their name.
+    private var files: [FollowedFile] = []
+    /// The file open at each name.
+    private var current: [String: FollowedFile] = [:]
+    /// By rank: the name a file was opened under and its first line's
+    /// fingerprint (finding ids, sources).
+    private var rankNames: [String] = []
+    private var rankFingerprints: [UInt64] = []
+    /// Names already said to be missing or not a file (said once).
+    private var said: Set<String> = []
+    /// Malformed lines said per rank (the first few).
+    private var malformedSaid: [Int32: Int] = [:]
+    private var lastCommit: Int64 = 0
+    private var committedOnce = false
+
+    /// Time a rotated file that no longer grows is kept open (milliseconds):
+    /// a server may still write to it until it reopens its log.
+    static let rotationGrace: Int64 = 2000
+    /// Bytes read from one file in one turn, at most.
+    static let readBudget = 4 << 20
+    /// Suffixes of files that are never followed.
+    static let compressed = [".gz", ".bz2", ".xz", ".zst", ".lz4", ".Z", ".zip"]
+
+    init?(run: FollowRun, configuration: AuditConfiguration, carried: Checkpoint?, metrics: FollowMetrics, signals: Int32) {
+        self.run = run
+        self.configuration = configuration
+        key = configuration.fingerprint
+        self.metrics = metrics
+        watch = FileWatch(signals: signals)
+        previousRun = carried?.run ?? 0
+        duplicates = DuplicateFilter(carried: carried?.records ?? [], retention: Int64(configuration.reuseWindowSeconds) * 1000)
+        rankNames = carried?.files ?? []
+        rankFingerprints = rankNames.indices.map { carried?.follow?.sources[$0] ?? 0 }
+
+        // The findings file, and what was written to it after the last commit.
+        var descriptor = STDOUT_FILENO
+        var written = carried?.follow?.written ?? [:]
+        if let path = run.findings {
+            descriptor = Glibc.open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0o640)
+            guard descriptor >= 0 else {
+                StandardError().write("flipaudit: follow: --findings \(TerminalText.escape(path)): \(String(cString: strerror(errno)))")
+                return nil
+            }
+            written.merge(Self.writtenAfterCommit(descriptor, path: path, mark: carried?.follow?.findings)) { a, _ in a }
+        }
+        stream = FindingStream(
+            format: run.ocsf ? .ocsf : .ndjson, path: run.findings, descriptor: descriptor, key: key, written: written, metrics: metrics
+        ) { [unowned self] rank in
+            let i = Int(rank)
+            return rankNames.indices.contains(i) ? (rankNames[i], rankFingerprints[i]) : ("?", 0)
+        }
+        tracker = SessionTracker(configuration: configuration, files: 0, sink: stream, carried: carried)
+        resume(carried?.follow?.positions ?? [], fresh: carried == nil)
+    }
+
+    // MARK: The loop
+
+    func loop(server: MetricsServer?) -> ExitStatus {
+        // Committed before the first line is read, with where each file
+        // stands: a stop right after start loses nothing.
+        look(now: Self.wallClock())
+        if !commit() && run.checkpoint != nil { return .outputFailed }
+        while true {
+            let now = Self.wallClock()
+            for signal in watch.wait() {
+                switch signal {
+                case SIGHUP:
+                    stream.reopen()
+                    _ = commit()
+                case SIGINT, SIGTERM, SIGQUIT:
+                    return stop()
+                default:
+                    break
+                }
+            }
+            if let failure = server?.takeFailure() { StandardError().write("flipaudit: follow: --listen stopped: \(failure)") }
+            // A finding that could not be written holds everything back.
+            guard stream.writeBacklog() else {
+                if run.findings == nil && errno == EPIPE { return .outputFailed }
+                publish(now: now)
+                continue
+            }
+            look(now: now)
+            let read = readAll(now: now)
+            if read == 0 {
+                // Quiet: the rules' clock follows the wall clock, less the
+                // reorder window.
+                tracker.advance(to: now - AuditConfiguration.reorderWindow)
+                stream.endStep()
+            }
+            retire(now: now)
+            if now - lastCommit >= Int64(run.commitInterval) * 1000 { _ = commit() }
+            publish(now: now)
+        }
+    }
+
+    /// SIGTERM or SIGINT: a last commit, then exit 0.
+    private func stop() -> ExitStatus {
+        guard stream.writeBacklog(), commit() || run.checkpoint == nil else {
+            StandardError().write("flipaudit: follow: stopped without a last commit; a restart reads again from the one before")
+            return .outputFailed
+        }
+        return .clean
+    }
+
+    private func publish(now: Int64) {
+        metrics.files = files.count
+        metrics.bytesUnread = files.reduce(0) { $0 + $1.unread }
+        metrics.openSessions = tracker.openSessions
+        let named = run.inputs.filter { !Self.isPattern($0) }.allSatisfy { current[$0] != nil }
+        metrics.publish(healthy: named && (committedOnce || run.checkpoint == nil), now: Double(now) / 1000)
+    }
+
+    // MARK: Names and rotations
+
+    /// Looks at every name: a new file, one renamed away or deleted, one
+    /// replaced by another.
+    private func look(now: Int64) {
+        for input in run.inputs {
+            watch.watch(folder: (input as NSString).deletingLastPathComponent.isEmpty ? "." : (input as NSString).deletingLastPathComponent)
+            if Self.isPattern(input) {
+                for name in Self.expand(input) where !Self.isCompressed(name) { check(name, named: false, now: now) }
+            } else {
+                check(input, named: true, now: now)
+            }
+        }
+        // A name a glob no longer matches: its file was renamed or deleted.
+        for (name, file) in current where !Self.exists(name) {
+            rotated(file, now: now)
+            current[name] = nil
+        }
+        looked = true
+    }
+
+    private func check(_ name: String, named: Bool, now: Int64) {
+        var info = stat()
+        guard stat(name, &info) == 0 else {
+            if let file = current[name] {
+                rotated(file, now: now)
+                current[name] = nil
+            }
+            if named { sayOnce(name, "does not exist (yet); looked for again every \(FileWatch.tick) ms") }
+            return
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            sayOnce(name, info.st_mode & S_IFMT == S_IFDIR ? "is a directory, not a log file; looked at again" : "is not a regular file; looked at again")
+            return
+        }
+        if let file = current[name] {
+            if file.device == UInt64(info.st_dev) && file.inode == UInt64(info.st_ino) { return }
+            rotated(file, now: now)
+            current[name] = nil
+        }
+        // Already read under another name (a file renamed onto this one).
+        if files.contains(where: { $0.device == UInt64(info.st_dev) && $0.inode == UInt64(info.st_ino) }) { return }
+        // A file there when a fresh follower starts is read from its end;
+        // any other from its start: it came after.
+        let fromEnd = !looked && fresh && !run.fromStart
+        if let file = open(name, offset: 0, lines: 0, now: now, fromEnd: fromEnd) {
+            current[name] = file
+            said.remove(name)
+        }
+    }
+
+    /// No checkpoint was taken in; the names have not been looked at yet.
+    private var fresh = true
+    private var looked = false
+
+    private func rotated(_ file: FollowedFile, now: Int64) {
+        guard file.rotatedAt == nil else { return }
+        file.rotatedAt = now
+        metrics.rotations += 1
+    }
+
+    /// Opens `name` at `offset` (a line boundary, `lines` lines in), or at
+    /// its last line end; nil when it cannot be read (said once).
+    private func open(_ name: String, offset: Int64, lines: Int64, now: Int64, fromEnd: Bool = false) -> FollowedFile? {
+        let fd = Glibc.open(name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+        guard fd >= 0 else {
+            sayOnce(name, "cannot be read: \(String(cString: strerror(errno))); tried again")
+            return nil
+        }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            close(fd)
+            return nil
+        }
+        var at = (offset, lines)
+        if fromEnd { at = Self.lastLineEnd(fd) }
+        let rank = Int32(rankNames.count)
+        guard let scanner = try? LineScanner(fileIndex: rank, configuration: configuration) else {
+            close(fd)
+            return nil
+        }
+        let file = FollowedFile(
+            descriptor: fd, info: info, name: name, rank: rank, offset: at.0, lines: at.1, scanner: scanner, maxLine: configuration.maxLine,
+            key: key, now: now)
+        rankNames.append(name)
+        rankFingerprints.append(file.fingerprint ?? 0)
+        files.append(file)
+        return file
+    }
+
+    /// Picks up the files of a checkpoint's positions: by device and inode
+    /// first, under their name or a rotated one; else a plain copy with the
+    /// same first line (copytruncate while stopped). What cannot be found is
+    /// a possible gap, said.
+    private func resume(_ positions: [FollowState.Position], fresh: Bool) {
+        self.fresh = fresh
+        let now = Self.wallClock()
+        for p in positions {
+            let candidates = [p.name] + Self.rotatedNames(of: p.name)
+            var found: (name: String, copy: Bool)?
+            for name in candidates {
+                var info = stat()
+                guard stat(name, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
+                let same = UInt64(info.st_dev) == p.device && UInt64(info.st_ino) == p.inode
+                if files.contains(where: { $0.device == UInt64(info.st_dev) && $0.inode == UInt64(info.st_ino) }) { continue }
+                let fd = Glibc.open(name, O_RDONLY | O_CLOEXEC | O_NOCTTY)
+                guard fd >= 0 else { continue }
+                let fingerprint = FollowedFile.firstLineFingerprint(fd, key: key)
+                close(fd)
+                guard fingerprint == p.fingerprint else { continue }
+                found = (name, !same)
+                if same { break }
+            }
+            guard let found, let file = open(found.name, offset: p.offset, lines: p.lines, now: now) else {
+                metrics.gaps += 1
+                StandardError().write(
+                    "flipaudit: follow: \(TerminalText.escape(p.name)): the file read up to byte \(p.offset) is gone (compressed or deleted since); possible gap"
+                )
+                continue
+            }
+            if found.name == p.name && !found.copy {
+                current[p.name] = file
+            } else {
+                file.rotatedAt = now
+            }
+        }
+    }
+
+    /// Lets go of rotated files read to their end that no longer grow.
+    private func retire(now: Int64) {
+        files.removeAll { file in
+            guard let at = file.rotatedAt, file.unread == 0, now - max(at, file.grewAt) >= Self.rotationGrace else { return false }
+            finish(file)
+            return true
+        }
+    }
+
+    // MARK: Reading
+
+    /// Reads what every file has appended; the bytes read.
+    private func readAll(now: Int64) -> Int {
+        var total = 0
+        var events: [FlipEvent] = []
+        for file in files {
+            if file.rotatedAt == nil, file.wasTruncated(key: key) { truncated(file, now: now) }
+        }
+        for file in files {
+            let n = file.read(budget: Self.readBudget, key: key, now: now)
+            if n > 0 {
+                total += n
+                if rankFingerprints[Int(file.rank)] == 0, let f = file.fingerprint { rankFingerprints[Int(file.rank)] = f }
+                take(file, into: &events)
+            }
+        }
+        metrics.bytesRead += total
+        audit(events)
+        return total
+    }
+
+    /// What a file's new lines found: counts, messages, events.
+    private func take(_ file: FollowedFile, into events: inout [FlipEvent]) {
+        let before = Int(file.lines)
+        let scan = file.take()
+        metrics.lines += scan.accounting.lines
+        metrics.records += scan.accounting.records
+        metrics.malformedLines += scan.accounting.malformedLines
+        metrics.flipRecords += scan.accounting.inScopeFlipRecords
+        for note in scan.malformed where malformedSaid[file.rank, default: 0] < AuditConfiguration.malformedMessageLimit {
+            malformedSaid[file.rank, default: 0] += 1
+            let detail = note.detail.map { ", " + $0 } ?? ""
+            StandardError().write(
+                "flipaudit: follow: \(TerminalText.escape(file.name)):\(before + note.line): malformed line (\(note.reason.rawValue)\(detail))")
+        }
+        if let newest = scan.peaks.last?.time { metrics.newestRecord = max(metrics.newestRecord ?? .min, newest) }
+        let text = scan.firstLocationLine.map { Int64(before + $0) }
+        let json = scan.firstJSONLocationLine.map { Int64(before + $0) }
+        if text != nil || json != nil { tracker.markLogsLocation(file: file.rank, lines: LocationLines(text: text, json: json)) }
+        events += scan.events
+    }
+
+    /// Audits events in time order (then file, then line).
+    private func audit(_ events: [FlipEvent]) {
+        guard !events.isEmpty else { return }
+        let ordered = events.sorted { ($0.time, $0.source) < ($1.time, $1.source) }
+        for event in ordered {
+            guard duplicates.admits(event) else {
+                metrics.duplicateRecords += 1
+                continue
+            }
+            tracker.process(event)
+            stream.endStep()
+        }
+    }
+
+    /// A file truncated in place (copytruncate): what it had not handed on
+    /// is read from the plain copy when one has its first line; bytes it
+    /// had that neither holds are a gap. It is then read again from 0.
+    private func truncated(_ file: FollowedFile, now: Int64) {
+        metrics.rotations += 1
+        metrics.gaps += 1
+        var copySize: Int64 = -1
+        for name in Self.rotatedNames(of: file.name) {
+            var info = stat()
+            guard stat(name, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
+                !files.contains(where: { $0.device == UInt64(info.st_dev) && $0.inode == UInt64(info.st_ino) })
+            else { continue }
+            let fd = Glibc.open(name, O_RDONLY | O_CLOEXEC | O_NOCTTY)
+            guard fd >= 0 else { continue }
+            let fingerprint = FollowedFile.firstLineFingerprint(fd, key: key)
+            close(fd)
+            guard fingerprint != nil, fingerprint == file.fingerprint, Int64(info.st_size) >= file.offset,
+                let copy = open(name, offset: file.offset, lines: file.lines, now: now)
+            else { continue }
+            copy.rotatedAt = now
+            copySize = Int64(info.st_size)
+            // Read before the file that is read again from 0.
+            files.removeAll { $0 === copy }
+            files.insert(copy, at: files.firstIndex { $0 === file } ?? 0)
+            break
+        }
+        let lost = max(0, file.sizeSeen - max(copySize, file.offset))
+        metrics.gapBytes += lost
+        StandardError().write(
+            "flipaudit: follow: \(TerminalText.escape(file.name)) was truncated in place (copytruncate)\(copySize >= 0 ? "; the rest read from its copy" : ", no plain copy found"); possible gap (lines written between the copy and the truncation)\(lost > 0 ? ", \(lost) bytes seen and lost" : "")"
+        )
+        files.removeAll { $0 === file }
+        current[file.name] = nil
+        if let again = open(file.name, offset: 0, lines: 0, now: now) { current[file.name] = again }
+    }
+
+    /// A file let go: a last line without its newline is read as it is.
+    private func finish(_ file: FollowedFile) {
+        var events: [FlipEvent] = []
+        file.finish()
+        take(file, into: &events)
+        audit(events)
+    }
+
+    // MARK: Commit
+
+    /// Commits the checkpoint (when there is one): every finding written
+    /// and fsynced first. False when it could not be.
+    @discardableResult
+    private func commit() -> Bool {
+        let now = Self.wallClock()
+        lastCommit = now
+        guard let path = run.checkpoint else { return true }
+        guard stream.backlog.isEmpty, stream.sync() else {
+            StandardError().write("flipaudit: follow: findings not all written and synced; the checkpoint is left as it was")
+            return false
+        }
+        // A restored clock lies the reorder window before the watermark it came from.
+        let watermark = max(tracker.now, Checkpoint.noWatermark)
+        var (next, ranks) = tracker.snapshot(watermark: watermark, names: rankNames)
+        next.key = configuration.fingerprint.keyBytes ?? []
+        next.legacyFingerprints = false
+        next.run = previousRun + 1
+        next.records = duplicates.handedOn(watermark: watermark)
+        var sources: [Int: UInt64] = [:]
+        for (index, rank) in ranks.enumerated() where rankFingerprints.indices.contains(Int(rank)) {
+            sources[index] = rankFingerprints[Int(rank)]
+        }
+        // Ids not decided again yet, past the time their sessions closed at the latest.
+        stream.forgetWritten(before: watermark - Int64(configuration.sessionTimeoutSeconds) * 1000 - AuditConfiguration.reorderWindow)
+        next.follow = FollowState(positions: files.compactMap(\.position), sources: sources, findings: stream.mark, written: stream.written)
+        do { try AtomicFile.write(bytes: next.encoded(), to: path, mode: 0o600) } catch {
+            StandardError().write("flipaudit: follow: --checkpoint \(TerminalText.escape(path)): \(error); the previous commit stands")
+            return false
+        }
+        committedOnce = true
+        metrics.commits += 1
+        metrics.lastCommit = Double(now) / 1000
+        return true
+    }
+
+    /// The ids of the findings written to the file on `fd` after the
+    /// commit `mark` recorded (all of it when it is another file, or
+    /// shorter). A last line cut off (a crash in its write) is cut away: its
+    /// finding is written again whole.
+    static func writtenAfterCommit(_ fd: Int32, path: String, mark: FollowState.FindingsMark?) -> [UInt64: Int64] {
+        guard let mark else { return [:] }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return [:] }
+        let same = UInt64(info.st_dev) == mark.device && UInt64(info.st_ino) == mark.inode && Int64(info.st_size) >= mark.size
+        let from = same ? mark.size : 0
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        var at = from
+        while true {
+            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(at)) }
+            guard n > 0 else { break }
+            bytes += buffer[..<n]
+            at += Int64(n)
+        }
+        if let last = bytes.last, last != .newline {
+            let keep = bytes.lastIndex(of: .newline).map { $0 + 1 } ?? 0
+            StandardError().write(
+                "flipaudit: follow: --findings \(TerminalText.escape(path)): its last line was cut off (\(bytes.count - keep) bytes, a stop in its write); cut away, its finding is written again"
+            )
+            _ = ftruncate(fd, off_t(from + Int64(keep)))
+            bytes.removeSubrange(keep...)
+        }
+        var ids: [UInt64: Int64] = [:]
+        for line in bytes.split(separator: .newline) {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any] else { continue }
+            if let id = (object["id"] as? String).flatMap({ UInt64($0, radix: 16) }),
+                let time = (object["time"] as? String).flatMap(AuditConfiguration.parseTime)
+            {
+                ids[id] = time
+            } else if let info = object["finding_info"] as? [String: Any], let id = (info["uid"] as? String).flatMap({ UInt64($0, radix: 16) }),
+                let time = object["time"] as? Int64
+            {
+                ids[id] = time
+            }
+        }
+        return ids
+    }
+
+    // MARK: Helpers
+
+    private func sayOnce(_ name: String, _ what: String) {
+        guard said.insert(name).inserted else { return }
+        StandardError().write("flipaudit: follow: \(TerminalText.escape(name)) \(what)")
+    }
+
+    static func wallClock() -> Int64 {
+        var t = timespec()
+        clock_gettime(CLOCK_REALTIME, &t)
+        return Int64(t.tv_sec) * 1000 + Int64(t.tv_nsec) / 1_000_000
+    }
+
+    static func isPattern(_ input: String) -> Bool { input.contains { "*?[".contains($0) } }
+
+    static func isCompressed(_ name: String) -> Bool { compressed.contains { name.hasSuffix($0) } }
+
+    static func exists(_ name: String) -> Bool {
+        var info = stat()
+        return stat(name, &info) == 0
+    }
+
+    /// The names a glob matches now, sorted.
+    static func expand(_ pattern: String) -> [String] {
+        var result = glob_t()
+        defer { globfree(&result) }
+        guard glob(pattern, 0, nil, &result) == 0 else { return [] }
+        return (0..<Int(result.gl_pathc)).compactMap { result.gl_pathv[$0].map { String(cString: $0) } }.sorted()
+    }
+
+    /// Plain files beside `name` whose names begin with it (`access.log.1`,
+    /// `access.log-20261129`): where logrotate puts a rotated file.
+    static func rotatedNames(of name: String) -> [String] {
+        let folder = (name as NSString).deletingLastPathComponent
+        let base = (name as NSString).lastPathComponent
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder) else { return [] }
+        return entries.filter { $0.hasPrefix(base) && $0 != base && !isCompressed($0) }.sorted().map {
+            folder.isEmpty ? $0 : folder + "/" + $0
+        }
+    }
+
+    /// The offset after the last newline of the file open on `fd`, and the
+    /// lines before it.
+    static func lastLineEnd(_ fd: Int32) -> (Int64, Int64) {
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var at: Int64 = 0
+        var lines: Int64 = 0
+        var lastEnd: Int64 = 0
+        while true {
+            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(at)) }
+            guard n > 0 else { break }
+            for i in 0..<n where buffer[i] == .newline {
+                lines += 1
+                lastEnd = at + Int64(i) + 1
+            }
+            at += Int64(n)
+        }
+        return (lastEnd, lines)
+    }
+}
