@@ -12,7 +12,7 @@ has, every option with its allowed values and default, the exit statuses
 from the "Exit status:" paragraph of the command's discussion, and the
 stage steps. No blank input line (mandoc and groff warn about those).
 
-usage: make-manual.py MAIN.json STAGE.json EXPLAIN.json DATE > flipaudit.1
+usage: make-manual.py MAIN.json STAGE.json EXPLAIN.json FOLLOW.json DATE > flipaudit.1
 """
 import json
 import re
@@ -21,7 +21,8 @@ import sys
 main = json.load(open(sys.argv[1]))["command"]
 stage = json.load(open(sys.argv[2]))["command"]
 explain = json.load(open(sys.argv[3]))["command"]
-date = sys.argv[4]
+follow = json.load(open(sys.argv[4]))["command"]
+date = sys.argv[5]
 
 
 def ascii(s):
@@ -55,6 +56,7 @@ positional = next(a for a in main["arguments"] if a["kind"] == "positional")
 explained = [a for a in explain["arguments"] if a["kind"] == "positional"]
 out += [".Nm", ".Op Ar options", f".Ar {arg(positional['valueName'])} ...",
         ".Nm", ".Cm explain", f".Ar {arg(explained[0]['valueName'])}", ".Op Ar options", f".Ar {arg(explained[1]['valueName'])} ...",
+        ".Nm", ".Cm follow", ".Op Ar options", ".Ar file|glob ...",
         ".Nm", ".Cm stage",
         ".Ar " + "|".join(s["commandName"] for s in stage["subcommands"] if s["commandName"] != "help"), ".Op Ar options"]
 
@@ -118,6 +120,11 @@ out.append(".Sh EXPLAIN")
 out.append(text(explain.get("abstract", "")))
 out.append(".Pp")
 out.append(text("It takes the audit's options and --config, --checkpoint, --json; its exit status is grep's: 0 found, 1 nothing matched, 2 usage, 3 an input not read completely. Its options: flipaudit explain --help."))
+
+out.append(".Sh FOLLOW")
+out.append(text(follow.get("abstract", "")))
+out.append(".Pp")
+out.append(text("It takes the audit's options and --config, --checkpoint (a follower's own), --findings, --findings-format, --from-start, --listen and --commit-interval; it runs until SIGTERM or SIGINT, which commit and exit 0. Its options: flipaudit follow --help; the guide: docs/follow.md."))
 
 out.append(".Sh STAGES")
 out.append(text(stage.get("abstract", "")))

@@ -14,7 +14,8 @@ trap 'rm -rf "$tmp"' EXIT
 "$bin" --experimental-dump-help > "$tmp/main.json"
 "$bin" stage --experimental-dump-help > "$tmp/stage.json"
 "$bin" explain --experimental-dump-help > "$tmp/explain.json"
-python3 Tools/make-manual.py "$tmp/main.json" "$tmp/stage.json" "$tmp/explain.json" "November 22, 2026" > "$tmp/flipaudit.1"
+"$bin" follow --experimental-dump-help > "$tmp/follow.json"
+python3 Tools/make-manual.py "$tmp/main.json" "$tmp/stage.json" "$tmp/explain.json" "$tmp/follow.json" "November 22, 2026" > "$tmp/flipaudit.1"
 warnings=$(LC_ALL=C.UTF-8 groff -mandoc -ww -z "$tmp/flipaudit.1" 2>&1 || true)
 if [ -n "$warnings" ]; then
   echo "groff warns about the man page: $warnings"

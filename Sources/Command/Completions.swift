@@ -54,6 +54,12 @@ enum Completions {
         return options.filter { $0.kind != .positional }.map { "--" + $0.name } + ["--config", "--help"]
     }
 
+    /// `follow`'s own long options, as for `explain`.
+    static var followOptions: [String] {
+        let options = (try? ConfigFile.options(fromToolInfo: FollowCommand._dumpHelp())) ?? []
+        return options.filter { $0.kind != .positional }.map { "--" + $0.name } + ["--config", "--help"]
+    }
+
     static func bash(_ script: String) -> String {
         var out = script.replacingFirst(
             of: "    local -r prev=\"${3}\"\n",
@@ -74,13 +80,22 @@ enum Completions {
                         fi
                         return
                     fi
+                    # flipaudit follow FILES: its own options, else paths.
+                    if [[ "${COMP_WORDS[1]-}" == follow ]]; then
+                        if [[ "${cur}" == -* ]]; then
+                            COMPREPLY=($(compgen -W '\(followOptions.joined(separator: " "))' -- "${cur}"))
+                        else
+                            COMPREPLY=($(compgen -f -- "${cur}"))
+                        fi
+                        return
+                    fi
 
                 """)
         // `stage` as the first word, beside the file paths of the inputs.
         out = out.replacingFirst(
             of: "    # Offer positional completions\n",
             with: """
-                    [[ "${COMP_CWORD}" -eq 1 ]] && COMPREPLY+=($(compgen -W 'stage explain' -- "${cur}"))
+                    [[ "${COMP_CWORD}" -eq 1 ]] && COMPREPLY+=($(compgen -W 'stage explain follow' -- "${cur}"))
 
                     # Offer positional completions
 
@@ -102,7 +117,7 @@ enum Completions {
                     if [[ "${words[2]}" == stage ]]; then
                         (( CURRENT == 3 )) && _values step \(steps.joined(separator: " "))
                     elif (( CURRENT == 2 )); then
-                        _alternative 'commands:command:(stage explain)' 'files:file:_files'
+                        _alternative 'commands:command:(stage explain follow)' 'files:file:_files'
                     else
                         _files
                     fi
@@ -124,6 +139,7 @@ enum Completions {
         out +=
             "complete -c 'flipaudit' -n '__fish_is_first_token' -fa 'stage' -d 'The audit as map / shuffle / reduce steps (docs/distributed.md).'\n"
             + "complete -c 'flipaudit' -n '__fish_is_first_token' -fa 'explain' -d 'One session\\'s story for a security review (docs/security-review.md).'\n"
+            + "complete -c 'flipaudit' -n '__fish_is_first_token' -fa 'follow' -d 'Audit logs while they are written (docs/follow.md).'\n"
             + "complete -c 'flipaudit' -n 'test (count (commandline -opc)) -eq 2; and test (commandline -opc)[2] = stage' -fa '\(steps.joined(separator: " "))'\n"
         return out
     }
