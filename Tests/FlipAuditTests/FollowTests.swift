@@ -109,7 +109,7 @@ struct FollowTests {
         scan = file.take()
         #expect(scan.accounting.lines == 1)
         #expect(file.lines == 3)
-        #expect(file.position?.fingerprint == FollowedFile.firstLineFingerprint(fd, key: key))
+        #expect(file.position.fingerprint == FollowedFile.firstLineFingerprint(fd, key: key))
         #expect(!file.wasTruncated(key: key))
         // copytruncate: emptied in place, then a new first line past the
         // old offset's reach is still found by its first line.

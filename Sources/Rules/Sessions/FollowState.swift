@@ -20,8 +20,9 @@ package struct FollowState: Sendable, Equatable {
     package struct Position: Sendable, Equatable {
         package var device: UInt64
         package var inode: UInt64
-        /// The keyed fingerprint of its first line.
+        /// The keyed fingerprint of its first line; `empty` when it had none.
         package var fingerprint: UInt64
+        package static let empty: UInt64 = 0
         package var offset: Int64
         package var lines: Int64
         /// The name it was read under.

@@ -88,7 +88,12 @@ package struct FollowRun {
                 return .usage
             }
         }
-        guard let follower = Follower(run: self, configuration: configuration, carried: carried, metrics: metrics, signals: signals) else {
+        var info = stat()
+        let committedAt = checkpoint.map { stat($0, &info) == 0 ? Int64(info.st_mtim.tv_sec) * 1000 + Int64(info.st_mtim.tv_nsec) / 1_000_000 : 0 } ?? 0
+        guard
+            let follower = Follower(
+                run: self, configuration: configuration, carried: carried, committedAt: committedAt, metrics: metrics, signals: signals)
+        else {
             return .outputFailed
         }
         return follower.loop(server: server)

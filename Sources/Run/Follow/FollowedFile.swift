@@ -148,9 +148,9 @@ final class FollowedFile {
         return scan
     }
 
-    /// Where it stands, for a checkpoint.
-    var position: FollowState.Position? {
-        guard let fingerprint else { return nil }
-        return FollowState.Position(device: device, inode: inode, fingerprint: fingerprint, offset: offset, lines: lines, name: name)
+    /// Where it stands, for a checkpoint; a file without a first line yet
+    /// is known by its inode (`Position.empty`).
+    var position: FollowState.Position {
+        FollowState.Position(device: device, inode: inode, fingerprint: fingerprint ?? FollowState.Position.empty, offset: offset, lines: lines, name: name)
     }
 }

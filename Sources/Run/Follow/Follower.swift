@@ -36,17 +36,24 @@ final class Follower {
     /// Malformed lines said per rank (the first few).
     private var malformedSaid: [Int32: Int] = [:]
     private var lastCommit: Int64 = 0
+    /// Events read and not yet audited, with when they were read; and by
+    /// rank, the newest record time each open file has read.
+    private var held: [(event: FlipEvent, arrived: Int64)] = []
+    private var newest: [Int32: Int64] = [:]
     private var committedOnce = false
 
     /// Time a rotated file that no longer grows is kept open (milliseconds):
     /// a server may still write to it until it reopens its log.
     static let rotationGrace: Int64 = 2000
+    /// How long a record waits for a slower file (milliseconds).
+    static let mergeWait: Int64 = 1000
     /// Bytes read from one file in one turn, at most.
     static let readBudget = 4 << 20
     /// Suffixes of files that are never followed.
     static let compressed = [".gz", ".bz2", ".xz", ".zst", ".lz4", ".Z", ".zip"]
 
-    init?(run: FollowRun, configuration: AuditConfiguration, carried: Checkpoint?, metrics: FollowMetrics, signals: Int32) {
+    /// `committedAt`: when `carried` was committed (its file's time, milliseconds).
+    init?(run: FollowRun, configuration: AuditConfiguration, carried: Checkpoint?, committedAt: Int64, metrics: FollowMetrics, signals: Int32) {
         self.run = run
         self.configuration = configuration
         key = configuration.fingerprint
@@ -75,7 +82,7 @@ final class Follower {
             return rankNames.indices.contains(i) ? (rankNames[i], rankFingerprints[i]) : ("?", 0)
         }
         tracker = SessionTracker(configuration: configuration, files: 0, sink: stream, carried: carried)
-        resume(carried?.follow?.positions ?? [], fresh: carried == nil)
+        resume(carried?.follow?.positions ?? [], fresh: carried == nil, committedAt: committedAt)
     }
 
     // MARK: The loop
@@ -107,7 +114,7 @@ final class Follower {
             }
             look(now: now)
             let read = readAll(now: now)
-            if read == 0 {
+            if read == 0 && held.isEmpty {
                 // Quiet: the rules' clock follows the wall clock, less the
                 // reorder window.
                 tracker.advance(to: now - AuditConfiguration.reorderWindow)
@@ -230,7 +237,7 @@ final class Follower {
     /// first, under their name or a rotated one; else a plain copy with the
     /// same first line (copytruncate while stopped). What cannot be found is
     /// a possible gap, said.
-    private func resume(_ positions: [FollowState.Position], fresh: Bool) {
+    private func resume(_ positions: [FollowState.Position], fresh: Bool, committedAt: Int64) {
         self.fresh = fresh
         let now = Self.wallClock()
         for p in positions {
@@ -241,6 +248,11 @@ final class Follower {
                 guard stat(name, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
                 let same = UInt64(info.st_dev) == p.device && UInt64(info.st_ino) == p.inode
                 if files.contains(where: { $0.device == UInt64(info.st_dev) && $0.inode == UInt64(info.st_ino) }) { continue }
+                // Empty when committed: known by its inode alone.
+                if p.fingerprint == FollowState.Position.empty {
+                    if same { found = (name, false) }
+                    if same { break } else { continue }
+                }
                 let fd = Glibc.open(name, O_RDONLY | O_CLOEXEC | O_NOCTTY)
                 guard fd >= 0 else { continue }
                 let fingerprint = FollowedFile.firstLineFingerprint(fd, key: key)
@@ -249,13 +261,27 @@ final class Follower {
                 found = (name, !same)
                 if same { break }
             }
-            guard let found, let file = open(found.name, offset: p.offset, lines: p.lines, now: now) else {
+            guard let found else {
                 metrics.gaps += 1
                 StandardError().write(
                     "flipaudit: follow: \(TerminalText.escape(p.name)): the file read up to byte \(p.offset) is gone (compressed or deleted since); possible gap"
                 )
                 continue
             }
+            // An empty file copied and truncated while the follower was
+            // stopped: its lines are in the copies written since the commit.
+            if p.fingerprint == FollowState.Position.empty && found.name == p.name {
+                for name in Self.rotatedNames(of: p.name) {
+                    var info = stat()
+                    guard stat(name, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
+                        Int64(info.st_mtim.tv_sec) * 1000 + Int64(info.st_mtim.tv_nsec) / 1_000_000 >= committedAt,
+                        !files.contains(where: { $0.device == UInt64(info.st_dev) && $0.inode == UInt64(info.st_ino) }),
+                        let copy = open(name, offset: 0, lines: 0, now: now)
+                    else { continue }
+                    copy.rotatedAt = now
+                }
+            }
+            guard let file = open(found.name, offset: p.offset, lines: p.lines, now: now) else { continue }
             if found.name == p.name && !found.copy {
                 current[p.name] = file
             } else {
@@ -291,7 +317,8 @@ final class Follower {
             }
         }
         metrics.bytesRead += total
-        audit(events)
+        held += events.map { ($0, now) }
+        release(now: now, all: false)
         return total
     }
 
@@ -309,11 +336,30 @@ final class Follower {
             StandardError().write(
                 "flipaudit: follow: \(TerminalText.escape(file.name)):\(before + note.line): malformed line (\(note.reason.rawValue)\(detail))")
         }
-        if let newest = scan.peaks.last?.time { metrics.newestRecord = max(metrics.newestRecord ?? .min, newest) }
+        if let newest = scan.peaks.last?.time {
+            metrics.newestRecord = max(metrics.newestRecord ?? .min, newest)
+            self.newest[file.rank] = max(self.newest[file.rank] ?? .min, newest)
+        }
         let text = scan.firstLocationLine.map { Int64(before + $0) }
         let json = scan.firstJSONLocationLine.map { Int64(before + $0) }
         if text != nil || json != nil { tracker.markLogsLocation(file: file.rank, lines: LocationLines(text: text, json: json)) }
         events += scan.events
+    }
+
+    /// Audits the events read that every file has read up to, and those
+    /// that waited a second (or all): records of several files go to the
+    /// rules in time order, a slow file holding the others back a second
+    /// at most.
+    private func release(now: Int64, all: Bool) {
+        guard !held.isEmpty else { return }
+        held.sort { ($0.event.time, $0.event.source) < ($1.event.time, $1.event.source) }
+        let frontier = files.compactMap { newest[$0.rank] }.min() ?? .max
+        guard let last = all ? held.indices.last : held.lastIndex(where: { $0.event.time <= frontier || now - $0.arrived >= Self.mergeWait }) else {
+            return
+        }
+        let ready = held[...last].map(\.event)
+        held.removeFirst(last + 1)
+        audit(ready)
     }
 
     /// Audits events in time order (then file, then line).
@@ -371,7 +417,8 @@ final class Follower {
         var events: [FlipEvent] = []
         file.finish()
         take(file, into: &events)
-        audit(events)
+        newest[file.rank] = nil
+        held += events.map { ($0, Self.wallClock()) }
     }
 
     // MARK: Commit
@@ -382,6 +429,8 @@ final class Follower {
     private func commit() -> Bool {
         let now = Self.wallClock()
         lastCommit = now
+        // The positions cover every record read: each is audited first.
+        release(now: now, all: true)
         guard let path = run.checkpoint else { return true }
         guard stream.backlog.isEmpty, stream.sync() else {
             StandardError().write("flipaudit: follow: findings not all written and synced; the checkpoint is left as it was")
@@ -400,7 +449,7 @@ final class Follower {
         }
         // Ids not decided again yet, past the time their sessions closed at the latest.
         stream.forgetWritten(before: watermark - Int64(configuration.sessionTimeoutSeconds) * 1000 - AuditConfiguration.reorderWindow)
-        next.follow = FollowState(positions: files.compactMap(\.position), sources: sources, findings: stream.mark, written: stream.written)
+        next.follow = FollowState(positions: files.map(\.position), sources: sources, findings: stream.mark, written: stream.written)
         do { try AtomicFile.write(bytes: next.encoded(), to: path, mode: 0o600) } catch {
             StandardError().write("flipaudit: follow: --checkpoint \(TerminalText.escape(path)): \(error); the previous commit stands")
             return false
