@@ -104,9 +104,9 @@ let package = Package(
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]),
         /// A run's life, for every driver (the audit, `stage merge`,
-        /// `explain`): prepare (outputs checked, the checkpoint locked and
-        /// loaded), audit, deliver (outputs staged and committed, the exit
-        /// status chosen); signals and the progress line.
+        /// `explain`, `follow`): prepare (outputs checked, the checkpoint
+        /// locked and loaded), audit, deliver (outputs staged and committed,
+        /// the exit status chosen); signals and the progress line.
         .target(
             name: "Run",
             dependencies: [

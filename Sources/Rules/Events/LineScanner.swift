@@ -114,6 +114,12 @@ package struct LineScanner: LineSink {
         latest = nil
     }
 
+    /// Names the lines from the next one on as lines of input `fileIndex`
+    /// (a followed file renamed by its rotation), all else kept.
+    package mutating func rename(fileIndex: Int32) {
+        self.fileIndex = fileIndex
+    }
+
     /// The W3C `#Fields:` line in force before the next line, as the
     /// `PieceCutter` carried it to a piece (nil: none).
     package mutating func fields(_ header: [UInt8]?) {

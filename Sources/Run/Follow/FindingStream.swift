@@ -143,6 +143,9 @@ final class FindingStream: AuditSink {
                 "flipaudit: follow: cannot reopen \(TerminalText.escape(path)): \(String(cString: strerror(errno))); still writing the file open before")
             return
         }
+        // What went to the old file is durable before the commit that
+        // follows names the new one.
+        _ = fsync(descriptor)
         close(descriptor)
         descriptor = fd
     }

@@ -71,7 +71,6 @@ package struct FollowRun {
             }
             if carried == nil { StandardError().write("flipaudit: follow: --checkpoint \(TerminalText.escape(checkpoint)) does not exist: starting fresh") }
         }
-        _ = lock
         var configuration = self.configuration
         configuration.fingerprint = CheckpointLoader.fingerprint(of: carried)
         configuration.keysLines = true
@@ -96,6 +95,9 @@ package struct FollowRun {
         else {
             return .outputFailed
         }
-        return follower.loop(server: server)
+        let status = follower.loop(server: server)
+        // Held until the last commit is made.
+        withExtendedLifetime(lock) {}
+        return status
     }
 }

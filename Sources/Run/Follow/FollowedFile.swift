@@ -23,10 +23,10 @@ final class FollowedFile {
     let inode: UInt64
     /// The keyed fingerprint of the first line; nil until the file has one.
     private(set) var fingerprint: UInt64?
-    /// The name it was opened under: its lines' `source`.
-    let name: String
-    /// Its rank among the files the run opened (`SourceRef.file`).
-    let rank: Int32
+    /// The name it has when its lines are read: their `source`.
+    private(set) var name: String
+    /// Its rank among the names the run read files under (`SourceRef.file`).
+    private(set) var rank: Int32
     /// Bytes and lines handed on: a line boundary.
     private(set) var offset: Int64
     private(set) var lines: Int64
@@ -129,6 +129,14 @@ final class FollowedFile {
         pending.withUnsafeBytes { splitter.feed(UnsafeRawBufferPointer(rebasing: $0[..<cut]), to: &scanner) }
         offset += Int64(cut)
         pending.removeFirst(cut)
+    }
+
+    /// The file was renamed: its lines from now on are named `name`,
+    /// under a rank of their own (`rank`).
+    func renamed(to name: String, rank: Int32) {
+        self.name = name
+        self.rank = rank
+        scanner.rename(fileIndex: rank)
     }
 
     /// Hands on a last line that never got its newline (the file is let go).

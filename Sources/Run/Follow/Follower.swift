@@ -174,6 +174,10 @@ final class Follower {
             if named { sayOnce(name, "does not exist (yet); looked for again every \(FileWatch.tick) ms") }
             return
         }
+        if Self.isCompressed(name) {
+            sayOnce(name, "is compressed: never followed (a batch run reads rotated files whole)")
+            return
+        }
         guard info.st_mode & S_IFMT == S_IFREG else {
             sayOnce(name, info.st_mode & S_IFMT == S_IFDIR ? "is a directory, not a log file; looked at again" : "is not a regular file; looked at again")
             return
@@ -198,10 +202,26 @@ final class Follower {
     private var fresh = true
     private var looked = false
 
+    /// A file that left its name: renamed (its lines are named by its new
+    /// name from now on) or deleted; read to its end, then let go.
     private func rotated(_ file: FollowedFile, now: Int64) {
         guard file.rotatedAt == nil else { return }
         file.rotatedAt = now
         metrics.rotations += 1
+        for name in Self.rotatedNames(of: file.name) {
+            var info = stat()
+            guard stat(name, &info) == 0, UInt64(info.st_dev) == file.device, UInt64(info.st_ino) == file.inode else { continue }
+            // Its lines already taken keep the old name.
+            var events: [FlipEvent] = []
+            take(file, into: &events)
+            held += events.map { ($0, now) }
+            let rank = Int32(rankNames.count)
+            rankNames.append(name)
+            rankFingerprints.append(rankFingerprints[Int(file.rank)])
+            newest[rank] = newest.removeValue(forKey: file.rank)
+            file.renamed(to: name, rank: rank)
+            break
+        }
     }
 
     /// Opens `name` at `offset` (a line boundary, `lines` lines in), or at
