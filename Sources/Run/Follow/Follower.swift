@@ -36,6 +36,8 @@ final class Follower {
     /// Malformed lines said per rank (the first few).
     private var malformedSaid: [Int32: Int] = [:]
     private var lastCommit: Int64 = 0
+    /// A file had more to read than one turn reads: the next turn does not wait.
+    private var behind = false
     /// Events read and not yet audited, with when they were read; and by
     /// rank, the newest record time each open file has read.
     private var held: [(event: FlipEvent, arrived: Int64)] = []
@@ -94,7 +96,7 @@ final class Follower {
         if !commit() && run.checkpoint != nil { return .outputFailed }
         while true {
             let now = Self.wallClock()
-            for signal in watch.wait() {
+            for signal in watch.wait(busy: behind) {
                 switch signal {
                 case SIGHUP:
                     stream.reopen()
@@ -114,6 +116,7 @@ final class Follower {
             }
             look(now: now)
             let read = readAll(now: now)
+            behind = files.contains { $0.unread > 0 }
             if read == 0 && held.isEmpty {
                 // Quiet: the rules' clock follows the wall clock, less the
                 // reorder window.
