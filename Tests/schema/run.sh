@@ -49,3 +49,29 @@ done
 "$bin" "$work/n1" "$work/n2" "$work/n3" --quiet --checkpoint "$work/one.cp" --csv "$work/one-run/{run}" --now 2026-11-25T00:00:00Z 2> /dev/null || true
 "$bin" "$work/n4" --quiet --checkpoint "$work/one.cp" --csv "$work/one-run/{run}" --now 2026-11-25T00:00:00Z 2> /dev/null || true
 "$python" Tests/schema/check.py "$work"
+
+# A follower's findings, NDJSON and OCSF, against their schemas
+# (docs/schema/flipaudit-finding.schema.json; the OCSF Detection Finding of
+# the pinned ocsf-json-schema): the samples' first log read from its start,
+# as many findings as the batch audit of the same file finds (the follower's
+# clock moves past these old records while the log is quiet, so every
+# session closes), then SIGTERM, which must exit 0.
+gzip -dc SampleLogs/web1-access.log.gz > "$work/live.log"
+"$bin" "$work/live.log" --quiet --csv "$work/live-csv" 2> /dev/null || true
+want=$(($(wc -l < "$work/live-csv/findings.csv") - 1))
+for format in ndjson ocsf; do
+  out="$work/follow.$format"
+  "$bin" follow --from-start --findings "$out" --findings-format "$format" "$work/live.log" 2> "$work/follow-$format.err" &
+  pid=$!
+  for _ in $(seq 1 600); do
+    [ -f "$out" ] && [ "$(wc -l < "$out")" -ge "$want" ] && break
+    sleep 0.1
+  done
+  kill -TERM "$pid"
+  status=0; wait "$pid" || status=$?
+  [ "$status" = 0 ] || { cat "$work/follow-$format.err"; echo "follow exited $status after SIGTERM, not 0"; exit 1; }
+  got=$(wc -l < "$out")
+  [ "$got" -ge "$want" ] || { echo "follow wrote $got findings in 60 s, the batch audit $want"; exit 1; }
+  if [ "$format" = ocsf ]; then "$python" Tests/schema/check_follow.py "$out" --ocsf; else "$python" Tests/schema/check_follow.py "$out"; fi
+done
+echo "follow: $want findings as NDJSON and as OCSF Detection Findings, each line valid"
