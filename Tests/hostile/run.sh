@@ -461,5 +461,19 @@ for opt in --html --metrics --csv; do
   else ko "$opt -" "exit $st, $(ls c20dash) $(head -c 200 e20d.txt)"; rm -rf c20dash/-; fi
 done
 
+# flipaudit follow on a full disk (/dev/full for --findings): the write
+# fails, it is said once, nothing more is read or committed, and SIGTERM
+# exits 4 with the checkpoint still at the start (positions never pass a
+# finding not written). A followed name that is a directory: said once.
+mkdir -p fdisk && cp basic.log fdisk/a.log && mkdir -p fdisk/dir.log
+(cd fdisk && exec "$bin" follow --from-start --checkpoint cp --findings /dev/full a.log dir.log 2> ../fdisk.err) &
+fpid=$!
+for _ in $(seq 1 300); do grep -q "cannot write a finding" fdisk.err 2> /dev/null && break; sleep 0.1; done
+kill -TERM $fpid 2> /dev/null; st=0; wait $fpid || st=$?
+if [ $st = 4 ] && [ "$(grep -c 'cannot write a finding to /dev/full: No space left' fdisk.err)" = 1 ] \
+  && grep -q $'^position\t.*\t0\t0\ta.log$' fdisk/cp && [ "$(grep -c 'dir.log is a directory' fdisk.err)" = 1 ] && ! crashed fdisk.err; then
+  ok "follow --findings /dev/full: said once, exit 4 on SIGTERM, checkpoint still at byte 0"
+else ko "follow --findings /dev/full" "exit $st: $(head -c 400 fdisk.err) $(grep position fdisk/cp)"; fi
+
 echo "$passed passed, $failed failed${skipped:+, $skipped skipped}"
 [ $failed = 0 ]

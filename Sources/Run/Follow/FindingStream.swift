@@ -130,7 +130,9 @@ final class FindingStream: AuditSink {
 
     /// Makes every line written so far durable: a commit comes after it.
     func sync() -> Bool {
-        guard path != nil else { return true }
+        var info = stat()
+        // A FIFO or a device (`/dev/stdout`) has nothing to make durable.
+        guard path != nil, fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return true }
         return fsync(descriptor) == 0
     }
 
