@@ -305,7 +305,9 @@ final class Follower {
                 }
             }
             guard let file = open(found.name, offset: p.offset, lines: p.lines, now: now) else { continue }
-            if found.name == p.name && !found.copy {
+            // Under a name it follows, it goes on; under a rotated name
+            // (stopped after a rotation), it is read to its end, let go.
+            if found.name == p.name && !found.copy && follows(p.name) {
                 current[p.name] = file
             } else {
                 file.rotatedAt = now
@@ -540,6 +542,12 @@ final class Follower {
     }
 
     static func isPattern(_ input: String) -> Bool { input.contains { "*?[".contains($0) } }
+
+    /// Whether `name` is one the follower follows: named, or matched by a glob.
+    private func follows(_ name: String) -> Bool {
+        guard !Self.isCompressed(name) else { return false }
+        return run.inputs.contains { Self.isPattern($0) ? fnmatch($0, name, FNM_PATHNAME) == 0 : $0 == name }
+    }
 
     static func isCompressed(_ name: String) -> Bool { compressed.contains { name.hasSuffix($0) } }
 
