@@ -333,7 +333,11 @@ final class Follower {
         for file in files {
             if file.rotatedAt == nil, file.wasTruncated(key: key) { truncated(file, now: now) }
         }
+        // A record more than an hour past the wall clock is in the future
+        // (malformed), the hour counted from now, not from the start.
+        let futureAfter = AuditConfiguration.futureLimit(now: now)
         for file in files {
+            file.scanner.futureAfter = futureAfter
             let n = file.read(budget: Self.readBudget, key: key, now: now)
             if n > 0 {
                 total += n
