@@ -33,13 +33,22 @@ final class FollowMetrics {
     /// What the server answers: the text of `/metrics`, and whether
     /// `/healthz` is 200.
     final class Board: Sendable {
-        let state = Mutex<(text: String, healthy: Bool)>(("", false))
+        let state = Mutex<(text: String, healthy: Bool, at: Double)>(("", false, 0))
+
+        /// Healthy as last published, and published within `stall`
+        /// seconds: a loop that stopped turning is not healthy.
+        func healthy(now: Double) -> Bool {
+            state.withLock { $0.healthy && now - $0.at < Board.stall }
+        }
+
+        /// Seconds without a turn after which `/healthz` says 503.
+        static let stall = 10.0
     }
     let published = Board()
 
     func publish(healthy: Bool, now: Double) {
         let text = render(now: now)
-        published.state.withLock { $0 = (text, healthy) }
+        published.state.withLock { $0 = (text, healthy, now) }
     }
 
     func render(now: Double) -> String {

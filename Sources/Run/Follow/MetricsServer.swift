@@ -5,7 +5,7 @@ import Synchronization
 
 /// `--listen HOST:PORT`: `/metrics` (what `FollowMetrics` last published)
 /// and `/healthz` (200 once the first commit is done and every named file
-/// is open, 503 before), served by FlyingFox on the concurrency runtime's
+/// is open, while the loop turns; 503 otherwise), served by FlyingFox on the concurrency runtime's
 /// threads while the follow loop runs on its own.
 final class MetricsServer: Sendable {
     private let failure = Mutex<String?>(nil)
@@ -49,7 +49,7 @@ final class MetricsServer: Sendable {
                     body: Data(published.state.withLock { $0.text }.utf8))
             }
             await server.appendRoute("GET /healthz") { _ in
-                let healthy = published.state.withLock { $0.healthy }
+                let healthy = published.healthy(now: Date().timeIntervalSince1970)
                 return HTTPResponse(
                     statusCode: healthy ? .ok : .serviceUnavailable, headers: [.contentType: "text/plain; charset=utf-8"],
                     body: Data((healthy ? "ok\n" : "starting\n").utf8))
