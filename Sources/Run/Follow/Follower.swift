@@ -412,6 +412,7 @@ final class Follower {
         metrics.rotations += 1
         metrics.gaps += 1
         var copySize: Int64 = -1
+        var copyRead = false
         for name in Self.rotatedNames(of: file.name) {
             var info = stat()
             guard stat(name, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
@@ -421,11 +422,12 @@ final class Follower {
             guard fd >= 0 else { continue }
             let fingerprint = FollowedFile.firstLineFingerprint(fd, key: key)
             close(fd)
-            guard fingerprint != nil, fingerprint == file.fingerprint, Int64(info.st_size) >= file.offset,
-                let copy = open(name, offset: file.offset, lines: file.lines, now: now)
-            else { continue }
-            copy.rotatedAt = now
+            guard fingerprint != nil, fingerprint == file.fingerprint else { continue }
             copySize = Int64(info.st_size)
+            // Read past the copy already (lines written before the truncation).
+            guard copySize > file.offset, let copy = open(name, offset: file.offset, lines: file.lines, now: now) else { break }
+            copyRead = true
+            copy.rotatedAt = now
             // Read before the file that is read again from 0.
             files.removeAll { $0 === copy }
             files.insert(copy, at: files.firstIndex { $0 === file } ?? 0)
@@ -434,9 +436,10 @@ final class Follower {
         let lost = max(0, file.sizeSeen - max(copySize, file.offset))
         metrics.gapBytes += lost
         StandardError().write(
-            "flipaudit: follow: \(TerminalText.escape(file.name)) was truncated in place (copytruncate)\(copySize >= 0 ? "; the rest read from its copy" : ", no plain copy found"); possible gap (lines written between the copy and the truncation)\(lost > 0 ? ", \(lost) bytes seen and lost" : "")"
+            "flipaudit: follow: \(TerminalText.escape(file.name)) was truncated in place (copytruncate)\(copyRead ? "; the rest read from its copy" : copySize >= 0 ? ", read past its copy already" : ", no plain copy found"); possible gap (lines written between the copy and the truncation)\(lost > 0 ? ", \(lost) bytes seen and lost" : "")"
         )
         files.removeAll { $0 === file }
+        newest[file.rank] = nil
         current[file.name] = nil
         if let again = open(file.name, offset: 0, lines: 0, now: now) { current[file.name] = again }
     }
