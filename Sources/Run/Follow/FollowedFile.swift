@@ -12,8 +12,10 @@ import Rules
 /// pending  |line 3 no newl|     read, not yet handed on
 /// ```
 ///
-/// `offset` is always a line boundary (what a checkpoint records), and
-/// `lines` the lines before it. Lines go through the run's splitter and
+/// `offset` is a line boundary (what a checkpoint records), and `lines`
+/// the lines before it; only inside a line longer than `--max-line`,
+/// handed on as it streams (never held whole), is it not: a restart there
+/// reads the rest of that line as one more malformed line. Lines go through the run's splitter and
 /// scanner as in a batch run, with their line numbers in the file.
 ///
 /// Not `Sendable`: the follow loop owns it.
