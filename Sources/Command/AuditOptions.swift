@@ -30,6 +30,13 @@ struct AuditOptions: ParsableArguments {
     var until: String?
 
     @Option(
+        name: .customLong("cut-at"),
+        help: ArgumentHelp(
+            "Every input was cut at or after TIME (a clock time such as 00:00, its last occurrence before the run's start, in --tz; or ISO 8601): with --checkpoint, no server's log is taken to end before it.",
+            valueName: "TIME"))
+    var cutAt: String?
+
+    @Option(
         help: ArgumentHelp(
             "The zone of log times that carry none (HAProxy's, IIS's): an IANA name such as Europe/Berlin, or +01:00 (default UTC).",
             valueName: "ZONE"))
@@ -109,6 +116,16 @@ struct AuditOptions: ParsableArguments {
         if let tz, AuditConfiguration.zone(named: tz) == nil {
             throw ValidationError("--tz: \"\(tz)\" is not a time zone such as Europe/Berlin, UTC or +01:00")
         }
+        if let cutAt {
+            let config = configuration
+            guard let cut = config.cutAt else {
+                throw ValidationError("--cut-at: \"\(cutAt)\" is neither a clock time such as 00:00 nor an ISO 8601 time such as 2026-11-23T00:00:00Z")
+            }
+            if cut > config.now {
+                throw ValidationError(
+                    "--cut-at \(cutAt) is after the run's start (\(AuditConfiguration.timeText(config.now))): no log can have been cut then")
+            }
+        }
         for field in jsonFields where Self.jsonField(field) == nil {
             throw ValidationError(
                 "--json-field: \"\(field)\" is not ROLE=PATH with a role of time[:s|ms|us|ns|iso], method, target, status, location, client")
@@ -159,6 +176,7 @@ struct AuditOptions: ParsableArguments {
         config.reuseWindowSeconds = LogDuration.seconds(reuseWindow)!
         config.maxLine = maxLine
         if let ms = nowMilliseconds { config.futureAfter = AuditConfiguration.futureLimit(now: ms) }
+        config.cutAt = cutAt.flatMap { AuditConfiguration.cutTime($0, now: config.now, zone: config.zone) }
         return config
     }
 
@@ -187,6 +205,7 @@ struct AuditOptions: ParsableArguments {
         if let tz { out += ["--tz", tz] }
         if let since { out += ["--since", since] }
         if let until { out += ["--until", until] }
+        if let cutAt { out += ["--cut-at", cutAt] }
         for id in clientIDs { out += ["--client-id", id] }
         for id in projectIDs { out += ["--project-id", id] }
         for uri in allowRedirects { out += ["--allow-redirect", uri] }

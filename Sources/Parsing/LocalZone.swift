@@ -19,7 +19,7 @@ package struct LocalZone: Sendable, Equatable {
     }
 
     /// The offset in force at the UTC instant `utc`.
-    func offset(at utc: Int64) -> Int64 {
+    package func offset(at utc: Int64) -> Int64 {
         var lo = 0
         var hi = offsets.count - 1
         while lo < hi {
@@ -32,7 +32,7 @@ package struct LocalZone: Sendable, Equatable {
     /// The UTC instant of a local wall-clock time (as if it were UTC). A
     /// time that a clock change skips or repeats reads with the offset of
     /// the instant it would be at the earlier offset.
-    func utc(fromLocal local: Int64) -> Int64 {
+    package func utc(fromLocal local: Int64) -> Int64 {
         let first = offset(at: local &- offsets[0].offset)
         let second = offset(at: local &- first)
         return local &- second

@@ -37,7 +37,7 @@ package enum HTMLReport {
         if coverage.verdict == .blind {
             // Never a pass: the input was not understood (exit status 5).
             let what = coverage.gaps.filter { $0.check == "read" }.map(\.detail).joined(separator: " ")
-            return ("blind", "BLIND: the input was not understood, so no finding means nothing (exit status 5). \(what)")
+            return ("blind", "BLIND: the input was not understood: no finding below does not mean the logs are clean (exit status 5). \(what)")
         }
         if result.hadInputErrors {
             return ("incomplete", "Some input could not be read completely (exit status 3); everything readable was audited.")
@@ -219,7 +219,30 @@ package enum HTMLReport {
                 "<tr><td class=\"mono\">\(esc(f.name))</td><td>\(esc(f.encoding))</td><td>\(esc(f.format))</td><td class=\"n\">\(f.lines)</td><td>\(f.logsLocation ? "yes" : "<b>no</b>")</td><td>\(f.error.map(esc) ?? f.hint.map(esc) ?? "")</td></tr>\n"
         }
         if result.files.count > listLimit { out += "<tr><td colspan=\"6\">… \(result.files.count - listLimit) more files</td></tr>\n" }
-        out += "</tbody></table></div></section>\n"
+        out += "</tbody></table></div>\n" + deployment(result) + "</section>\n"
+        return out
+    }
+
+    /// How the logs were read as a deployment (docs/contract.md §9): each
+    /// stream with its files, its last record and whether it went quiet;
+    /// the records that wait for the next run; the inputs seen before.
+    static func deployment(_ result: AuditResult) -> String {
+        guard !result.streams.isEmpty || !result.skipped.isEmpty else { return "" }
+        var out =
+            "<h3 id=\"deployment\">How the logs were read</h3>\n<p><span data-total=\"streams\">\(result.streams.count)</span> streams: a server's consecutive files (one base name, times that follow one another) are one stream, which only its last file ends. A quiet stream (its last record more than the session timeout before the newest stream's end) holds nothing back.</p>\n"
+        out +=
+            "<div class=\"scroll\"><table><thead><tr><th>stream: its files, oldest first</th><th>last record</th><th>state</th></tr></thead><tbody>\n"
+        for s in result.streams.prefix(listLimit) {
+            out +=
+                "<tr data-stream-files=\"\(s.files.count)\" data-quiet=\"\(s.quiet)\"><td class=\"mono\">\(s.files.map(esc).joined(separator: "<br>→ "))</td><td>\(Timestamp.iso8601(s.last))</td><td>\(s.quiet ? "<b>quiet</b>: it held nothing back" : "read to its end")</td></tr>\n"
+        }
+        if result.streams.count > listLimit { out += "<tr><td colspan=\"3\">… \(result.streams.count - listLimit) more streams</td></tr>\n" }
+        out += "</tbody></table></div>\n"
+        if let w = result.waiting {
+            out +=
+                "<div class=\"note\"><p><span data-total=\"waiting_records\">\(w.count)</span> flip records after the watermark \(Timestamp.iso8601(w.watermark)), where <span class=\"mono\">\(esc(w.stream))</span> ends, wait for the next run (carried in the checkpoint); <code>--cut-at</code> says when the logs were cut.</p></div>\n"
+        }
+        for told in result.skipped { out += "<div class=\"note\"><p>\(esc(told)): skipped, not audited again.</p></div>\n" }
         return out
     }
 

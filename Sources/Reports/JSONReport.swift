@@ -40,6 +40,30 @@ package enum JSONReport {
         /// Finding kinds this run found and the chain's previous run did
         /// not (`--checkpoint`; empty otherwise).
         var new_kinds: [String]
+        /// How the run read the deployment: its streams, the quiet ones,
+        /// what waits for the next run, the inputs seen before.
+        var deployment: Deployment
+    }
+
+    struct Deployment: Encodable {
+        var streams: [Stream]
+        /// Flip records after the watermark, carried to the next run.
+        var waiting: Waiting?
+        /// What was said of each input an earlier run of the chain audited
+        /// (skipped).
+        var skipped: [String]
+    }
+
+    struct Stream: Encodable {
+        var files: [String]
+        var last_record: String
+        var quiet: Bool
+    }
+
+    struct Waiting: Encodable {
+        var records: Int
+        var stream: String
+        var watermark: String
     }
 
     struct CoverageDoc: Encodable {
@@ -159,7 +183,11 @@ package enum JSONReport {
                     late_records: result.accounting.lateRecords, records: result.accounting.records,
                     watermark: Timestamp.iso8601(result.previousWatermark ?? 0))
                 : nil,
-            new_kinds: result.newKinds.map(\.rawValue))
+            new_kinds: result.newKinds.map(\.rawValue),
+            deployment: Deployment(
+                streams: result.streams.map { Stream(files: $0.files, last_record: Timestamp.iso8601($0.last), quiet: $0.quiet) },
+                waiting: result.waiting.map { Waiting(records: $0.count, stream: $0.stream, watermark: Timestamp.iso8601($0.watermark)) },
+                skipped: result.skipped))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let data = try encoder.encode(doc)

@@ -97,6 +97,14 @@ package enum MetricsReport {
             "flipaudit_late_records", "Records older than the checkpoint's watermark less the reorder window, left out of the audit.",
             String(a.lateRecords))
         single("flipaudit_mostly_late", "1 when most records of the last run were late (nights given out of order).", result.mostlyLate ? "1" : "0")
+        single("flipaudit_streams", "Streams the last run read: one server's consecutive files each.", String(result.streams.count))
+        family(
+            "flipaudit_quiet_stream_last_record_timestamp_seconds",
+            "Streams whose last record lies more than the session timeout before the newest stream's end (they hold nothing back), by their last file: that record's time, in seconds since 1970.",
+            result.quietStreams.map { ([("stream", shown($0.name))], number(Double($0.last) / 1000)) })
+        single(
+            "flipaudit_waiting_records", "Flip records after the watermark, carried to the next run (--checkpoint; the coverage is partial).",
+            String(result.waiting?.count ?? 0))
         single(
             "flipaudit_duplicate_records", "Flip records equal to one of another input or of the previous run's end, audited once.",
             String(a.duplicateRecords))

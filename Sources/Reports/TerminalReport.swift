@@ -48,6 +48,28 @@ package struct TerminalReport {
         return "\n" + (coverage.verdict == .blind ? paint(verdict, "1;31") : verdict) + " · " + findings + "\n"
     }
 
+    /// How the run read the deployment (docs/contract.md §9): its streams
+    /// (a server's consecutive files), the quiet ones, and the records
+    /// that wait for the next run. Nothing for one input read alone.
+    static func deployment(_ result: AuditResult, escape esc: (String) -> String) -> String {
+        let streams = result.streams
+        guard streams.count > 1 || streams.contains(where: { $0.files.count > 1 }) || result.waiting != nil else { return "" }
+        let files = streams.reduce(0) { $0 + $1.files.count }
+        var out =
+            "  streams              \(Self.number(streams.count)) from \(Self.count(files, "file", "files")) (a server's consecutive files are one stream)\n"
+        for s in streams where s.files.count > 1 { out += SummaryWidth.wrap("    " + s.files.map(esc).joined(separator: " → ")) + "\n" }
+        for s in result.quietStreams {
+            out += SummaryWidth.wrap("    quiet: \(esc(s.name)), last record \(Timestamp.iso8601(s.last)); it holds nothing back") + "\n"
+        }
+        if let w = result.waiting {
+            out +=
+                SummaryWidth.wrap(
+                    "    waiting: \(Self.count(w.count, "flip record", "flip records")) after the watermark \(Timestamp.iso8601(w.watermark)), "
+                        + "where \(esc(w.stream)) ends; carried to the next run") + "\n"
+        }
+        return out
+    }
+
     package func render(_ result: AuditResult) -> String {
         var out = ""
         let a = result.accounting
@@ -60,7 +82,7 @@ package struct TerminalReport {
         case .complete: out += heading("COVERAGE") + "  complete: every check ran on every input\n"
         case .partial: out += heading("COVERAGE") + "  partial: some checks did not run\n"
         case .blind:
-            out += paint("BLIND", "1;31") + "  the input was not understood: no finding below means the logs are clean\n"
+            out += paint("BLIND", "1;31") + "  the input was not understood: no finding below does not mean the logs are clean\n"
         }
         for gap in coverage.gaps { out += SummaryWidth.wrap("  - " + esc(gap.detail)) + "\n" }
         if !coverage.unseenClientIDs.isEmpty {
@@ -150,6 +172,7 @@ package struct TerminalReport {
                 SummaryWidth.wrap(
                     "  duplicate records    \(Self.number(a.duplicateRecords))  (equal to a line of another input or of the last run; audited once)") + "\n"
         }
+        out += Self.deployment(result, escape: esc)
         out += "  in-scope flip records \(Self.number(a.inScopeFlipRecords))\n"
         out += "  other OAuth traffic  \(Self.number(a.otherOAuthRecords))\n"
         out += "  return-only records  \(Self.number(a.returnRecords))\n"

@@ -27,6 +27,9 @@ package struct AuditConfiguration: Sendable {
     /// audited; the others are counted (`outsideRecords`).
     package var since: Int64?
     package var until: Int64?
+    /// `--cut-at` (ms): every input was cut at or after this instant, so
+    /// no stream ends before it (docs/contract.md §9).
+    package var cutAt: Int64?
     /// Configured Google client IDs (`--client-id`).
     package var clientIDs: Set<String> = []
     /// `--project-id` and `--allow-redirect`: the allowlist is built when
@@ -90,6 +93,7 @@ package struct AuditConfiguration: Sendable {
         if let zone { out.append("--tz \(zone.name)") }
         if let since { out.append("--since \(Self.timeText(since))") }
         if let until { out.append("--until \(Self.timeText(until))") }
+        if let cutAt { out.append("--cut-at \(Self.timeText(cutAt))") }
         out += jsonFields.map { "--json-field \($0.role.name)=\($0.path)\($0.role == .time ? jsonTimeUnit.map { ":" + $0.rawValue } ?? "" : "")" }
         out += clientIDs.sorted().map { "--client-id \($0)" }
         out += projectIDs.map { "--project-id \($0)" }
@@ -138,6 +142,22 @@ package struct AuditConfiguration: Sendable {
     package static func parseTime(_ text: String) -> Int64? {
         var bytes = Array(text.utf8)
         return bytes.withUnsafeMutableBytes { Timestamp.parseISO8601(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// `--cut-at`: a clock time (`00:00`, `23:30:00`) is its last
+    /// occurrence at or before `now` in `zone` (UTC when nil); anything
+    /// else an ISO 8601 time. Nil when it is neither.
+    package static func cutTime(_ text: String, now: Int64, zone: LocalZone?) -> Int64? {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard (2...3).contains(parts.count), parts.allSatisfy({ (1...2).contains($0.count) && $0.allSatisfy(\.isASCII) }),
+            let h = Int(parts[0]), let m = Int(parts[1]), let s = parts.count == 3 ? Int(parts[2]) : 0,
+            (0..<24).contains(h), (0..<60).contains(m), (0..<60).contains(s)
+        else { return parseTime(text) }
+        let day: Int64 = 86_400_000
+        let local = now &+ (zone?.offset(at: now) ?? 0)
+        var at = (local - ((local % day) + day) % day) + Int64(h * 3600 + m * 60 + s) * 1000
+        if at > local { at -= day }
+        return zone?.utc(fromLocal: at) ?? at
     }
 
     /// A time as `--now` takes it (ISO 8601 UTC, milliseconds).

@@ -26,10 +26,12 @@ enum CSVFolder {
     }
 
     /// The folder a template names for `result`: `{date}` is the day of
-    /// its watermark (the run's start when no record was audited), `{run}`
-    /// its checkpoint's run number.
+    /// the night that ends at its watermark (the millisecond before it, so
+    /// a cut at midnight, `--cut-at 00:00`, names the night before; the
+    /// run's start when no record was audited), `{run}` its checkpoint's
+    /// run number.
     static func resolve(_ template: String, result: AuditResult) -> String {
-        let day = String(Timestamp.iso8601(result.watermark ?? result.configuration.now).prefix(10))
+        let day = String(Timestamp.iso8601(result.watermark.map { $0 - 1 } ?? result.configuration.now).prefix(10))
         var folder = template.replacingOccurrences(of: "{date}", with: day)
         if let run = result.checkpoint?.run { folder = folder.replacingOccurrences(of: "{run}", with: String(run)) }
         return folder

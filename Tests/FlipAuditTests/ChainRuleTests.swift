@@ -147,10 +147,11 @@ struct WatermarkTests {
     @Test("the watermark is the least of the inputs' newest times; a session expired within the window before it is carried")
     func watermark() throws {
         let dir = temporaryDirectory()
-        // Server a ends at 10:20, server b at 12:00: the watermark is 10:20.
+        // Server a ends at 10:20, server b at 10:25 (within the session
+        // timeout: a is not quiet): the watermark is 10:20.
         let a = writeLog(
             [at("22/Nov/2026:10:00:00", authorize(state: "w"), 200), at("22/Nov/2026:10:20:00", "/", 200)], named: "a.log", in: dir)
-        let b = writeLog([at("22/Nov/2026:12:00:00", "/", 200)], named: "b.log", in: dir)
+        let b = writeLog([at("22/Nov/2026:10:25:00", "/", 200)], named: "b.log", in: dir)
         let (first, checkpoint) = try chained([a, b], carried: nil)
         #expect(checkpoint.watermark == AuditConfiguration.parseTime("2026-11-22T10:20:00Z")!)
         // Expired at 10:10, within the window before 10:20? No: 10 minutes

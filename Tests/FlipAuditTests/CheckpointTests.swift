@@ -42,20 +42,16 @@ private func rows(_ a: Audit) -> [String] {
     a.csv[0...1].flatMap { $0.split(separator: "\n").dropFirst().map(String.init) }
 }
 
-/// A last night of one line after the others (22 Nov 12:00): its run
-/// audits what the runs before it left waiting past their watermark.
-private func flushNight(in dir: String) -> String {
-    writeLog([at("22/Nov/2026:12:00:00", "/healthz", 200)], named: "flush.log", in: dir)
-}
+/// One server's three nights as logrotate leaves them: one stream.
+private let nightNames = ["access.log.2", "access.log.1", "access.log"]
 
-/// One run over `paths`, then the flush night: every row one run writes
-/// (records past its watermark wait for the next run).
-private func oneRun(_ paths: [String], flush: String, configure: (inout AuditConfiguration) -> Void = { _ in }) throws -> (
+/// One run over `paths`: every row a run over all of them writes. Its
+/// watermark is the stream's end, so nothing waits for another run.
+private func oneRun(_ paths: [String], configure: (inout AuditConfiguration) -> Void = { _ in }) throws -> (
     rows: [String], findings: [Finding], sessions: [SessionRecord], waited: Int
 ) {
     let (whole, checkpoint) = try run(paths, carried: nil, configure: configure)
-    let (end, _) = try run([flush], carried: checkpoint, configure: configure)
-    return (rows(whole) + rows(end), whole.findings + end.findings, whole.sessions + end.sessions, checkpoint.waiting.count)
+    return (rows(whole), whole.findings, whole.sessions, checkpoint.waiting.count)
 }
 
 private func run(_ paths: [String], carried: Checkpoint?, configure: (inout AuditConfiguration) -> Void = { _ in })
@@ -82,16 +78,15 @@ struct CheckpointTests {
     @Test("rows written by runs chained over three nights equal one run over all three, source included")
     func chained() throws {
         let dir = temporaryDirectory()
-        let paths = nights.enumerated().map { writeLog($1, named: "night\($0 + 1).log", in: dir) }
-        let flush = flushNight(in: dir)
-        let whole = try oneRun(paths, flush: flush)
-        // One run over the three nights: its watermark is the first night's
-        // end, so the other two wait for the flush night.
-        #expect(whole.waited == nights[1].count + nights[2].count)
+        let paths = nights.enumerated().map { writeLog($1, named: nightNames[$0], in: dir) }
+        let whole = try oneRun(paths)
+        // One run over the three nights: one server's files are one
+        // stream, whose end is the last night's, so nothing waits.
+        #expect(whole.waited == 0)
         var chained: [String] = []
         var carried: Checkpoint?
         var carriedIn: [Int] = []
-        for path in paths + [flush] {
+        for path in paths {
             let (night, next) = try run([path], carried: carried)
             chained += rows(night)
             carriedIn.append(night.result.carriedIn)
@@ -100,7 +95,7 @@ struct CheckpointTests {
         #expect(chained.sorted() == whole.rows.sorted())
         // With a 100,000 s timeout a session stays open that long after its
         // last event, returned or not.
-        #expect(carriedIn == [0, 5, 7, 3])
+        #expect(carriedIn == [0, 5, 7])
         // What the chain found across the cuts.
         let kinds = Set(whole.findings.map(\.kind))
         #expect(kinds.isSuperset(of: [.stateReuse, .codeReuse, .noReturn, .unknownState, .missingErrorReturn]))
@@ -116,19 +111,21 @@ struct CheckpointTests {
         #expect(!whole.sessions.contains { $0.outcome == .pending })
     }
 
-    /// Two servers whose nights end at different times. C, opened on srv1
-    /// late in night 1, is carried with an expiry set on that night's
-    /// clock, later than the expiry of S, opened on srv0 at the start of
-    /// night 2. S must still expire first: when the carried expiries and
-    /// this run's shared one queue, S waited behind C, and S's state used
-    /// again after its expiry joined it instead of opening a new session.
+    /// Two servers whose nights end at different times (within the
+    /// session timeout of each other: neither is quiet). C, opened on srv1
+    /// late in night 1, waits past that night's watermark (srv0's end) and
+    /// is opened in night 2 with an expiry later than that of S, opened on
+    /// srv0 at the start of night 2. S must still expire first: when the
+    /// carried expiries and this run's shared one queue, S waited behind C,
+    /// and S's state used again after its expiry joined it instead of
+    /// opening a new session.
     @Test("a session of the next night expires on time, whatever the carried sessions' expiries")
     func carriedExpiriesWaitApart() throws {
         let dir = temporaryDirectory()
         let srv0 = [
-            [at("21/Nov/2026:21:00:00", "/healthz", 200), at("21/Nov/2026:22:00:00", "/healthz", 200)],
+            [at("21/Nov/2026:21:00:00", "/healthz", 200), at("21/Nov/2026:22:46:00", "/healthz", 200)],
             [
-                at("21/Nov/2026:22:01:00", authorize(state: "S"), 200), at("21/Nov/2026:22:15:00", authorize(state: "S"), 200),
+                at("21/Nov/2026:22:47:00", authorize(state: "S"), 200), at("21/Nov/2026:23:01:00", authorize(state: "S"), 200),
                 at("21/Nov/2026:23:30:00", "/healthz", 200),
             ],
         ]
@@ -136,18 +133,24 @@ struct CheckpointTests {
             [at("21/Nov/2026:21:00:00", "/healthz", 200), at("21/Nov/2026:22:50:00", authorize(state: "C"), 200), at("21/Nov/2026:22:55:00", "/healthz", 200)],
             [at("21/Nov/2026:23:30:00", "/healthz", 200)],
         ]
-        let files = (0..<2).map { n in [writeLog(srv0[n], named: "srv0-\(n).log", in: dir), writeLog(srv1[n], named: "srv1-\(n).log", in: dir)] }
+        let files = (0..<2).map { n in
+            [writeLog(srv0[n], named: n == 0 ? "srv0.log.1" : "srv0.log", in: dir), writeLog(srv1[n], named: n == 0 ? "srv1.log.1" : "srv1.log", in: dir)]
+        }
         let timeout: (inout AuditConfiguration) -> Void = { $0.sessionTimeoutSeconds = 600 }
         let (first, checkpoint) = try run(files[0], carried: nil, configure: timeout)
-        // C's request lies past the first night's watermark (srv0's end):
-        // it waits for the next run instead of opening a session there.
+        // C's request lies past the first night's watermark (srv0's end,
+        // 22:46): it waits for the next run instead of opening a session
+        // there, and the run says so.
         #expect(first.sessions.isEmpty && checkpoint.sessions.isEmpty && checkpoint.waiting.count == 1)
+        #expect(first.result.quietStreams.isEmpty)
+        #expect(first.result.waiting == WaitingRecords(count: 1, stream: files[0][0], watermark: AuditConfiguration.parseTime("2026-11-21T22:46:00Z")!))
+        #expect(first.result.coverage.verdict == .partial && first.result.coverage.gaps.contains { $0.check == "waiting" })
         let (second, _) = try run(files[1], carried: checkpoint, configure: timeout)
         let s = second.sessions.filter { $0.state == "S" }
         #expect(s.map(\.outcome) == [.noReturn, .noReturn])
         #expect(s.last?.findings.contains(.stateReuse) == true)
         // S's rows as in one run over all four files.
-        let one = try oneRun(files[0] + files[1], flush: flushNight(in: dir), configure: timeout)
+        let one = try oneRun(files[0] + files[1], configure: timeout)
         func rowsOfS(_ r: [String]) -> [String] { r.filter { $0.hasPrefix("S,") || $0.contains(",S,") }.sorted() }
         #expect(rowsOfS(rows(second)).count == 5 && rowsOfS(rows(second)) == rowsOfS(one.rows))
     }
@@ -155,9 +158,8 @@ struct CheckpointTests {
     @Test("a chain begun before version 3 keeps its HMAC fingerprints, and its version")
     func legacyChain() throws {
         let dir = temporaryDirectory()
-        let paths = nights.enumerated().map { writeLog($1, named: "night\($0 + 1).log", in: dir) }
-        let flush = flushNight(in: dir)
-        let whole = try oneRun(paths, flush: flush)
+        let paths = nights.enumerated().map { writeLog($1, named: nightNames[$0], in: dir) }
+        let whole = try oneRun(paths)
         let key = Fingerprint.newKey()
         let (first, legacy) = try run([paths[0]], carried: nil) { $0.fingerprint = .legacyKeyed(key) }
         #expect(legacy.legacyFingerprints)
@@ -169,7 +171,7 @@ struct CheckpointTests {
         #expect(!ended.contains(Fingerprint.keyed(key).of("R")))
         var chained = rows(first)
         var carried = legacy
-        for path in paths.dropFirst() + [flush] {
+        for path in paths.dropFirst() {
             let (night, next) = try run([path], carried: carried)
             #expect(next.legacyFingerprints && next.key == key)
             chained += rows(night)

@@ -41,7 +41,8 @@ struct CoverageTests {
                 "--metrics", dir + "/m.prom",
             ])
             #expect(run.status == 5, "\(failOn): \(run.stderr)")
-            #expect(run.stdout.hasPrefix("BLIND  "))
+            // Read as words: the heading says what a blind run means.
+            #expect(run.stdout.hasPrefix("BLIND  the input was not understood: no finding below does not mean the logs are clean\n"))
             // Wrapped at 120 columns: read as one line.
             #expect(run.stdout.replacingOccurrences(of: "\n    ", with: " ").contains("night.log: 100% of its 4 lines not understood (format none)"))
             #expect(run.stdout.hasSuffix("\nBLIND · FINDINGS 0\n"))
@@ -49,6 +50,7 @@ struct CoverageTests {
             #expect(verdict == "blind" && checks == ["read"])
             let html = try String(contentsOfFile: dir + "/r.html", encoding: .utf8)
             #expect(html.contains("data-verdict=\"blind\"") && !html.contains("PASS"))
+            #expect(html.contains("BLIND: the input was not understood: no finding below does not mean the logs are clean (exit status 5)."))
             let metrics = try String(contentsOfFile: dir + "/m.prom", encoding: .utf8)
             #expect(metrics.contains("flipaudit_coverage{verdict=\"blind\"} 1\n") && metrics.contains("flipaudit_last_run_exit_status 5\n"))
             #expect(metrics.contains("flipaudit_coverage_gaps{check=\"read\"} 1\n"))

@@ -143,6 +143,7 @@ struct HTMLReportTests {
             "sessions": json["sessions"] as! Int, "findings": findings["total"] as! Int,
             "error_sessions": (json["error_totals"] as! [[String: Any]]).reduce(0) { $0 + ($1["count"] as! Int) },
             "latency_count": (json["latency_ms"] as! [String: Any])["count"] as! Int,
+            "streams": ((json["deployment"] as! [String: Any])["streams"] as! [Any]).count,
         ]
         for (severity, n) in findings["by_severity"] as! [String: Int] { want["findings-" + severity] = n }
         for (outcome, n) in json["outcomes"] as! [String: Int] where n > 0 { want["outcome-" + outcome] = n }

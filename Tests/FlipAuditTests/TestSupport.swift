@@ -59,6 +59,8 @@ func writeLog(_ lines: [String], named name: String, in dir: String) -> String {
 @discardableResult
 func writeBytes(_ bytes: [UInt8], named name: String, in dir: String) -> String {
     let path = dir + "/" + name
+    // A name with folders (`srv0/access.log.1`): they are made.
+    try? FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
     let plain = name.hasSuffix(".gz") ? path + ".tmp" : path
     _ = FileManager.default.createFile(atPath: plain, contents: Data(bytes))
     if name.hasSuffix(".gz") {

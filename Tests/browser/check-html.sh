@@ -61,6 +61,15 @@ if [ -n "$shot" ]; then
   check "screenshot written" test -s "$shot"
 fi
 
+# 1a. Both sample nights in one run with a checkpoint: each server's two
+# files drawn as one stream, the quiet ones marked, the records that wait
+# for the next run counted, as the JSON summary of the same run says.
+"$bin" SampleLogs SampleLogs-next --quiet --checkpoint "$tmp/two.cp" --html "$tmp/two.html" --json "$tmp/two.json" 2> /dev/null
+render "$tmp/two.html" "$tmp/two.dom" "$tmp/two.log"
+count < <(python3 Tests/browser/dom_check.py totals "$tmp/two.dom" "$tmp/two.json" | grep -E "streams|waiting|total files")
+check "the two-night report draws a stream of two files" grep -q 'data-stream-files="2"' "$tmp/two.dom"
+check "no console message on the two-night report" console_clean "$tmp/two.log"
+
 # 1b. A blind night (every line unreadable, --fail-on high): exit 5, and the
 # rendered page says BLIND and never PASS, anywhere.
 printf '%s\n' 'Nov 22 10:00:01 web app[1]: started' '<html>not a log</html>' 'GET / 200' > "$tmp/blind.log"

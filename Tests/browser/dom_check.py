@@ -82,6 +82,15 @@ def totals(dom_path, json_path):
             want[key] = j["input"][key]
     if j.get("latency_ms"):
         want["latency_count"] = j["latency_ms"]["count"]
+    # The deployment as read: each stream a row, its files and whether it
+    # went quiet as the JSON says; the records that wait for the next run.
+    deployment = j["deployment"]
+    want["streams"] = len(deployment["streams"])
+    if deployment.get("waiting"):
+        want["waiting_records"] = deployment["waiting"]["records"]
+    rows = sorted((a["data-stream-files"], a["data-quiet"]) for _, a in dom.tags if "data-stream-files" in a)
+    expected = sorted((str(len(s["files"])), "true" if s["quiet"] else "false") for s in deployment["streams"])
+    report("streams drawn as the JSON reads them", rows == expected, f"page {rows} vs JSON {expected}")
     for key, value in sorted(want.items()):
         shown = dom.totals.get(key)
         report("total " + key, shown == str(value), f"page shows {shown!r}, JSON has {value}")

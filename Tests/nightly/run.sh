@@ -32,6 +32,13 @@ night() { # N: yesterday's log is night N's samples, as logrotate leaves it (pla
     1) cat SampleLogs/*.gz ;;
     2) cat SampleLogs-next/*.gz ;;
   esac | gzip -dc > "$work/log/access.log.1"
+  # The job runs at 02:30 after the night it audits (the example's cut-at
+  # 00:00 is that night's midnight, as on the machine that wrote the logs).
+  case $1 in
+    1) now=2026-11-22T02:30:00Z ;;
+    2) now=2026-11-22T08:30:00Z ;;
+  esac
+  sed -i -e '/^now = /d' "$work/flipaudit.toml" && echo "now = \"$now\"" >> "$work/flipaudit.toml"
   env -i PATH=/usr/bin:/bin FLIPAUDIT="$bin" CONFIG="$work/flipaudit.toml" MAILTO=oncall@example.com \
     MAILER="$work/mail" MAILBOX="$work/mail$1" sh docs/nightly.sh
 }

@@ -17,6 +17,8 @@ package struct FileFacts: Sendable, Codable, Equatable {
     package var summary: FileSummary
     package var locationLines: LocationLines
     var latestTime: Int64?
+    /// Its first audited record's time: where its stream takes it up.
+    var firstTime: Int64?
     /// The messages one process prints for this input, in line order.
     package var warnings: [String]
     /// Why it could not be read completely (`NAME: message`).
@@ -34,7 +36,7 @@ package struct FileFacts: Sendable, Codable, Equatable {
         blank: FileFacts(
             rank: 0, accounting: InputAccounting(),
             summary: FileSummary(name: "", encoding: "", format: "", lines: 0, logsLocation: false, error: nil, hint: nil),
-            locationLines: LocationLines(), latestTime: nil, warnings: [], error: nil, job: "", events: LineTally()),
+            locationLines: LocationLines(), latestTime: nil, firstTime: nil, warnings: [], error: nil, job: "", events: LineTally()),
         [
             .tag(tag),
             Field("rank", \.rank, .sortRank),
@@ -51,12 +53,12 @@ package struct FileFacts: Sendable, Codable, Equatable {
         let a = facts.accounting
         let counts = [
             a.outOfOrderRecords, a.files, a.filesWithErrors, a.lines, a.blankLines, a.records, a.malformedLines,
-            a.inScopeFlipRecords, a.otherOAuthRecords, a.returnRecords, facts.summary.lines,
+            a.inScopeFlipRecords, a.otherOAuthRecords, a.returnRecords, facts.summary.lines, facts.summary.refusedLines ?? 0,
         ]
         let bound = 1 << 48
         guard counts.allSatisfy({ (0...bound).contains($0) }), a.malformedByReason.values.allSatisfy({ (0...bound).contains($0) }),
             a.compressedBytes <= 1 << 56, a.uncompressedBytes <= 1 << 56,
-            [facts.latestTime, facts.locationLines.text, facts.locationLines.json].allSatisfy({ ($0 ?? 0).magnitude <= TextFields.timeBound })
+            [facts.latestTime, facts.firstTime, facts.locationLines.text, facts.locationLines.json].allSatisfy({ ($0 ?? 0).magnitude <= TextFields.timeBound })
         else { throw TextFields.Malformed(reason: "facts hold counts or times out of range") }
     }
 

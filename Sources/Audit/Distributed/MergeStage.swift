@@ -126,9 +126,15 @@ package enum MergeStage {
                 warn: warn)
         }
         if let more = results.moreMalformed { warn(more) }
-        return results.result(
+        var result = results.result(
             configuration: configuration, inputs: plan.files, duplicates: duplicates, evictedSessions: 0,
             unpinnedProjectIDs: Array(unpinned), unobservableFiles: Array(unobservable))
+        // The deployment as one process reads it (`Streams`).
+        let ends = Streams(inputs: plan.files).ends(
+            first: facts.map { $0?.firstTime }, last: facts.map { $0?.latestTime }, cut: configuration.cutAt)
+        result.streams = Streams.summaries(
+            ends, names: plan.files.map(\.displayName), timeout: Int64(configuration.sessionTimeoutSeconds) * 1000)
+        return result
     }
 }
 

@@ -5,6 +5,9 @@ struct FileScan: Sendable {
     var accounting: InputAccounting
     var locationLines: LocationLines
     var latestTime: Int64?
+    /// Its first audited record's time (nil: none): where its stream
+    /// takes it up (`Streams`).
+    var firstTime: Int64? = nil
     var summary: FileSummary
     /// `NAME: message` when the input could not be read completely.
     var error: String?

@@ -164,13 +164,14 @@ struct ScanAssembler {
             warnings.append("\(file.displayName): empty (\(accounting.compressedBytes) bytes, no line); nothing to audit in it")
         }
         return FileScan(
-            accounting: accounting, locationLines: locationLines, latestTime: latestTime,
+            accounting: accounting, locationLines: locationLines, latestTime: latestTime, firstTime: firstTime,
             summary: FileSummary(
                 name: file.displayName, encoding: end?.encoding.rawValue ?? "plain",
                 format: accounting.lines == accounting.blankLines ? "empty" : tally.name, lines: accounting.lines,
                 logsLocation: logsLocation, error: failure.map { "\($0)" }, hint: hint,
                 crlfLines: crlfLines > 0 ? crlfLines : nil, noFinalNewline: noFinalNewline ? true : nil,
-                records: accounting.records, malformedLines: accounting.malformedLines),
+                records: accounting.records, malformedLines: accounting.malformedLines,
+                refusedLines: accounting.malformedByReason[MalformedReason.future.rawValue]),
             error: message, warnings: warnings + (message.map { [$0] } ?? []))
     }
 }

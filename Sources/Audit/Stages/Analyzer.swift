@@ -80,38 +80,53 @@ package final class Analyzer {
         let resolution = InputCatalog.resolve(arguments, skipping: outputs, excluding: configuration.exclude)
         let problems = resolution.problems
         // No night twice: each regular file's digest, read before anything
-        // else of it, against those the chain has audited.
+        // else of it, against those the chain has audited. A file seen
+        // before among new ones (logrotate's notifempty leaves a quiet
+        // server's access.log.1 as it was) is skipped and named; only a
+        // run with no new input is refused.
         var digests: [String: FileDigest] = [:]
-        if carry {
-            for file in resolution.files where !file.isStream {
-                guard let path = file.path, let digest = FileDigest.of(path: path) else { continue }
-                if let seen = carried?.audited.first(where: { $0.digest == digest }) {
-                    // explain writes nothing in any case: it needs the
-                    // checkpoint as it stood before that run.
-                    let after =
-                        explainer == nil
-                        ? "nothing written, the checkpoint is unchanged"
-                        : "give explain the checkpoint as it was before run \(seen.run) (the .prev file its next run keeps)"
-                    throw .checkpoint(
-                        "\(file.displayName) was audited already, as \(seen.name) by run \(seen.run) of this checkpoint "
-                            + "(started \(Timestamp.iso8601(seen.started))); \(after)")
-                }
-                digests[file.displayName] = digest
+        var files: [InputFile] = []
+        var skipped: [String] = []
+        var refusal: String?
+        for file in resolution.files {
+            guard carry, !file.isStream, let path = file.path, let digest = FileDigest.of(path: path) else {
+                files.append(file)
+                continue
             }
+            if let seen = carried?.audited.first(where: { $0.digest == digest }) {
+                let told =
+                    "\(file.displayName) was audited already, as \(seen.name) by run \(seen.run) of this checkpoint "
+                    + "(started \(Timestamp.iso8601(seen.started)))"
+                // explain writes nothing in any case: it needs the
+                // checkpoint as it stood before that run.
+                if explainer != nil {
+                    throw .checkpoint(told + "; give explain the checkpoint as it was before run \(seen.run) (the .prev file its next run keeps)")
+                }
+                refusal = refusal ?? told
+                skipped.append(told)
+                continue
+            }
+            digests[file.displayName] = digest
+            files.append(file)
+        }
+        if let refusal, files.isEmpty, problems.isEmpty {
+            let more = skipped.count > 1 ? " (and \(skipped.count - 1) more \(skipped.count == 2 ? "input was" : "inputs were"))" : ""
+            throw .checkpoint(refusal + more + "; no new input: nothing written, the checkpoint is unchanged")
         }
         // Ranked by their first record, late or not: the rank is the
         // input's, not this chain's.
         let (inputs, startTimes) = FirstRecord.rank(
-            resolution.files, configuration: configuration, scanners: ScannerPool(configuration: configuration))
+            files, configuration: configuration, scanners: ScannerPool(configuration: configuration))
         var configuration = self.configuration
         if let carried { configuration.lateBefore = carried.watermark - AuditConfiguration.reorderWindow }
         // One input and no checkpoint: no record can be a duplicate.
         configuration.keysLines = carry || inputs.count > 1
         for note in resolution.notes { warn(note) }
         for (name, error) in problems { warn("\(name): \(error)") }
+        for told in skipped { warn(told + "; skipped, the other inputs are audited") }
         shown = []
         let handOn = CarryStep(on: carry, from: carried, digests: digests, started: started)
-        let ranked = Ranked(inputs: inputs, startTimes: startTimes, configuration: configuration)
+        let ranked = Ranked(inputs: inputs, startTimes: startTimes, skipped: skipped, configuration: configuration)
         if !configuration.alwaysSort && inputs.allSatisfy(FirstRecord.canReread) {
             switch pass(ranked, problems: problems, rows: rows, sorted: false, carry: handOn, explainer: explainer) {
             case .done(let result): return result
@@ -128,6 +143,8 @@ package final class Analyzer {
     private struct Ranked {
         var inputs: [InputFile]
         var startTimes: [Int64?]
+        /// Inputs audited by an earlier run of the chain, left out.
+        var skipped: [String]
         var configuration: AuditConfiguration
     }
 
@@ -190,8 +207,12 @@ package final class Analyzer {
         /// Per input, its newest audited record time: the watermark is the
         /// smallest of them.
         var newest = [Int64?](repeating: nil, count: inputs.count)
+        /// Per input, its first audited record time: where its stream
+        /// takes it up.
+        var first = [Int64?](repeating: nil, count: inputs.count)
         let waiting = Waiting(
-            on: carry.on, carried: carry.from, inputs: inputs.count,
+            on: carry.on, carried: carry.from, streams: Streams(inputs: inputs), starts: ranked.startTimes,
+            configuration: configuration,
             codec: EventCodec(allowlist: configuration.allowlist, fingerprint: configuration.fingerprint))
         for (file, lines) in carry.from?.locations ?? [:] { tracker.markLogsLocation(file: Int32(inputs.count + file), lines: lines) }
         let warn = self.warn
@@ -211,7 +232,16 @@ package final class Analyzer {
             tracker.markLogsLocation(file: Int32(index), lines: scan.locationLines)
             if let t = scan.latestTime { latest = max(latest ?? t, t) }
             newest[index] = scan.latestTime
-            waiting.ended(newest: scan.latestTime)
+            first[index] = scan.firstTime
+            waiting.ended(index, newest: scan.latestTime)
+        }
+
+        /// The events `waiting` lets through, to the rules.
+        func audit() {
+            while let event = waiting.ready() {
+                rules.take(event)
+                order.release(before: tracker.settledBefore)
+            }
         }
 
         if sorted {
@@ -229,19 +259,21 @@ package final class Analyzer {
                 onEnd(index, scan)
             }
             while let event = waiting.next(sort.next) {
-                if waiting.holds(event) { continue }
-                rules.take(event)
-                order.release(before: tracker.settledBefore)
+                waiting.add(event)
+                audit()
             }
+            waiting.finish(first: first, last: newest)
+            audit()
         } else {
             let merge = TimeOrderedMerge(
                 feeds: inputs.indices.map(source), startTimes: ranked.startTimes,
                 onBatch: onBatch, onEnd: onEnd)
             while let event = waiting.next(merge.next) {
-                if waiting.holds(event) { continue }
-                rules.take(event)
-                order.release(before: tracker.settledBefore)
+                waiting.add(event)
+                audit()
             }
+            waiting.finish(first: first, last: newest)
+            audit()
             if let back = merge.outOfOrder {
                 warn(
                     "\(inputs[Int(back.file)].displayName):\(back.line): the input runs back in time more than \(window / 1000) s; reading it again with every flip event sorted"
@@ -257,6 +289,7 @@ package final class Analyzer {
         if carry.on {
             checkpoint = carry.next(
                 tracker: tracker, duplicates: rules.duplicates, waiting: waiting, newest: newest, inputs: inputs,
+                streamName: { inputs[$0].displayName },
                 names: sourceFiles.map(\.displayName), configuration: configuration, warn: warn)
         } else {
             tracker.finish(endTime: latest ?? 0)
@@ -279,8 +312,13 @@ package final class Analyzer {
         result.carriedFiles = carriedFiles
         result.carriedIn = carry.from?.openSessions ?? 0
         result.previousWatermark = carry.from?.watermark
-        let previous = carry.from.map(\.watermark).flatMap { $0 == Checkpoint.noWatermark ? nil : $0 }
-        result.watermark = newest.compactMap { $0 }.min().map { max($0, previous ?? $0) } ?? previous
+        result.watermark = waiting.watermark
+        result.skipped = ranked.skipped
+        result.streams = Streams.summaries(
+            waiting.ends, names: inputs.map(\.displayName), timeout: Int64(configuration.sessionTimeoutSeconds) * 1000)
+        if let holder = waiting.holder {
+            result.waiting = WaitingRecords(count: waiting.held.count, stream: inputs[holder.input].displayName, watermark: holder.end)
+        }
         if var next = checkpoint {
             carry.addTotals(of: result, to: &next)
             result.trends = next.totals

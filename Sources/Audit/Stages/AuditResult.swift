@@ -23,8 +23,20 @@ package struct AuditResult: Sendable {
     package var coverage: Coverage {
         Coverage.judge(
             files: files, accounting: accounting, inputErrors: inputErrors, unobservable: unobservableFiles,
-            clientIDs: configuration.clientIDs, clientIDsSeen: statistics.clientIDsSeen)
+            clientIDs: configuration.clientIDs, clientIDsSeen: statistics.clientIDsSeen,
+            waiting: waiting.map { ($0.count, $0.stream, $0.watermark) }, skipped: skipped)
     }
+    /// Inputs an earlier run of the chain audited, left out: what was said
+    /// of each (docs/contract.md §9).
+    package var skipped: [String] = []
+    /// The streams the run read (docs/contract.md §9): one server's
+    /// consecutive files each, in the order they ended.
+    package var streams: [StreamSummary] = []
+    /// Streams whose last record lies more than the session timeout
+    /// before the newest stream's end: they held nothing back.
+    package var quietStreams: [StreamSummary] { streams.filter(\.quiet) }
+    /// Flip records past the watermark, carried for the next run.
+    package var waiting: WaitingRecords?
     /// Names of earlier runs' inputs that carried sessions' sources name
     /// (ranked after `inputs`).
     var carriedFiles: [String] = []
@@ -72,4 +84,24 @@ package struct AuditResult: Sendable {
 
     /// How many findings there were.
     package var findingCount: Int { statistics.findingsByKind.values.reduce(0, +) }
+}
+
+/// One stream of the deployment (docs/contract.md §9): a server's
+/// consecutive files, the time of its last record, and whether it went
+/// quiet (its last record more than the session timeout before the newest
+/// stream's end: it held nothing back).
+package struct StreamSummary: Sendable, Equatable {
+    package var files: [String]
+    package var last: Int64
+    package var quiet: Bool
+    /// Its last file: the name it is told by.
+    package var name: String { files.last ?? "" }
+}
+
+/// Flip records past the watermark, which wait for the next run, and the
+/// stream whose end is the watermark.
+package struct WaitingRecords: Sendable, Equatable {
+    package var count: Int
+    package var stream: String
+    package var watermark: Int64
 }

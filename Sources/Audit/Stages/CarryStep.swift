@@ -16,18 +16,20 @@ struct CarryStep {
     var started: Int64
 
     /// The next checkpoint once every input is audited; `newest` holds each
-    /// input's newest audited record time (the watermark is the smallest).
+    /// input's newest audited record time (a file with none is not
+    /// remembered), `waiting` the watermark and the records past it.
     func next(
         tracker: SessionTracker, duplicates: DuplicateFilter, waiting: Waiting, newest: [Int64?], inputs: [InputFile],
-        names: [String], configuration: AuditConfiguration, warn: (String) -> Void
+        streamName: (Int) -> String, names: [String], configuration: AuditConfiguration, warn: (String) -> Void
     ) -> Checkpoint {
         // The watermark never runs back: a run of late records only
         // leaves it where it was.
-        let watermark = max(newest.compactMap { $0 }.min() ?? Checkpoint.noWatermark, from?.watermark ?? Checkpoint.noWatermark)
+        let watermark = max(waiting.watermark ?? Checkpoint.noWatermark, from?.watermark ?? Checkpoint.noWatermark)
         var next = tracker.carry(watermark: watermark, names: names, waiting: waiting.held)
-        if !waiting.held.isEmpty {
+        if let holder = waiting.holder {
             warn(
-                "\(waiting.held.count) flip record(s) newer than the watermark (\(Timestamp.iso8601(watermark)), where the input that ends first ends) wait for the next run, carried in the checkpoint"
+                "\(waiting.held.count) flip \(waiting.held.count == 1 ? "record" : "records") after the watermark \(Timestamp.iso8601(watermark)), "
+                    + "where \(streamName(holder.input)) ends, wait for the next run (carried in the checkpoint; --cut-at says when the logs were cut)"
             )
         }
         next.key = configuration.fingerprint.keyBytes ?? []

@@ -196,7 +196,6 @@ package struct LineScanner: LineSink {
             return
         }
         let time = reader.record.time
-        if time > futureAfter { malformed(.future); return }
         let format = reader.format
         // Records per format, counted as a run of one format: most inputs
         // have one (`take` adds the run to the tally).
@@ -207,6 +206,8 @@ package struct LineScanner: LineSink {
             run = 0
         }
         run &+= 1
+        // Read in its format, refused for its time: understood, not audited.
+        if time > futureAfter { malformed(.future); return }
         let number = scan.accounting.lines + 1
         scan.accounting.records += 1
         // Outside --since/--until: a record, not audited (one compare

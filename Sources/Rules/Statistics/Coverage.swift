@@ -12,14 +12,13 @@ package struct Coverage: Sendable, Equatable {
 
     /// A check that did not run, or ran on part of the input.
     package struct Gap: Sendable, Equatable {
-        /// `read`, `input`, `returns`, `client-id`, `truncated` or `future`:
-        /// the metrics label and the JSON `check`.
+        /// One of `checks`: the metrics label and the JSON `check`.
         package var check: String
         /// What did not run, and where, in a sentence.
         package var detail: String
     }
 
-    package static let checks = ["read", "input", "returns", "client-id", "truncated", "future", "window"]
+    package static let checks = ["read", "input", "seen", "returns", "client-id", "truncated", "future", "window", "waiting"]
 
     package var verdict: Verdict
     /// Every gap, `read` (the blind inputs) first.
@@ -32,26 +31,32 @@ package struct Coverage: Sendable, Equatable {
     /// `unobservable` are the inputs whose sessions could not show a return.
     package static func judge(
         files: [FileSummary], accounting: InputAccounting, inputErrors: [String], unobservable: [String],
-        clientIDs: Set<String>, clientIDsSeen: Set<String>
+        clientIDs: Set<String>, clientIDsSeen: Set<String>,
+        waiting: (count: Int, stream: String, watermark: Int64)? = nil, skipped: [String] = []
     ) -> Coverage {
         var gaps: [Gap] = []
         var blind = false
+        // Lines read in their format but refused for their time were
+        // understood: a one-line file dated 2099 is not a blind input.
         for f in files {
             let malformed = f.malformedLines ?? 0
             let written = (f.records ?? 0) + malformed
-            guard written > 0, malformed * 2 > written else { continue }
+            let notUnderstood = malformed - (f.refusedLines ?? 0)
+            guard written > 0, notUnderstood * 2 > written else { continue }
             blind = true
-            let percent = malformed * 100 / written
+            let percent = notUnderstood * 100 / written
             let why = f.hint.map { ": " + $0 } ?? ""
             gaps.append(
                 Gap(check: "read", detail: "\(f.name): \(percent)% of its \(written) lines not understood (format \(f.format))\(why)"))
         }
         let written = accounting.records + accounting.malformedLines
-        if accounting.records == 0 && written > 0 && !blind {
+        let refused = accounting.malformedByReason[MalformedReason.future.rawValue] ?? 0
+        if accounting.records + refused == 0 && written > 0 && !blind {
             blind = true
             gaps.append(Gap(check: "read", detail: "no line of any input was understood"))
         }
         for error in inputErrors { gaps.append(Gap(check: "input", detail: "not read completely: \(error)")) }
+        for told in skipped { gaps.append(Gap(check: "seen", detail: told + ": skipped, not audited again")) }
         if !unobservable.isEmpty {
             let formats = Dictionary(files.map { ($0.name, $0.format) }, uniquingKeysWith: { a, _ in a })
             let names = unobservable.map { "\($0) (\(formats[$0] ?? "?"))" }.joined(separator: ", ")
@@ -96,6 +101,14 @@ package struct Coverage: Sendable, Equatable {
                     check: "window",
                     detail: "\(accounting.outsideRecords) records outside --since/--until were not audited"
                         + (audited <= 0 ? "; no record fell inside the window" : "")))
+        }
+        if let waiting {
+            gaps.append(
+                Gap(
+                    check: "waiting",
+                    detail:
+                        "\(waiting.count) flip \(waiting.count == 1 ? "record waits" : "records wait") for the next run: after the watermark "
+                        + "\(Timestamp.iso8601(waiting.watermark)), where \(waiting.stream) ends (--cut-at says when the logs were cut)"))
         }
         let verdict: Verdict = blind ? .blind : gaps.isEmpty ? .complete : .partial
         return Coverage(verdict: verdict, gaps: gaps, unseenClientIDs: clientIDsSeen.isEmpty ? [] : unseen)

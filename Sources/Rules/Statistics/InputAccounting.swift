@@ -109,6 +109,9 @@ package struct FileSummary: Sendable, Codable, Equatable {
     package var crlfLines: Int?
     /// True when its last line had no newline after it (absent otherwise).
     package var noFinalNewline: Bool?
+    /// Malformed lines that were read in a format and refused for their
+    /// time (in the future): understood, not audited (absent when none).
+    package var refusedLines: Int?
 
     enum CodingKeys: String, CodingKey {
         case name, encoding, format, lines, records, error, hint
@@ -116,12 +119,15 @@ package struct FileSummary: Sendable, Codable, Equatable {
         case logsLocation = "logs_location"
         case crlfLines = "crlf_lines"
         case noFinalNewline = "no_final_newline"
+        case refusedLines = "refused_lines"
     }
 
     package init(
         name: String, encoding: String, format: String, lines: Int, logsLocation: Bool, error: String?, hint: String?,
-        crlfLines: Int? = nil, noFinalNewline: Bool? = nil, records: Int? = nil, malformedLines: Int? = nil
+        crlfLines: Int? = nil, noFinalNewline: Bool? = nil, records: Int? = nil, malformedLines: Int? = nil,
+        refusedLines: Int? = nil
     ) {
+        self.refusedLines = refusedLines.flatMap { $0 > 0 ? $0 : nil }
         self.records = records
         self.malformedLines = malformedLines
         self.crlfLines = crlfLines
