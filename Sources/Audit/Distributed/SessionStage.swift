@@ -43,7 +43,10 @@ package enum SessionStage {
             rules.take(event)
             try output.flushIfFull()
         }
-        if any { tracker.finish(endTime: end) }
+        if any {
+            rules.flush()
+            tracker.finish(endTime: end)
+        }
         rows.written.add(appendedTo: &output.buffer) {
             TrackerFacts(
                 unpinnedProjectIDs: tracker.unpinnedProjectIDs.sorted(), unobservableFiles: tracker.unobservableFiles.sorted(),

@@ -264,6 +264,8 @@ package final class Analyzer {
             }
             waiting.finish(first: first, last: newest)
             audit()
+            rules.flush()
+            order.release(before: tracker.settledBefore)
         } else {
             let merge = TimeOrderedMerge(
                 feeds: inputs.indices.map(source), startTimes: ranked.startTimes,
@@ -274,6 +276,8 @@ package final class Analyzer {
             }
             waiting.finish(first: first, last: newest)
             audit()
+            rules.flush()
+            order.release(before: tracker.settledBefore)
             if let back = merge.outOfOrder {
                 warn(
                     "\(inputs[Int(back.file)].displayName):\(back.line): the input runs back in time more than \(window / 1000) s; reading it again with every flip event sorted"

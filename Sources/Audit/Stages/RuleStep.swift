@@ -1,23 +1,45 @@
 import Rules
 
-/// The rules stage, as both drivers run it: events in time order → the
-/// duplicate filter → the session tracker, which tells its sink every
-/// finding and closed session. One process runs one over every event
-/// (`Analyzer`); a distributed reducer runs one over each state's events
-/// in turn (`SessionStage`, `endKey` between states).
+/// The rules stage, as both drivers run it: events in time order → causal
+/// order across inputs within a logged second → the duplicate filter → the
+/// session tracker, which tells its sink every finding and closed session.
+/// One process runs one over every event (`Analyzer`); a distributed
+/// reducer runs one over each state's events in turn (`SessionStage`,
+/// `endKey` between states).
 struct RuleStep {
     let tracker: SessionTracker
     private(set) var duplicates: DuplicateFilter
+    private var causal = CausalOrder()
 
-    /// Audits `event` unless it repeats a record already audited.
+    init(tracker: SessionTracker, duplicates: DuplicateFilter) {
+        self.tracker = tracker
+        self.duplicates = duplicates
+    }
+
+    /// Takes `event`; the events whose second is complete are audited,
+    /// unless one repeats a record already audited.
     mutating func take(_ event: FlipEvent) {
-        guard duplicates.admits(event) else { return }
-        tracker.process(event)
+        causal.add(event)
+        audit()
+    }
+
+    /// Audits what is still held: the input ended.
+    mutating func flush() {
+        causal.flush()
+        audit()
+    }
+
+    private mutating func audit() {
+        while let event = causal.next() {
+            guard duplicates.admits(event) else { continue }
+            tracker.process(event)
+        }
     }
 
     /// Closes the sessions of one key (a state, or a line without one)
     /// at `end` and forgets them before the next key.
     mutating func endKey(at end: Int64) {
+        flush()
         tracker.finish(endTime: end)
         tracker.forget()
         duplicates.forget()

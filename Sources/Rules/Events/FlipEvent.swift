@@ -18,6 +18,13 @@ package struct FlipEvent: @unchecked Sendable {  // its storage is never written
     package var lineKey: UInt64 { storage.header.lineKey }
     package var request: FlipRequest? { storage.header.request == nil ? nil : FlipRequest(storage: storage) }
     package var returned: FlipReturn? { storage.header.returned == nil ? nil : FlipReturn(storage: storage) }
+    /// The fingerprint of the state whose session the event belongs to
+    /// (its request's, else its return's); nil when it carries none.
+    package var stateKey: UInt64? {
+        if let request { return request.stateSpan.isFilled ? request.stateHash : nil }
+        if let returned { return returned.stateSpan.isFilled ? returned.stateHash : nil }
+        return nil
+    }
 
     /// An event from its facts, with the texts their spans point into.
     init(

@@ -394,7 +394,10 @@ final class Follower {
     /// Audits events in time order (then file, then line).
     private func audit(_ events: [FlipEvent]) {
         guard !events.isEmpty else { return }
-        let ordered = events.sorted { ($0.time, $0.source) < ($1.time, $1.source) }
+        var ordered = events.sorted { ($0.time, $0.source) < ($1.time, $1.source) }
+        // A state's request before its return within a logged second,
+        // across files (docs/contract.md §3), within what one release hands on.
+        if ordered.count > 1 { CausalOrder.reorder(&ordered) }
         for event in ordered {
             guard duplicates.admits(event) else {
                 metrics.duplicateRecords += 1
