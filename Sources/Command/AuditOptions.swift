@@ -30,6 +30,13 @@ struct AuditOptions: ParsableArguments {
     var until: String?
 
     @Option(
+        name: .customLong("tiers"),
+        help: ArgumentHelp(
+            "The inputs matching these two globs log the same requests (a proxy and its backend): each request is audited once (repeatable; found by itself too).",
+            valueName: "GLOB,GLOB"))
+    var tiers: [String] = []
+
+    @Option(
         name: .customLong("cut-at"),
         help: ArgumentHelp(
             "Every input was cut at or after TIME (a clock time such as 00:00, its last occurrence before the run's start, in --tz; or ISO 8601): with --checkpoint, no server's log is taken to end before it.",
@@ -116,6 +123,9 @@ struct AuditOptions: ParsableArguments {
         if let tz, AuditConfiguration.zone(named: tz) == nil {
             throw ValidationError("--tz: \"\(tz)\" is not a time zone such as Europe/Berlin, UTC or +01:00")
         }
+        for text in tiers where AuditConfiguration.tierGlobs(text) == nil {
+            throw ValidationError("--tiers: \"\(text)\" is not two globs split by a comma, such as 'logs/haproxy/*,logs/apache/*'")
+        }
         if let cutAt {
             let config = configuration
             guard let cut = config.cutAt else {
@@ -176,6 +186,7 @@ struct AuditOptions: ParsableArguments {
         config.reuseWindowSeconds = LogDuration.seconds(reuseWindow)!
         config.maxLine = maxLine
         if let ms = nowMilliseconds { config.futureAfter = AuditConfiguration.futureLimit(now: ms) }
+        config.tiers = tiers.compactMap(AuditConfiguration.tierGlobs)
         config.cutAt = cutAt.flatMap { AuditConfiguration.cutTime($0, now: config.now, zone: config.zone) }
         return config
     }
@@ -206,6 +217,7 @@ struct AuditOptions: ParsableArguments {
         if let since { out += ["--since", since] }
         if let until { out += ["--until", until] }
         if let cutAt { out += ["--cut-at", cutAt] }
+        for pair in tiers { out += ["--tiers", pair] }
         for id in clientIDs { out += ["--client-id", id] }
         for id in projectIDs { out += ["--project-id", id] }
         for uri in allowRedirects { out += ["--allow-redirect", uri] }

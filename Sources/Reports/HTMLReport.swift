@@ -227,8 +227,18 @@ package enum HTMLReport {
     /// stream with its files, its last record and whether it went quiet;
     /// the records that wait for the next run; the inputs seen before.
     static func deployment(_ result: AuditResult) -> String {
-        guard !result.streams.isEmpty || !result.skipped.isEmpty else { return "" }
-        var out =
+        guard !result.streams.isEmpty || !result.skipped.isEmpty || !result.tiers.isEmpty else { return "" }
+        var out = ""
+        if !result.tiers.isEmpty {
+            out +=
+                "<h3 id=\"tiers\">Tiers</h3>\n<p>Inputs that log the same requests (a proxy and its backend): each request both logged is audited once, as the record that logs a Location (else the earlier).</p>\n<div class=\"scroll\"><table><thead><tr><th>first</th><th>second</th><th class=\"n\">requests shared</th></tr></thead><tbody>\n"
+            for t in result.tiers {
+                out +=
+                    "<tr data-tier-shared=\"\(t.shared)\"><td class=\"mono\">\(esc(t.first))</td><td class=\"mono\">\(esc(t.second))</td><td class=\"n\">\(t.shared)</td></tr>\n"
+            }
+            out += "</tbody></table></div>\n"
+        }
+        out +=
             "<h3 id=\"deployment\">How the logs were read</h3>\n<p><span data-total=\"streams\">\(result.streams.count)</span> streams: a server's consecutive files (one base name, times that follow one another) are one stream, which only its last file ends. A quiet stream (its last record more than the session timeout before the newest stream's end) holds nothing back.</p>\n"
         out +=
             "<div class=\"scroll\"><table><thead><tr><th>stream: its files, oldest first</th><th>last record</th><th>state</th></tr></thead><tbody>\n"

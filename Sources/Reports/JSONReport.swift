@@ -46,12 +46,21 @@ package enum JSONReport {
     }
 
     struct Deployment: Encodable {
+        /// Pairs of inputs read as tiers of one another (a proxy and its
+        /// backend), with the requests both logged (audited once).
+        var tiers: [Tier]
         var streams: [Stream]
         /// Flip records after the watermark, carried to the next run.
         var waiting: Waiting?
         /// What was said of each input an earlier run of the chain audited
         /// (skipped).
         var skipped: [String]
+    }
+
+    struct Tier: Encodable {
+        var first: String
+        var second: String
+        var shared: Int
     }
 
     struct Stream: Encodable {
@@ -185,6 +194,7 @@ package enum JSONReport {
                 : nil,
             new_kinds: result.newKinds.map(\.rawValue),
             deployment: Deployment(
+                tiers: result.tiers.map { Tier(first: $0.first, second: $0.second, shared: $0.shared) },
                 streams: result.streams.map { Stream(files: $0.files, last_record: Timestamp.iso8601($0.last), quiet: $0.quiet) },
                 waiting: result.waiting.map { Waiting(records: $0.count, stream: $0.stream, watermark: Timestamp.iso8601($0.watermark)) },
                 skipped: result.skipped))

@@ -99,6 +99,10 @@ package enum MetricsReport {
         single("flipaudit_mostly_late", "1 when most records of the last run were late (nights given out of order).", result.mostlyLate ? "1" : "0")
         single("flipaudit_streams", "Streams the last run read: one server's consecutive files each.", String(result.streams.count))
         family(
+            "flipaudit_tier_twins",
+            "Requests logged by both inputs of a pair read as tiers (a proxy and its backend), audited once, by the pair.",
+            result.tiers.map { ([("first", shown($0.first)), ("second", shown($0.second))], String($0.shared)) })
+        family(
             "flipaudit_quiet_stream_last_record_timestamp_seconds",
             "Streams whose last record lies more than the session timeout before the newest stream's end (they hold nothing back), by their last file: that record's time, in seconds since 1970.",
             result.quietStreams.map { ([("stream", shown($0.name))], number(Double($0.last) / 1000)) })

@@ -48,14 +48,22 @@ package struct TerminalReport {
         return "\n" + (coverage.verdict == .blind ? paint(verdict, "1;31") : verdict) + " · " + findings + "\n"
     }
 
-    /// How the run read the deployment (docs/contract.md §9): its streams
-    /// (a server's consecutive files), the quiet ones, and the records
-    /// that wait for the next run. Nothing for one input read alone.
+    /// How the run read the deployment (docs/contract.md §9): the inputs
+    /// read as tiers of one another, its streams (a server's consecutive
+    /// files), the quiet ones, and the records that wait for the next run.
+    /// Nothing for one input read alone.
     static func deployment(_ result: AuditResult, escape esc: (String) -> String) -> String {
         let streams = result.streams
-        guard streams.count > 1 || streams.contains(where: { $0.files.count > 1 }) || result.waiting != nil else { return "" }
+        var out = ""
+        for t in result.tiers {
+            out +=
+                SummaryWidth.wrap(
+                    "  tiers                \(esc(t.first)) and \(esc(t.second)): \(Self.count(t.shared, "request", "requests")) logged by both, audited once")
+                + "\n"
+        }
+        guard streams.count > 1 || streams.contains(where: { $0.files.count > 1 }) || result.waiting != nil else { return out }
         let files = streams.reduce(0) { $0 + $1.files.count }
-        var out =
+        out +=
             "  streams              \(Self.number(streams.count)) from \(Self.count(files, "file", "files")) (a server's consecutive files are one stream)\n"
         for s in streams where s.files.count > 1 { out += SummaryWidth.wrap("    " + s.files.map(esc).joined(separator: " → ")) + "\n" }
         for s in result.quietStreams {

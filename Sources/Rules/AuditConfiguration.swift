@@ -30,6 +30,10 @@ package struct AuditConfiguration: Sendable {
     /// `--cut-at` (ms): every input was cut at or after this instant, so
     /// no stream ends before it (docs/contract.md §9).
     package var cutAt: Int64?
+    /// `--tiers GLOB,GLOB`: the inputs matching the first glob and those
+    /// matching the second log the same requests (a proxy and its backend,
+    /// docs/contract.md §9).
+    package var tiers: [(String, String)] = []
     /// Configured Google client IDs (`--client-id`).
     package var clientIDs: Set<String> = []
     /// `--project-id` and `--allow-redirect`: the allowlist is built when
@@ -94,6 +98,7 @@ package struct AuditConfiguration: Sendable {
         if let since { out.append("--since \(Self.timeText(since))") }
         if let until { out.append("--until \(Self.timeText(until))") }
         if let cutAt { out.append("--cut-at \(Self.timeText(cutAt))") }
+        out += tiers.map { "--tiers '\($0.0),\($0.1)'" }
         out += jsonFields.map { "--json-field \($0.role.name)=\($0.path)\($0.role == .time ? jsonTimeUnit.map { ":" + $0.rawValue } ?? "" : "")" }
         out += clientIDs.sorted().map { "--client-id \($0)" }
         out += projectIDs.map { "--project-id \($0)" }
@@ -193,6 +198,22 @@ package struct AuditConfiguration: Sendable {
     /// Which of `readers()` reads the input named `name` (as given; a
     /// URI a distributed job reads, `hdfs://host/logs/a.gz`, also by its
     /// path, `/logs/a.gz`).
+    /// Whether the input named `name` (as given; a URI also by its path)
+    /// matches `glob`.
+    package static func matches(_ glob: String, name: String) -> Bool {
+        if fnmatch(glob, name, 0) == 0 { return true }
+        guard let scheme = name.range(of: "://"), let slash = name[scheme.upperBound...].firstIndex(of: "/") else { return false }
+        return fnmatch(glob, String(name[slash...]), 0) == 0
+    }
+
+    /// `--tiers GLOB,GLOB`: the two globs, or nil when it is not two
+    /// non-empty globs split by one comma.
+    package static func tierGlobs(_ text: String) -> (String, String)? {
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else { return nil }
+        return (String(parts[0]), String(parts[1]))
+    }
+
     package func readerIndex(for name: String) -> Int {
         guard !formatRules.isEmpty else { return 0 }
         var path: String?

@@ -31,7 +31,9 @@ package enum SessionStage {
         // Identical lines share a key (their state, or their line's
         // fingerprint), so one key's events decide duplicates as one
         // process does.
-        var rules = RuleStep(tracker: tracker, duplicates: DuplicateFilter(retention: nil, on: plan.files.count > 1))
+        var rules = RuleStep(
+            tracker: tracker, duplicates: DuplicateFilter(retention: nil, on: plan.files.count > 1),
+            tiers: Tiers(known: Tiers.named(configuration.tiers, names: plan.files.map(\.displayName)), inputs: plan.files.count))
         var any = false
         while let (line, newKey) = try lines.next() {
             let event: FlipEvent

@@ -126,16 +126,22 @@ package final class Analyzer {
         for told in skipped { warn(told + "; skipped, the other inputs are audited") }
         shown = []
         let handOn = CarryStep(on: carry, from: carried, digests: digests, started: started)
-        let ranked = Ranked(inputs: inputs, startTimes: startTimes, skipped: skipped, configuration: configuration)
-        if !configuration.alwaysSort && inputs.allSatisfy(FirstRecord.canReread) {
-            switch pass(ranked, problems: problems, rows: rows, sorted: false, carry: handOn, explainer: explainer) {
+        var ranked = Ranked(
+            inputs: inputs, startTimes: startTimes, skipped: skipped,
+            tiers: Tiers.named(configuration.tiers, names: inputs.map(\.displayName)), configuration: configuration)
+        // A pass that finds tiers nobody named (most of two inputs' flip
+        // records twins of each other) ends, and the inputs are audited
+        // again knowing them, so each request is audited once; only the
+        // inputs that are tiers pay for it.
+        var sorted = configuration.alwaysSort || !inputs.allSatisfy(FirstRecord.canReread)
+        while true {
+            switch pass(ranked, problems: problems, rows: rows, sorted: sorted, carry: handOn, explainer: explainer) {
             case .done(let result): return result
-            case .outOfOrder: break
+            case .outOfOrder:
+                precondition(!sorted, "the sorting pass is never out of order")
+                sorted = true
+            case .tiers(let found): ranked.tiers.formUnion(found)
             }
-        }
-        switch pass(ranked, problems: problems, rows: rows, sorted: true, carry: handOn, explainer: explainer) {
-        case .done(let result): return result
-        case .outOfOrder: preconditionFailure("the sorting pass is never out of order")
         }
     }
 
@@ -145,6 +151,8 @@ package final class Analyzer {
         var startTimes: [Int64?]
         /// Inputs audited by an earlier run of the chain, left out.
         var skipped: [String]
+        /// Pairs of inputs known to log the same requests.
+        var tiers: Set<Tiers.Pair>
         var configuration: AuditConfiguration
     }
 
@@ -153,6 +161,8 @@ package final class Analyzer {
         case done(AuditResult)
         /// A streaming pass met an input out of time order.
         case outOfOrder
+        /// Inputs turned out to be tiers of one another: audit again.
+        case tiers(Set<Tiers.Pair>)
     }
 
     /// Inputs whose messages are already on standard error (a second
@@ -202,7 +212,8 @@ package final class Analyzer {
             duplicates: DuplicateFilter(
                 carried: carry.from?.records ?? [],
                 retention: carry.on ? max(Int64(configuration.reuseWindowSeconds) * 1000, AuditConfiguration.reorderWindow) : nil,
-                on: configuration.keysLines))
+                on: configuration.keysLines),
+            tiers: Tiers(known: ranked.tiers, inputs: inputs.count))
         var latest: Int64?
         /// Per input, its newest audited record time: the watermark is the
         /// smallest of them.
@@ -289,6 +300,17 @@ package final class Analyzer {
             // before the first event is audited.
             if waiting.audited > waiting.bound { return .outOfOrder }
         }
+        let found = rules.tiers.detected.subtracting(ranked.tiers)
+        if !found.isEmpty {
+            // Read again knowing them, when every input can be read again.
+            if inputs.allSatisfy(FirstRecord.canReread) { return .tiers(found) }
+            for pair in found.sorted() {
+                warn(
+                    "\(inputs[Int(pair.a)].displayName) and \(inputs[Int(pair.b)].displayName) log the same requests "
+                        + "(\(rules.tiers.twins[pair] ?? 0) twins), but a stream cannot be read again: each was audited twice; "
+                        + "give --tiers '\(inputs[Int(pair.a)].displayName),\(inputs[Int(pair.b)].displayName)'")
+            }
+        }
         var checkpoint: Checkpoint?
         if carry.on {
             checkpoint = carry.next(
@@ -316,6 +338,9 @@ package final class Analyzer {
         result.carriedFiles = carriedFiles
         result.carriedIn = carry.from?.openSessions ?? 0
         result.previousWatermark = carry.from?.watermark
+        result.tiers = ranked.tiers.sorted().map { pair in
+            TierPair(first: inputs[Int(pair.a)].displayName, second: inputs[Int(pair.b)].displayName, shared: rules.tiers.paired[pair] ?? 0)
+        }
         result.watermark = waiting.watermark
         result.skipped = ranked.skipped
         result.streams = Streams.summaries(

@@ -37,6 +37,9 @@ package struct AuditResult: Sendable {
     package var quietStreams: [StreamSummary] { streams.filter(\.quiet) }
     /// Flip records past the watermark, carried for the next run.
     package var waiting: WaitingRecords?
+    /// Pairs of inputs read as tiers (a proxy and its backend), with the
+    /// requests they shared (audited once).
+    package var tiers: [TierPair] = []
     /// Names of earlier runs' inputs that carried sessions' sources name
     /// (ranked after `inputs`).
     var carriedFiles: [String] = []
@@ -104,4 +107,12 @@ package struct WaitingRecords: Sendable, Equatable {
     package var count: Int
     package var stream: String
     package var watermark: Int64
+}
+
+/// Two inputs read as tiers of one another (docs/contract.md §9): the
+/// requests both logged, audited once.
+package struct TierPair: Sendable, Equatable {
+    package var first: String
+    package var second: String
+    package var shared: Int
 }

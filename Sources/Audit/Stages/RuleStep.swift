@@ -1,35 +1,42 @@
 import Rules
 
-/// The rules stage, as both drivers run it: events in time order → causal
-/// order across inputs within a logged second → the duplicate filter → the
-/// session tracker, which tells its sink every finding and closed session.
+/// The rules stage, as both drivers run it: events in time order → tiers
+/// (a proxy's and its backend's records of one request, audited once) →
+/// causal order across inputs within a logged second → the duplicate
+/// filter → the session tracker, which tells its sink every finding and
+/// closed session.
 /// One process runs one over every event (`Analyzer`); a distributed
 /// reducer runs one over each state's events in turn (`SessionStage`,
 /// `endKey` between states).
 struct RuleStep {
     let tracker: SessionTracker
     private(set) var duplicates: DuplicateFilter
+    private(set) var tiers: Tiers
     private var causal = CausalOrder()
 
-    init(tracker: SessionTracker, duplicates: DuplicateFilter) {
+    init(tracker: SessionTracker, duplicates: DuplicateFilter, tiers: Tiers) {
         self.tracker = tracker
         self.duplicates = duplicates
+        self.tiers = tiers
     }
 
-    /// Takes `event`; the events whose second is complete are audited,
-    /// unless one repeats a record already audited.
+    /// Takes `event`; the events whose twins and second are settled are
+    /// audited, unless one repeats a record already audited.
     mutating func take(_ event: FlipEvent) {
-        causal.add(event)
+        tiers.add(event)
         audit()
     }
 
     /// Audits what is still held: the input ended.
     mutating func flush() {
+        tiers.flush()
+        while let event = tiers.next() { causal.add(event) }
         causal.flush()
         audit()
     }
 
     private mutating func audit() {
+        while let event = tiers.next() { causal.add(event) }
         while let event = causal.next() {
             guard duplicates.admits(event) else { continue }
             tracker.process(event)

@@ -12,6 +12,8 @@ final class EventStorage: ManagedBuffer<EventStorage.Header, UInt8> {
         var clientIP: TextSpan
         var status: Int
         var lineKey: UInt64
+        /// What makes two tiers' records of one request twins (`Twin`).
+        var twin: Twin?
         var request: RequestFacts?
         var returned: ReturnFacts?
     }

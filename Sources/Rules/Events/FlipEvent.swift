@@ -16,6 +16,10 @@ package struct FlipEvent: @unchecked Sendable {  // its storage is never written
     /// equals one of another input, or one the previous run audited, is a
     /// duplicate (`DuplicateFilter`).
     package var lineKey: UInt64 { storage.header.lineKey }
+    /// What a proxy's and its backend's records of one request share
+    /// (docs/contract.md §9, tiers); nil where duplicates are not looked
+    /// for (one input and no checkpoint).
+    package var twin: Twin? { storage.header.twin }
     package var request: FlipRequest? { storage.header.request == nil ? nil : FlipRequest(storage: storage) }
     package var returned: FlipReturn? { storage.header.returned == nil ? nil : FlipReturn(storage: storage) }
     /// The fingerprint of the state whose session the event belongs to
@@ -29,19 +33,19 @@ package struct FlipEvent: @unchecked Sendable {  // its storage is never written
     /// An event from its facts, with the texts their spans point into.
     init(
         time: Int64, source: SourceRef, clientIP: TextSpan, status: Int, request: EventStorage.RequestFacts?,
-        returned: EventStorage.ReturnFacts?, lineKey: UInt64, text: UnsafeRawBufferPointer
+        returned: EventStorage.ReturnFacts?, lineKey: UInt64, twin: Twin?, text: UnsafeRawBufferPointer
     ) {
         self.time = time
         self.source = source
         storage = .make(
-            .init(clientIP: clientIP, status: status, lineKey: lineKey, request: request, returned: returned),
+            .init(clientIP: clientIP, status: status, lineKey: lineKey, twin: twin, request: request, returned: returned),
             text: text)
     }
 
     /// An event from its texts (read back from an event line, or a test's).
     package init(
         time: Int64, source: SourceRef, clientIP: String, status: Int, request: FlipRequest.Texts?, returned: FlipReturn.Texts?,
-        lineKey: UInt64
+        lineKey: UInt64, twin: Twin? = nil
     ) {
         var text = EventText()
         let clientSpan = text.span(appending: clientIP)
@@ -50,7 +54,7 @@ package struct FlipEvent: @unchecked Sendable {  // its storage is never written
         self = text.withUnsafeBytes {
             FlipEvent(
                 time: time, source: source, clientIP: clientSpan, status: status, request: requestFacts, returned: returnFacts,
-                lineKey: lineKey, text: $0)
+                lineKey: lineKey, twin: twin, text: $0)
         }
     }
 

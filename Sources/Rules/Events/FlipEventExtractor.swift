@@ -127,10 +127,13 @@ package struct FlipEventExtractor {
         guard request != nil || returned != nil else { return (classification, nil) }
         let clientIP = Self.keepsAddress(record.clientIP) ? text.span(appending: record.clientIP) : text.span(appending: "?")
         let lineKey = keysLines ? fingerprint.of(line) : 0
+        // Twins (a proxy's and its backend's records) exist only where
+        // duplicates can: several inputs, or a checkpoint.
+        let twin = keysLines ? Twin(record, fingerprint: fingerprint) : nil
         let event = text.withUnsafeBytes { text in
             FlipEvent(
                 time: record.time, source: source, clientIP: clientIP, status: record.status, request: request,
-                returned: returned, lineKey: lineKey, text: text)
+                returned: returned, lineKey: lineKey, twin: twin, text: text)
         }
         return (classification, event)
     }

@@ -6,7 +6,7 @@ import Reading
 ///
 ///     time  file  line  client  status  R|J  state  client_id  mismatch  redirect_uri  dup  bad
 ///           T  base  google  code-key  code-digest  state  error  description  allowlisted  dup  bad
-///           line-key
+///           line-key  [twin-key:location-key|-]
 ///
 /// A code is written only as its keyed hash and its digest, never in clear.
 /// Lines are read back as bad input: a line that does not decode is an
@@ -70,6 +70,13 @@ package struct EventCodec {
         }
         F.tab(&out)
         F.hex16(e.lineKey, &out)
+        // The twin: its key, then its Location's or `-` (none logged).
+        if let twin = e.twin {
+            F.tab(&out)
+            F.hex16(twin.key, &out)
+            out.append(UInt8(ascii: ":"))
+            if let location = twin.location { F.hex16(location, &out) } else { out.append(UInt8(ascii: "-")) }
+        }
         out.append(.newline)
     }
 
@@ -81,7 +88,10 @@ package struct EventCodec {
 
     /// The event a line (without its newline) holds.
     package mutating func decode(_ line: ArraySlice<UInt8>) throws(Malformed) -> FlipEvent {
-        let fields = try F.split(line, count: 24)
+        // 25 fields with a twin (written where twins are looked for), 24
+        // without (and from a checkpoint written before tiers).
+        let tabs = line.reduce(0) { $0 + ($1 == .tab ? 1 : 0) }
+        let fields = try F.split(line, count: tabs == 24 ? 25 : 24)
         let time = try F.time(fields[0], "time")
         let source = try F.source(fields[1], fields[2])
         let client = try F.text(fields[3])
@@ -146,9 +156,23 @@ package struct EventCodec {
         guard let lineKey = F.hex(fields[23], width: 16) else {
             throw Malformed(reason: "bad line key")
         }
+        var twin: Twin?
+        if fields.count == 25 {
+            let text = fields[24]
+            guard text.count >= 18, let colon = text.firstIndex(of: UInt8(ascii: ":")), colon - text.startIndex == 16,
+                let key = F.hex(text[..<colon], width: 16)
+            else { throw Malformed(reason: "bad twin") }
+            let rest = text[(colon + 1)...]
+            if rest.elementsEqual([UInt8(ascii: "-")]) {
+                twin = Twin(key: key, location: nil)
+            } else {
+                guard let location = F.hex(rest, width: 16) else { throw Malformed(reason: "bad twin") }
+                twin = Twin(key: key, location: location)
+            }
+        }
         return FlipEvent(
             time: time, source: source, clientIP: client,
-            status: statusCode, request: request, returned: returned, lineKey: lineKey)
+            status: statusCode, request: request, returned: returned, lineKey: lineKey, twin: twin)
     }
 
     /// A parameter list as `encode` writes it: each parameter once, in
