@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Audit
+@testable import Reading
 @testable import Rules
 
 /// A proxy and its backend, both logging (docs/contract.md §9, tiers).
@@ -82,5 +83,54 @@ struct TierTests {
         #expect(metrics.contains("flipaudit_tier_twins{first=\"\(p)\",second=\"\(b)\"} 20\n"), "\(metrics)")
         let bad = try runCLI([p, "--tiers", "just-one-glob"])
         #expect(bad.status == 2 && bad.stderr.contains("--tiers: \"just-one-glob\" is not two globs split by a comma"))
+    }
+
+    /// A request event of `state` from input `file` with twin `twin`.
+    static func event(file: Int32, time: Int64, state: String, twin: Twin?, line: UInt64) -> FlipEvent {
+        let request = FlipRequest.texts(
+            state: state, clientID: googleClient, clientMismatch: false, redirect: RedirectFacts(opa, allowlist: AuditConfiguration().allowlist),
+            duplicateParams: [], badEncodingParams: [])
+        return FlipEvent(
+            time: time, source: SourceRef(file: file, line: 1), clientIP: "203.0.113.1", status: 302, request: request, returned: nil,
+            lineKey: line, twin: twin)
+    }
+
+    @Test("a twin survives the event lines between steps and spill files; a line without one (older) still reads")
+    func codec() throws {
+        for twin in [Twin(key: 0xdead_beef, location: 0x1234), Twin(key: 7, location: nil), nil] {
+            var line: [UInt8] = []
+            EventCodec.encode(Self.event(file: 2, time: 1_000, state: "s", twin: twin, line: 9), into: &line)
+            var codec = EventCodec(allowlist: AuditConfiguration().allowlist)
+            let back = try codec.decode(line.dropLast())
+            #expect(back.twin == twin)
+        }
+        var codec = EventCodec(allowlist: AuditConfiguration().allowlist)
+        var line: [UInt8] = []
+        EventCodec.encode(Self.event(file: 2, time: 1_000, state: "s", twin: Twin(key: 1, location: nil), line: 9), into: &line)
+        for bad in ["zz:-", "0000000000000001", "0000000000000001:", "0000000000000001:xyz"] {
+            let cut = Array(line.dropLast().split(separator: .tab, omittingEmptySubsequences: false).dropLast().joined(separator: [.tab]))
+            #expect(throws: TextFields.Malformed.self) { try codec.decode((cut + [.tab] + Array(bad.utf8))[...]) }
+        }
+    }
+
+    @Test("a follower leaves out the second of twins of named tiers at once, keeps a double tap and other fronts' twins")
+    func follower() {
+        var memory = TwinMemory { a, b in Set([a, b]) == [0, 1] }
+        let twin = Twin(key: 42, location: 5)
+        func admits(_ file: Int32, _ time: Int64, _ state: String, _ line: UInt64) -> Bool {
+            memory.admits(Self.event(file: file, time: time, state: state, twin: twin, line: line))
+        }
+        #expect(admits(0, 10_000, "a", 1))
+        #expect(!admits(1, 10_900, "a", 2))
+        // A double tap: each tier logs it again; one of each pair is kept.
+        #expect(admits(0, 11_000, "a", 3))
+        #expect(!admits(1, 11_500, "a", 4))
+        // Input 2 is no tier of input 0; the same bytes are a duplicate.
+        #expect(admits(2, 11_600, "a", 5))
+        #expect(admits(0, 20_000, "b", 6))
+        #expect(admits(1, 20_100, "b", 6))
+        // More than two seconds apart: two requests.
+        #expect(admits(0, 30_000, "c", 7))
+        #expect(admits(1, 32_500, "c", 8))
     }
 }

@@ -55,9 +55,30 @@ started=$(date +%s)
 python3 Tests/distributed/make_fixtures.py "$work/fx" || { echo "make_fixtures.py failed"; echo "0 passed, 1 failed"; exit 1; }
 fx=$work/fx
 tab=$'\t'
+# A proxy and its backend, both logging every flow (tiers, docs/contract.md
+# §9): the proxy a second ahead under a path prefix, the backend with the
+# Location; a double tap through both; one flow the backend alone saw.
+mkdir -p "$fx/tiers"
+python3 - "$fx/tiers" <<'EOF_TIERS'
+import sys, urllib.parse as u
+out = sys.argv[1]
+opa = "https://oauth-redirect.googleusercontent.com/a/com.google.OPA"
+def line(ip, sec, path, state, loc):
+    q = "response_type=code&client_id=G123&redirect_uri=" + u.quote(opa, safe="") + "&state=" + state
+    t = "22/Nov/2026:10:%02d:%02d +0000" % (sec // 60, sec % 60)
+    return f'{ip} - - [{t}] "GET {path}?{q} HTTP/1.1" 302 0 "-" "GoogleApp/1.0" "{loc}"\n'
+with open(out + "/haproxy.log", "w") as p, open(out + "/backend.log", "w") as b:
+    for n in range(30):
+        taps = 2 if n == 7 else 1
+        for tap in range(taps):
+            loc = f"{opa}?code=c{n}-{tap}&state=s{n}"
+            p.write(line(f"203.0.113.{n + 1}", n * 9, "/app/oauth/authorize", f"s{n}", loc))
+            b.write(line("198.51.100.1", n * 9 + 1, "/oauth/authorize", f"s{n}", loc))
+    b.write(line("198.51.100.1", 400, "/oauth/authorize", "alone", f"{opa}?code=x&state=alone"))
+EOF_TIERS
 
 # ---- the cases: NAME -> output options (to merge) and audit arguments ----
-CASES="samples options cross cross-args broken missing"
+CASES="samples options cross cross-args broken missing tiers"
 case_args() {
   out_opts=()
   audit=()
@@ -71,6 +92,7 @@ case_args() {
     cross-args) audit=("$fx/cross/c.log" "$fx/cross/midloc.log.gz" "$fx/cross" "$fx/cross/a.log.gz" "$fx/cross/late.log.gz" "$fx/cross/b.log.gz") ;;
     broken) out_opts=(--fail-on never) audit=("$fx/cross" "$fx/broken/trunc.log.gz") ;;
     missing) audit=("$fx/cross/a.log.gz" "$fx/no-such-file.log.gz" "$fx/cross/b.log.gz") ;;
+    tiers) audit=(--client-id G123 "$fx/tiers") ;;
   esac
 }
 
@@ -155,6 +177,19 @@ for c in $CASES; do
     ok "$c: one process (exit $st, $(($(wc -l < "$d/csv/sessions.csv") - 1)) sessions)"
   fi
 done
+
+# The tiers case: read as tiers by themselves, 31 requests shared (the
+# double tap is two), the findings and sessions of the backend's log alone.
+"$bin" --client-id G123 "$fx/tiers/backend.log" --json "$work/tiers/backend-alone.json" > /dev/null 2>&1
+tiers_read=$(python3 -c '
+import json, sys
+d, alone = (json.load(open(p)) for p in sys.argv[1:3])
+kinds = lambda j: sorted((k["kind"], k["count"]) for k in j["findings"]["by_kind"])
+print([t["shared"] for t in d["deployment"]["tiers"]], kinds(d) == kinds(alone), d["sessions"] == alone["sessions"], d["sessions"])
+' "$work/tiers/one/report.json" "$work/tiers/backend-alone.json" 2>&1)
+if [ "$tiers_read" = "[31] True True 32" ]; then
+  ok "tiers: a proxy and its backend read as tiers, 31 requests shared, the findings and 32 sessions of the backend alone"
+else ko "tiers: one process" "$tiers_read"; fi
 
 # ---- the shell pipeline (contrib/hadoop-streaming/local-run.sh) ------------
 local_run="contrib/hadoop-streaming/local-run.sh"
@@ -479,7 +514,7 @@ elif ! msg=$(spark_setup); then
 else
   [ -n "$msg" ] && echo "$msg"
   export SPARK_LOCAL_IP=127.0.0.1
-  for c in ${SPARK_CASES:-samples options cross-args broken}; do
+  for c in ${SPARK_CASES:-samples options cross-args broken tiers}; do
     case_args "$c"
     d=$work/$c/spark
     mkdir -p "$d"

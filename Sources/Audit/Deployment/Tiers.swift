@@ -10,45 +10,40 @@ import Rules
 /// (a file kept twice, `DuplicateFilter`). Two inputs most of whose flip records are twins of
 /// each other are tiers of one another (or the user says so, `--tiers`).
 ///
-/// Twins are paired one to one, in time order, only between inputs known
-/// as tiers (`known`), and each pair is audited once: the record that logs
-/// a Location when only one does, else the earlier. A double tap within
-/// one input stays two requests; two different requests through two
-/// unrelated fronts are never joined; a record without a state is never
-/// paired. Between other inputs twins are only counted (`twins`), so the
-/// run can tell which inputs are tiers and audit them again knowing it
-/// (`detected`).
+/// Which inputs are tiers is decided from each input's first flip records
+/// (`TwinSample`, `detect`). Twins are paired one to one, in time order,
+/// only between inputs known as tiers (`known`), and each pair is audited
+/// once: the record that logs a Location when only one does, else the
+/// earlier. A double tap within one input stays two requests; two
+/// different requests through two unrelated fronts are never joined; a
+/// record without a state is never paired.
 ///
 /// Events come in audit order and leave in it, each held until it is
 /// `window` older than the newest: at most two seconds of flip events.
 /// Only events of one state ever pair, so a distributed reducer, one state
 /// at a time, pairs as one process does.
-struct Tiers {
+package struct Tiers {
     /// Two inputs by rank, the smaller first.
-    struct Pair: Hashable, Comparable, Sendable {
-        var a: Int32
-        var b: Int32
-        init(_ x: Int32, _ y: Int32) {
+    package struct Pair: Hashable, Comparable, Sendable {
+        package var a: Int32
+        package var b: Int32
+        package init(_ x: Int32, _ y: Int32) {
             a = min(x, y)
             b = max(x, y)
         }
-        static func < (l: Pair, r: Pair) -> Bool { (l.a, l.b) < (r.a, r.b) }
+        package static func < (l: Pair, r: Pair) -> Bool { (l.a, l.b) < (r.a, r.b) }
     }
 
     /// How far apart two tiers log one request (ms).
-    static let window: Int64 = 2000
+    package static let window: Int64 = 2000
 
     /// Pairs of inputs known as tiers: their twins are audited once.
-    let known: Set<Pair>
+    private(set) var known: Set<Pair>
     /// This run's inputs: events numbered after them (the previous run's
     /// waiting records) are never paired.
     private let inputs: Int32
-    /// Twins seen between any two inputs, one to one.
-    private(set) var twins: [Pair: Int] = [:]
-    /// Of those, the ones audited once (between known tiers).
+    /// Twins audited once, per pair of tiers.
     private(set) var paired: [Pair: Int] = [:]
-    /// Flip records that could have a twin, per input.
-    private(set) var records: [Int32: Int] = [:]
 
     private struct Entry {
         var event: FlipEvent
@@ -67,6 +62,10 @@ struct Tiers {
         self.inputs = Int32(inputs)
     }
 
+    /// Learns pairs of tiers before any event (found in the inputs' samples
+    /// once every input was read: the sorting pass).
+    mutating func learn(_ pairs: Set<Pair>) { known.formUnion(pairs) }
+
     /// Takes the next event in audit order; what is settled comes out of
     /// `next()`.
     mutating func add(_ event: FlipEvent) {
@@ -75,7 +74,6 @@ struct Tiers {
             if held.isEmpty { out.append(event) } else { held.append(Entry(event: event, matched: true)) }
             return
         }
-        records[event.source.file, default: 0] += 1
         var entry = Entry(event: event)
         if let seqs = byKey[twin.key],
             let seq = seqs.first(where: { seq in
@@ -83,14 +81,14 @@ struct Tiers {
                 // The same line bytes are a duplicate (a file kept twice),
                 // which `DuplicateFilter` counts: not a twin.
                 return !other.matched && other.event.source.file != event.source.file && other.event.stateKey == state
-                    && other.event.lineKey != event.lineKey && other.event.twin.map(twin.matches) == true
+                    && other.event.lineKey != event.lineKey && known.contains(Pair(other.event.source.file, event.source.file))
+                    && other.event.twin.map(twin.matches) == true
             })
         {
             let pair = Pair(held[seq - base].event.source.file, event.source.file)
-            twins[pair, default: 0] += 1
-            held[seq - base].matched = true
-            entry.matched = true
             if known.contains(pair) {
+                held[seq - base].matched = true
+                entry.matched = true
                 paired[pair, default: 0] += 1
                 // The one that logs the Location when only one does, else
                 // the earlier, is audited.
@@ -126,7 +124,7 @@ struct Tiers {
 
     /// The pairs `--tiers GLOB,GLOB` names among inputs named `names` (in
     /// rank order).
-    static func named(_ globs: [(String, String)], names: [String]) -> Set<Pair> {
+    package static func named(_ globs: [(String, String)], names: [String]) -> Set<Pair> {
         var pairs = Set<Pair>()
         for (first, second) in globs {
             let a = names.indices.filter { AuditConfiguration.matches(first, name: names[$0]) }
@@ -136,9 +134,83 @@ struct Tiers {
         return pairs
     }
 
-    /// Pairs of inputs most of whose flip records (of the smaller) are
-    /// twins of the other's: tiers, found in the records themselves.
-    var detected: Set<Pair> {
-        Set(twins.filter { pair, n in n * 2 > min(records[pair.a] ?? 0, records[pair.b] ?? 0) }.keys)
+    /// The fewest twins that make two inputs tiers: one or two twins of
+    /// two unrelated fronts (a replay through the other) never do.
+    static let fewest = 3
+
+    /// Pairs of inputs most of whose sampled flip records (of the smaller
+    /// sample) are twins of the other's, at least `fewest`: tiers, found in
+    /// the records themselves. Inputs by rank, `samples` in that order.
+    static func detect(_ samples: [TwinSample]) -> Set<Pair> {
+        // Twins share their state and key: only records in one group can
+        // pair, one to one, in time order.
+        struct Record {
+            var input: Int32
+            var entry: TwinSample.Entry
+        }
+        var groups: [UInt64: [Record]] = [:]
+        for (input, sample) in samples.enumerated() {
+            for entry in sample.entries { groups[entry.state ^ entry.twin.key, default: []].append(Record(input: Int32(input), entry: entry)) }
+        }
+        var twins: [Pair: Int] = [:]
+        for key in groups.keys.sorted() {
+            let group = groups[key]!
+            guard group.count > 1 else { continue }
+            let records = group.sorted { ($0.entry.time, $0.input) < ($1.entry.time, $1.input) }
+            var matched = [Bool](repeating: false, count: records.count)
+            for i in records.indices where !matched[i] {
+                let r = records[i]
+                guard
+                    let j = records.indices.first(where: { j in
+                        j > i && !matched[j] && records[j].input != r.input && records[j].entry.state == r.entry.state
+                            && records[j].entry.line != r.entry.line && records[j].entry.time - r.entry.time <= window
+                            && records[j].entry.twin.matches(r.entry.twin)
+                    })
+                else { continue }
+                matched[i] = true
+                matched[j] = true
+                twins[Pair(r.input, records[j].input), default: 0] += 1
+            }
+        }
+        return Set(
+            twins.filter { pair, n in
+                n >= fewest && n * 2 > min(samples[Int(pair.a)].entries.count, samples[Int(pair.b)].entries.count)
+            }.keys)
+    }
+}
+
+/// Tiers for a follower, whose findings cannot wait two seconds for a
+/// twin: an event whose twin, from an input known as its tier, was audited
+/// within `Tiers.window` is left out (the earlier is kept, whichever logs
+/// a Location). Pairs one to one, as `Tiers` does.
+package struct TwinMemory {
+    private struct Seen {
+        var time: Int64
+        var file: Int32
+        var state: UInt64
+        var twin: Twin
+        var line: UInt64
+        var matched = false
+    }
+    /// Whether the inputs of two ranks are tiers of one another.
+    private let tiers: (Int32, Int32) -> Bool
+    private var recent: Deque<Seen> = []
+
+    package init(tiers: @escaping (Int32, Int32) -> Bool) { self.tiers = tiers }
+
+    /// Whether `event` is to be audited: false for the second of twins.
+    package mutating func admits(_ event: FlipEvent) -> Bool {
+        while let first = recent.first, first.time < event.time - Tiers.window { recent.removeFirst() }
+        guard let twin = event.twin, let state = event.stateKey else { return true }
+        if let i = recent.indices.first(where: { i in
+            let s = recent[i]
+            return !s.matched && s.file != event.source.file && s.state == state && s.line != event.lineKey && s.twin.matches(twin)
+                && tiers(s.file, event.source.file)
+        }) {
+            recent[i].matched = true
+            return false
+        }
+        recent.append(Seen(time: event.time, file: event.source.file, state: state, twin: twin, line: event.lineKey))
+        return true
     }
 }

@@ -19,6 +19,9 @@ package struct FileFacts: Sendable, Codable, Equatable {
     var latestTime: Int64?
     /// Its first audited record's time: where its stream takes it up.
     var firstTime: Int64?
+    /// Its first flip records that could have a twin: every reducer reads
+    /// the same pairs of inputs as tiers from them (`Tiers.detect`).
+    var sample: TwinSample?
     /// The messages one process prints for this input, in line order.
     package var warnings: [String]
     /// Why it could not be read completely (`NAME: message`).
@@ -36,7 +39,8 @@ package struct FileFacts: Sendable, Codable, Equatable {
         blank: FileFacts(
             rank: 0, accounting: InputAccounting(),
             summary: FileSummary(name: "", encoding: "", format: "", lines: 0, logsLocation: false, error: nil, hint: nil),
-            locationLines: LocationLines(), latestTime: nil, firstTime: nil, warnings: [], error: nil, job: "", events: LineTally()),
+            locationLines: LocationLines(), latestTime: nil, firstTime: nil, sample: nil, warnings: [], error: nil, job: "",
+            events: LineTally()),
         [
             .tag(tag),
             Field("rank", \.rank, .sortRank),

@@ -24,6 +24,7 @@ package enum MergeStage {
         var unpinned = Set<String>()
         var unobservable = Set<Int32>()
         var duplicates = 0
+        var tierTwins: [Tiers.Pair: Int] = [:]
         var tallies = TallyCheck(inputs: plan.files.count)
         // Tally lines of tasks that read something, to name a task's output given twice.
         var seenTallies: [[UInt8]: String] = [:]
@@ -76,6 +77,12 @@ package enum MergeStage {
                         unpinned.formUnion(t.unpinnedProjectIDs)
                         unobservable.formUnion(t.unobservableFiles)
                         duplicates = min(duplicates + t.duplicateRecords, 1 << 62)
+                        for (pair, n) in t.tierTwins ?? [:] {
+                            let ranks = pair.split(separator: ",").compactMap { Int32($0) }
+                            guard ranks.count == 2, ranks[0] < ranks[1] else { throw StageError(input, "tracker facts name a bad pair of tiers") }
+                            for rank in ranks { try check(SourceRef(file: rank, line: 0), input) }
+                            tierTwins[Tiers.Pair(ranks[0], ranks[1]), default: 0] += n
+                        }
                     case StageTally.tag:
                         let t = try StageTally.decode(line)
                         try check(job: t.job, "stage \(t.stage.rawValue): a tally line", input)
@@ -132,6 +139,9 @@ package enum MergeStage {
         // The deployment as one process reads it (`Streams`).
         let ends = Streams(inputs: plan.files).ends(
             first: facts.map { $0?.firstTime }, last: facts.map { $0?.latestTime }, cut: configuration.cutAt)
+        result.tiers = tierTwins.keys.sorted().map { pair in
+            TierPair(first: plan.files[Int(pair.a)].displayName, second: plan.files[Int(pair.b)].displayName, shared: tierTwins[pair]!)
+        }
         result.streams = Streams.summaries(
             ends, names: plan.files.map(\.displayName), timeout: Int64(configuration.sessionTimeoutSeconds) * 1000)
         return result

@@ -65,7 +65,8 @@ package enum ReadStage {
         }
         return FileFacts(
             rank: Int32(rank), accounting: scan.accounting, summary: scan.summary,
-            locationLines: step.locationLines, latestTime: scan.latestTime, firstTime: scan.firstTime, warnings: scan.warnings,
+            locationLines: step.locationLines, latestTime: scan.latestTime, firstTime: scan.firstTime,
+            sample: scan.sample.entries.isEmpty ? nil : scan.sample, warnings: scan.warnings,
             error: scan.error,
             job: job, events: events)
     }

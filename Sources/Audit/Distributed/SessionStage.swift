@@ -33,7 +33,10 @@ package enum SessionStage {
         // process does.
         var rules = RuleStep(
             tracker: tracker, duplicates: DuplicateFilter(retention: nil, on: plan.files.count > 1),
-            tiers: Tiers(known: Tiers.named(configuration.tiers, names: plan.files.map(\.displayName)), inputs: plan.files.count))
+            tiers: Tiers(
+                known: Tiers.named(configuration.tiers, names: plan.files.map(\.displayName))
+                    .union(Tiers.detect(Self.samples(facts, count: plan.files.count))),
+                inputs: plan.files.count))
         var any = false
         while let (line, newKey) = try lines.next() {
             let event: FlipEvent
@@ -52,7 +55,8 @@ package enum SessionStage {
         rows.written.add(appendedTo: &output.buffer) {
             TrackerFacts(
                 unpinnedProjectIDs: tracker.unpinnedProjectIDs.sorted(), unobservableFiles: tracker.unobservableFiles.sorted(),
-                duplicateRecords: rules.duplicates.count
+                duplicateRecords: rules.duplicates.count,
+                tierTwins: Dictionary(uniqueKeysWithValues: rules.tiers.known.map { ("\($0.a),\($0.b)", rules.tiers.paired[$0] ?? 0) })
             )
             .encode(into: &$0)
         }
@@ -60,6 +64,13 @@ package enum SessionStage {
         StageTally(stage: .sessions, job: plan.jobID, eventsRead: eventsRead, forMerge: rows.written, codesWritten: codesWritten)
             .encode(into: &output.buffer)
         try output.flush()
+    }
+
+    /// Each input's twin sample, by rank (empty for an input without one).
+    static func samples(_ facts: [FileFacts], count: Int) -> [TwinSample] {
+        var samples = [TwinSample](repeating: TwinSample(), count: count)
+        for f in facts where samples.indices.contains(Int(f.rank)) { samples[Int(f.rank)] = f.sample ?? TwinSample() }
+        return samples
     }
 
     /// Reads the facts of every input of `plan` from `source` (their

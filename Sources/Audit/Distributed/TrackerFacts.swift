@@ -11,6 +11,9 @@ struct TrackerFacts: Sendable, Codable, Equatable {
     package var unobservableFiles: [Int32]
     /// Flip records left out as duplicates (docs/contract.md §8).
     package var duplicateRecords: Int
+    /// Requests two tiers both logged, audited once, by pair of ranks
+    /// (`A,B`); absent in lines of a version before tiers.
+    package var tierTwins: [String: Int]? = nil
 
     static let tag = "tracker"
 
@@ -22,7 +25,9 @@ struct TrackerFacts: Sendable, Codable, Equatable {
             Field("tracker facts", \.self, .json),
         ]
     ) { facts throws(TextFields.Malformed) in
-        guard (0...(1 << 48)).contains(facts.duplicateRecords) else { throw TextFields.Malformed(reason: "tracker facts hold a count out of range") }
+        guard (0...(1 << 48)).contains(facts.duplicateRecords), (facts.tierTwins ?? [:]).values.allSatisfy({ (0...(1 << 48)).contains($0) }) else {
+            throw TextFields.Malformed(reason: "tracker facts hold a count out of range")
+        }
     }
 
     package func encode(into out: inout [UInt8]) {

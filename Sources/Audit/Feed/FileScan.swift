@@ -8,6 +8,8 @@ struct FileScan: Sendable {
     /// Its first audited record's time (nil: none): where its stream
     /// takes it up (`Streams`).
     var firstTime: Int64? = nil
+    /// Its first flip records that could have a twin (`Tiers.detect`).
+    var sample = TwinSample()
     var summary: FileSummary
     /// `NAME: message` when the input could not be read completely.
     var error: String?

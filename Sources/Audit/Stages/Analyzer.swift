@@ -221,6 +221,8 @@ package final class Analyzer {
         /// Per input, its first audited record time: where its stream
         /// takes it up.
         var first = [Int64?](repeating: nil, count: inputs.count)
+        /// Per input, its first flip records that could have a twin.
+        var samples = [TwinSample](repeating: TwinSample(), count: inputs.count)
         let waiting = Waiting(
             on: carry.on, carried: carry.from, streams: Streams(inputs: inputs), starts: ranked.startTimes,
             configuration: configuration,
@@ -244,6 +246,7 @@ package final class Analyzer {
             if let t = scan.latestTime { latest = max(latest ?? t, t) }
             newest[index] = scan.latestTime
             first[index] = scan.firstTime
+            samples[index] = scan.sample
             waiting.ended(index, newest: scan.latestTime)
         }
 
@@ -269,6 +272,9 @@ package final class Analyzer {
                 reads[index] = step
                 onEnd(index, scan)
             }
+            // Every input is read before the first event is audited: the
+            // tiers are known from the start.
+            rules.learn(Tiers.detect(samples))
             while let event = waiting.next(sort.next) {
                 waiting.add(event)
                 audit()
@@ -300,17 +306,11 @@ package final class Analyzer {
             // before the first event is audited.
             if waiting.audited > waiting.bound { return .outOfOrder }
         }
-        let found = rules.tiers.detected.subtracting(ranked.tiers)
-        if !found.isEmpty {
-            // Read again knowing them, when every input can be read again.
-            if inputs.allSatisfy(FirstRecord.canReread) { return .tiers(found) }
-            for pair in found.sorted() {
-                warn(
-                    "\(inputs[Int(pair.a)].displayName) and \(inputs[Int(pair.b)].displayName) log the same requests "
-                        + "(\(rules.tiers.twins[pair] ?? 0) twins), but a stream cannot be read again: each was audited twice; "
-                        + "give --tiers '\(inputs[Int(pair.a)].displayName),\(inputs[Int(pair.b)].displayName)'")
-            }
-        }
+        // Tiers found in the inputs' samples that the streaming pass did
+        // not know: read again knowing them (the sorting pass knew them
+        // before its first event).
+        let found = Tiers.detect(samples).subtracting(rules.tiers.known)
+        if !found.isEmpty { return .tiers(found) }
         var checkpoint: Checkpoint?
         if carry.on {
             checkpoint = carry.next(
@@ -338,7 +338,7 @@ package final class Analyzer {
         result.carriedFiles = carriedFiles
         result.carriedIn = carry.from?.openSessions ?? 0
         result.previousWatermark = carry.from?.watermark
-        result.tiers = ranked.tiers.sorted().map { pair in
+        result.tiers = rules.tiers.known.sorted().map { pair in
             TierPair(first: inputs[Int(pair.a)].displayName, second: inputs[Int(pair.b)].displayName, shared: rules.tiers.paired[pair] ?? 0)
         }
         result.watermark = waiting.watermark

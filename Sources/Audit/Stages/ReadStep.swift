@@ -11,19 +11,23 @@ struct ReadStep {
     /// The first lines of the input that logged a Location field, as far
     /// as it has been read.
     private(set) var locationLines = LocationLines()
+    /// Its first flip records that could have a twin (tiers).
+    private(set) var sample = TwinSample()
 
     /// Takes in the next batch.
     mutating func see(_ batch: EventBatch) {
         locationLines.take(batch.locationLines)
         for event in batch.events { outOfOrder.see(event.time) }
+        if !sample.isFull { for event in batch.events { sample.see(event) } }
     }
 
     /// The input's end: its scan, with the records out of time order
-    /// counted.
+    /// counted and its twin sample.
     mutating func finish(_ scan: FileScan) -> FileScan {
         locationLines.take(scan.locationLines)
         var scan = scan
         scan.accounting.outOfOrderRecords = outOfOrder.count
+        scan.sample = sample
         return scan
     }
 

@@ -20,6 +20,9 @@ struct RuleStep {
         self.tiers = tiers
     }
 
+    /// Learns pairs of inputs that are tiers, before the first event.
+    mutating func learn(_ pairs: Set<Tiers.Pair>) { tiers.learn(pairs) }
+
     /// Takes `event`; the events whose twins and second are settled are
     /// audited, unless one repeats a record already audited.
     mutating func take(_ event: FlipEvent) {

@@ -19,6 +19,8 @@ final class Follower {
     private var stream: FindingStream!
     private var tracker: SessionTracker!
     private var duplicates: DuplicateFilter
+    /// The inputs `--tiers` names: the second of twins is left out.
+    private var twins: TwinMemory!
     /// Runs of the chain before this one.
     private let previousRun: Int
 
@@ -84,6 +86,13 @@ final class Follower {
             return rankNames.indices.contains(i) ? (rankNames[i], rankFingerprints[i]) : ("?", 0)
         }
         tracker = SessionTracker(configuration: configuration, files: 0, sink: stream, carried: carried)
+        // Tiers named by --tiers, by the names the files were opened under.
+        let globs = configuration.tiers
+        twins = TwinMemory { [unowned self] a, b in
+            let (i, j) = (Int(a), Int(b))
+            guard rankNames.indices.contains(i), rankNames.indices.contains(j) else { return false }
+            return !Tiers.named(globs, names: [rankNames[i], rankNames[j]]).isEmpty
+        }
         resume(carried?.follow?.positions ?? [], fresh: carried == nil, committedAt: committedAt)
     }
 
@@ -399,6 +408,7 @@ final class Follower {
         // across files (docs/contract.md §3), within what one release hands on.
         if ordered.count > 1 { CausalOrder.reorder(&ordered) }
         for event in ordered {
+            guard twins.admits(event) else { continue }
             guard duplicates.admits(event) else {
                 metrics.duplicateRecords += 1
                 continue
