@@ -381,6 +381,7 @@ CustomLog "$LOGS/apache-flip.log" flip
 CustomLog "$LOGS/apache-vhost-combined.log" vhost_combined
 ProxyRequests Off
 ProxyPass "/" "http://127.0.0.1:$STUB_PORT/"
+${APACHE_EXTRA:-}
 EOF
   # -X: SIGTERM stops it; mod_log_config writes each line as it is logged.
   start_bg apache TERM "$WORK/apache.stdout" apache2 -f "$d/apache2.conf" -X
@@ -401,7 +402,7 @@ start_caddy() {
 
 http://127.0.0.1:$CADDY_PORT {
 	bind 127.0.0.1
-	reverse_proxy 127.0.0.1:$STUB_PORT
+	reverse_proxy 127.0.0.1:${UPSTREAM_PORT:-$STUB_PORT}
 	log {
 		output file $LOGS/caddy.log
 		format json
@@ -462,7 +463,7 @@ frontend flip
     default_backend oauth
 
 backend oauth
-    server stub 127.0.0.1:$STUB_PORT
+    server stub 127.0.0.1:${UPSTREAM_PORT:-$STUB_PORT}
 EOF
   haproxy -c -q -f "$d/haproxy.cfg" >&2 || return 1
   # -db: foreground; SIGUSR1: soft stop (finish, log, exit).
@@ -943,4 +944,41 @@ main() {
   echo "$OUT"
 }
 
-main "$@"
+# FLIP_TIERS=1: a deployment two tiers deep instead. HAProxy and Caddy in
+# front of Apache, Apache in front of the stub, every one logging: the
+# same flows (a-f, and a double tap of a) through HAProxy and through
+# Caddy, each request logged by its front and by Apache. OUTDIR gets
+# haproxy-raw.log, caddy.log and apache-flip.log (Tests/servers/tiers.sh).
+main_tiers() {
+  [ "$(uname -s)" = Linux ] || die "Linux (Debian) only"
+  ensure_packages
+  mkdir -p "$OUT"
+  local port
+  for port in "$STUB_PORT" "$APACHE_PORT" "$CADDY_PORT" "$HAPROXY_PORT"; do require_free tcp "$port"; done
+  require_free udp "$SYSLOG_PORT"
+  start_stub
+  # One process (-X) serves one connection at a time: a front's idle
+  # keep-alive connection would hold the next request for 5 s, which no
+  # multi-process backend does.
+  APACHE_EXTRA="KeepAlive Off"
+  start_apache || die "apache2 did not start"
+  UPSTREAM_PORT=$APACHE_PORT
+  start_caddy || die "caddy did not start"
+  start_haproxy || die "haproxy did not start"
+  log "sending the flows through haproxy and caddy to apache"
+  local authz="/oauth/authorize?response_type=code&client_id=G123"
+  send_flows hap "$HAPROXY_PORT" "$LOGS/haproxy-raw.log"
+  # A double tap: the code flow's request once more, through the front.
+  request "$HAPROXY_PORT" 302 "$FLIP_UA" "$authz&redirect_uri=$GOOGLE_REDIRECT&state=hap-code&scope=a+b" "$LOGS/haproxy-raw.log"
+  send_flows cdy "$CADDY_PORT" "$LOGS/caddy.log"
+  log "stopping the servers"
+  stop_haproxy
+  stop_server caddy
+  stop_server apache
+  stop_server stub
+  copy_logs haproxy-raw.log caddy.log apache-flip.log
+  log "logs written to: $OUT"
+  echo "$OUT"
+}
+
+if [ "${FLIP_TIERS:-0}" = 1 ]; then main_tiers "$@"; else main "$@"; fi
