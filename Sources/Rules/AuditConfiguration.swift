@@ -127,6 +127,11 @@ package struct AuditConfiguration: Sendable {
     /// inputs, or a checkpoint — since hashing every flip line is a
     /// fifth of a flip line's cost.
     package var keysLines = true
+    /// Flip records per piece of input that get a twin (`Twin`); nil:
+    /// every one. A streaming pass that knows no tiers needs only each
+    /// input's first few (its sample, docs/formats.md): a query's hash
+    /// is a tenth of a flip line's cost.
+    package var twinsPerPiece: Int?
     /// Records dated after this (milliseconds) are malformed, `time in the
     /// future`: one hour after the run's start, or after `--now`.
     package var futureAfter: Int64 = Self.futureLimit(now: Self.wallClock())

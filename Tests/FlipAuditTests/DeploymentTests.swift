@@ -216,4 +216,12 @@ struct DeploymentTests {
         for file in ["sessions.csv", "findings.csv"] { #expect(try rows(dir + "/a/" + file) == rows(dir + "/b/" + file)) }
         #expect(try rows(dir + "/a/sessions.csv").contains { $0.hasPrefix("b,") && $0.contains(",code,") })
     }
+
+    @Test("a client field of - (an X-Forwarded-For the request did not carry) is written empty, never '-")
+    func dashClient() {
+        let line = combined(1, authorize(state: "d1"), 302, location: opa + "?code=k&state=d1").replacingOccurrences(of: "203.0.113.9 ", with: "- ")
+        let run = audit([line])
+        #expect(run.sessions.map(\.clientIP) == [""])
+        #expect(!run.csv[0].contains(",'-,"))
+    }
 }

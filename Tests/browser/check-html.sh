@@ -70,6 +70,23 @@ count < <(python3 Tests/browser/dom_check.py totals "$tmp/two.dom" "$tmp/two.jso
 check "the two-night report draws a stream of two files" grep -q 'data-stream-files="2"' "$tmp/two.dom"
 check "no console message on the two-night report" console_clean "$tmp/two.log"
 
+# 1c. A proxy and its backend, both logging: the pair drawn as tiers with
+# the requests they shared, as the JSON says.
+python3 - "$tmp/tiers" <<'EOF_TIERS'
+import os, sys, urllib.parse as u
+d = sys.argv[1]; os.makedirs(d)
+opa = "https://oauth-redirect.googleusercontent.com/a/com.google.OPA"
+with open(d + "/proxy.log", "w") as p, open(d + "/backend.log", "w") as b:
+    for n in range(12):
+        q = "response_type=code&client_id=G123&redirect_uri=" + u.quote(opa, safe="") + f"&state=s{n}"
+        for f, ip, sec, path in ((p, "203.0.113.7", n * 5, "/app/oauth/authorize"), (b, "198.51.100.1", n * 5 + 1, "/oauth/authorize")):
+            f.write(f'{ip} - - [22/Nov/2026:10:{sec // 60:02d}:{sec % 60:02d} +0000] "GET {path}?{q} HTTP/1.1" 302 0 "-" "GoogleApp/1.0" "{opa}?code=c{n}&state=s{n}"\n')
+EOF_TIERS
+"$bin" "$tmp/tiers" --quiet --html "$tmp/tiers.html" --json "$tmp/tiers.json" 2> /dev/null
+render "$tmp/tiers.html" "$tmp/tiers.dom" "$tmp/tiers.log"
+count < <(python3 Tests/browser/dom_check.py totals "$tmp/tiers.dom" "$tmp/tiers.json" | grep -E "streams|tiers")
+check "the proxy-and-backend report draws one pair of tiers sharing 12 requests" grep -q 'data-tier-shared="12"' "$tmp/tiers.dom"
+
 # 1b. A blind night (every line unreadable, --fail-on high): exit 5, and the
 # rendered page says BLIND and never PASS, anywhere.
 printf '%s\n' 'Nov 22 10:00:01 web app[1]: started' '<html>not a log</html>' 'GET / 200' > "$tmp/blind.log"

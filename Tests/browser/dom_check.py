@@ -91,6 +91,9 @@ def totals(dom_path, json_path):
     rows = sorted((a["data-stream-files"], a["data-quiet"]) for _, a in dom.tags if "data-stream-files" in a)
     expected = sorted((str(len(s["files"])), "true" if s["quiet"] else "false") for s in deployment["streams"])
     report("streams drawn as the JSON reads them", rows == expected, f"page {rows} vs JSON {expected}")
+    tiers = sorted(a["data-tier-shared"] for _, a in dom.tags if "data-tier-shared" in a)
+    want_tiers = sorted(str(t["shared"]) for t in deployment.get("tiers", []))
+    report("tiers drawn as the JSON reads them", tiers == want_tiers, f"page {tiers} vs JSON {want_tiers}")
     for key, value in sorted(want.items()):
         shown = dom.totals.get(key)
         report("total " + key, shown == str(value), f"page shows {shown!r}, JSON has {value}")

@@ -99,9 +99,7 @@ struct Streams: Sendable {
     static func baseName(_ displayName: String) -> String {
         var name = Substring(displayName)
         if let slash = name.lastIndex(of: "/") { name = name[name.index(after: slash)...] }
-        var text = String(name)
-        // Date stamps anywhere: 20261122, 2026-11-22, with a time after.
-        text = text.replacing(/[-_.]?(19|20)\d\d-?[01]\d-?[0-3]\d([T_-]?[0-2]\d(:?[0-5]\d){0,2})?/, with: "")
+        var text = Self.withoutDates(String(name))
         var changed = true
         while changed {
             changed = false
@@ -119,6 +117,52 @@ struct Streams: Sendable {
             }
         }
         return text.isEmpty ? String(name) : text
+    }
+
+    /// `name` without its date stamps: eight digits of a date (20261122,
+    /// or 2026-11-22), with a separator before and an hour, minutes and
+    /// seconds after (`T`, `_` or `-`, `:` optional) taken with them.
+    static func withoutDates(_ name: String) -> String {
+        let b = Array(name.utf8)
+        func digit(_ i: Int) -> Bool { i < b.count && b[i] >= 0x30 && b[i] <= 0x39 }
+        func digits(_ i: Int, _ n: Int) -> Bool { (i..<i + n).allSatisfy(digit) }
+        var out: [UInt8] = []
+        var i = 0
+        while i < b.count {
+            // A date: YYYY, -?, MM, -?, DD (year 19xx or 20xx).
+            var j = i
+            if b[j] == 0x2D || b[j] == 0x5F || b[j] == 0x2E { j += 1 }
+            if digits(j, 4), b[j] == 0x31 || b[j] == 0x32 {
+                var k = j + 4
+                let dashed = k < b.count && b[k] == 0x2D
+                if dashed { k += 1 }
+                if digits(k, 2) {
+                    k += 2
+                    if dashed { if k < b.count && b[k] == 0x2D { k += 1 } else { k = -1 } }
+                    if k > 0, digits(k, 2), !digit(k + 2) || (!dashed && !digit(k + 4) && digits(k + 2, 2)) {
+                        k += 2
+                        // An hour, and minutes and seconds, after it.
+                        var t = k
+                        if t < b.count && (b[t] == 0x54 || b[t] == 0x5F || b[t] == 0x2D) { t += 1 }
+                        if digits(t, 2) {
+                            t += 2
+                            for _ in 0..<2 {
+                                var u = t
+                                if u < b.count && b[u] == 0x3A { u += 1 }
+                                guard digits(u, 2) else { break }
+                                t = u + 2
+                            }
+                            k = t
+                        }
+                        i = k
+                        continue
+                    }
+                }
+            }
+            out.append(b[i])
+            i += 1
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// The folder of a path as named (empty for a bare name).

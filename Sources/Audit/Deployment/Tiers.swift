@@ -62,6 +62,9 @@ package struct Tiers {
         self.inputs = Int32(inputs)
     }
 
+    /// Whether an event passes through untouched: no tiers known.
+    var passes: Bool { known.isEmpty && held.isEmpty }
+
     /// Learns pairs of tiers before any event (found in the inputs' samples
     /// once every input was read: the sorting pass).
     mutating func learn(_ pairs: Set<Pair>) { known.formUnion(pairs) }
@@ -69,6 +72,11 @@ package struct Tiers {
     /// Takes the next event in audit order; what is settled comes out of
     /// `next()`.
     mutating func add(_ event: FlipEvent) {
+        // No tiers known: nothing pairs, nothing waits.
+        if known.isEmpty && held.isEmpty {
+            out.append(event)
+            return
+        }
         release(before: event.time - Self.window)
         guard let twin = event.twin, let state = event.stateKey, event.source.file < inputs else {
             if held.isEmpty { out.append(event) } else { held.append(Entry(event: event, matched: true)) }

@@ -175,12 +175,17 @@ package final class Analyzer {
         sorted: Bool, carry: CarryStep, explainer: Explainer?
     ) -> PassEnd {
         let inputs = ranked.inputs
-        var results = ResultStep(inputs: inputs.count, configuration: ranked.configuration, warn: warn)
+        var configuration = ranked.configuration
+        // No tier known yet: each input's first flip records get twins (its
+        // sample), the rest need none unless tiers turn up (then the pass
+        // is read again with every twin). The sorting pass decides after
+        // reading everything, so it takes every twin.
+        if !sorted && ranked.tiers.isEmpty { configuration.twinsPerPiece = TwinSample.size }
+        var results = ResultStep(inputs: inputs.count, configuration: configuration, warn: warn)
         for (name, error) in problems { results.unreadable("\(name): \(error)") }
         let carriedFiles = carry.from?.files ?? []
         let sourceFiles = inputs + carriedFiles.map { InputFile(displayName: $0, path: nil) }
         for sink in rows { sink.start(inputs: sourceFiles) }
-        let configuration = ranked.configuration
         let progress = self.progress
         let totalBytes = progress == nil ? nil : FeedSetup.totalSize(inputs)
         let feed = FeedSetup.feed(
@@ -288,8 +293,14 @@ package final class Analyzer {
                 feeds: inputs.indices.map(source), startTimes: ranked.startTimes,
                 onBatch: onBatch, onEnd: onEnd)
             while let event = waiting.next(merge.next) {
-                waiting.add(event)
-                audit()
+                // Without a checkpoint nothing waits: straight to the rules.
+                if waiting.on {
+                    waiting.add(event)
+                    audit()
+                } else {
+                    rules.take(event)
+                    order.release(before: tracker.settledBefore)
+                }
             }
             waiting.finish(first: first, last: newest)
             audit()

@@ -21,6 +21,9 @@ package struct CausalOrder {
     /// The second being held (its start, ms), and its events in order.
     private var second = Int64.min
     private var held: [FlipEvent] = []
+    /// Whether the held second has events of more than one input: only
+    /// then can anything move.
+    private var mixed = false
     private var out: Deque<FlipEvent> = []
 
     /// Takes the next event; what is settled comes out of `next()`.
@@ -30,6 +33,7 @@ package struct CausalOrder {
             flush()
             second = s
         }
+        if !mixed, let first = held.first, first.source.file != event.source.file { mixed = true }
         held.append(event)
     }
 
@@ -38,13 +42,34 @@ package struct CausalOrder {
 
     /// Hands on the held second (the input ended, or a key did).
     mutating func flush() {
-        if held.count > 1 { Self.reorder(&held) }
-        out.append(contentsOf: held)
+        if mixed { Self.reorder(&held) }
+        if held.count == 1 { out.append(held[0]) } else { out.append(contentsOf: held) }
         held.removeAll(keepingCapacity: true)
+        mixed = false
         second = .min
     }
 
     private static func second(of time: Int64) -> Int64 { time >= 0 ? time / 1000 : (time - 999) / 1000 }
+
+    /// Whether some request without a return comes after a return of
+    /// another input in `events` (only then can a state's order change).
+    private static func needsOrder(_ events: [FlipEvent]) -> Bool {
+        var start = 0
+        while start < events.count && !events[start].hasReturn { start += 1 }
+        var p = start + 1
+        while p < events.count {
+            if !events[p].hasReturn, let state = events[p].stateKey {
+                let file = events[p].source.file
+                var q = start
+                while q < p {
+                    if events[q].hasReturn && events[q].source.file != file && events[q].stateKey == state { return true }
+                    q += 1
+                }
+            }
+            p += 1
+        }
+        return false
+    }
 
     /// Whether two times cannot be told apart: the same millisecond, or
     /// the same second with one of them logged in whole seconds.
@@ -55,6 +80,9 @@ package struct CausalOrder {
     /// Permutes each state's events among their places (events in time
     /// order; a follower hands its batches of one release here).
     package static func reorder(_ events: inout [FlipEvent]) {
+        // Most seconds need nothing: no request without a return has an
+        // earlier return of another input (a quick look, no table).
+        guard needsOrder(events) else { return }
         var places: [UInt64: [Int]] = [:]
         var files: [UInt64: Int32] = [:]
         var mixed = Set<UInt64>()

@@ -26,7 +26,11 @@ struct RuleStep {
     /// Takes `event`; the events whose twins and second are settled are
     /// audited, unless one repeats a record already audited.
     mutating func take(_ event: FlipEvent) {
-        tiers.add(event)
+        if tiers.passes {
+            causal.add(event)
+        } else {
+            tiers.add(event)
+        }
         audit()
     }
 

@@ -14,6 +14,13 @@ final class EventStorage: ManagedBuffer<EventStorage.Header, UInt8> {
         var lineKey: UInt64
         /// What makes two tiers' records of one request twins (`Twin`).
         var twin: Twin?
+        /// The state whose session the event belongs to (its request's,
+        /// else its return's; 0 and `hasState` false without one), and
+        /// whether it has a return: read on every event by the stages
+        /// that order and pair, so kept apart from the facts.
+        var stateKey: UInt64 = 0
+        var hasState = false
+        var hasReturn = false
         var request: RequestFacts?
         var returned: ReturnFacts?
     }

@@ -24,11 +24,9 @@ package struct FlipEvent: @unchecked Sendable {  // its storage is never written
     package var returned: FlipReturn? { storage.header.returned == nil ? nil : FlipReturn(storage: storage) }
     /// The fingerprint of the state whose session the event belongs to
     /// (its request's, else its return's); nil when it carries none.
-    package var stateKey: UInt64? {
-        if let request { return request.stateSpan.isFilled ? request.stateHash : nil }
-        if let returned { return returned.stateSpan.isFilled ? returned.stateHash : nil }
-        return nil
-    }
+    package var stateKey: UInt64? { storage.header.hasState ? storage.header.stateKey : nil }
+    /// Whether the record carries a return (cheaper than `returned`).
+    package var hasReturn: Bool { storage.header.hasReturn }
 
     /// An event from its facts, with the texts their spans point into.
     init(
@@ -37,8 +35,12 @@ package struct FlipEvent: @unchecked Sendable {  // its storage is never written
     ) {
         self.time = time
         self.source = source
+        let hasState = request.map { $0.stateSpan.isFilled } ?? returned.map { $0.stateSpan.isFilled } ?? false
+        let stateKey = hasState ? (request.map { $0.stateHash } ?? returned.map { $0.stateHash } ?? 0) : 0
         storage = .make(
-            .init(clientIP: clientIP, status: status, lineKey: lineKey, twin: twin, request: request, returned: returned),
+            .init(
+                clientIP: clientIP, status: status, lineKey: lineKey, twin: twin, stateKey: stateKey, hasState: hasState,
+                hasReturn: returned != nil, request: request, returned: returned),
             text: text)
     }
 

@@ -28,6 +28,9 @@ package struct FlipEventExtractor {
     /// exist: several inputs, or a checkpoint); 0 stands for every line
     /// otherwise.
     private let keysLines: Bool
+    private let twinsPerPiece: Int
+    /// Twins this piece may still compute.
+    private var twinsLeft: Int
     private var requestQuery = FlipQuery()
     private var locationQuery = FlipQuery()
     /// The texts of the event being built; copied out, at its size, into
@@ -49,6 +52,8 @@ package struct FlipEventExtractor {
         hasCustomAllowlist = !configuration.allowRedirects.isEmpty
         fingerprint = configuration.fingerprint
         keysLines = configuration.keysLines
+        twinsPerPiece = configuration.twinsPerPiece ?? .max
+        twinsLeft = twinsPerPiece
     }
 
     /// Classifies `record` and builds its event when it is a flip request or
@@ -125,11 +130,20 @@ package struct FlipEventExtractor {
             if returned != nil && classification == .unrelated { classification = .returnOnly }
         }
         guard request != nil || returned != nil else { return (classification, nil) }
-        let clientIP = Self.keepsAddress(record.clientIP) ? text.span(appending: record.clientIP) : text.span(appending: "?")
+        // A client field of `-` (an X-Forwarded-For the request did not
+        // carry) is empty, never the text `-` (docs/contract.md §2).
+        let dash = record.clientIP.count == 1 && record.clientIP[0] == UInt8(ascii: "-")
+        let clientIP =
+            dash
+            ? text.span(appending: "") : Self.keepsAddress(record.clientIP) ? text.span(appending: record.clientIP) : text.span(appending: "?")
         let lineKey = keysLines ? fingerprint.of(line) : 0
         // Twins (a proxy's and its backend's records) exist only where
         // duplicates can: several inputs, or a checkpoint.
-        let twin = keysLines ? Twin(record, fingerprint: fingerprint) : nil
+        var twin: Twin?
+        if keysLines && twinsLeft > 0 {
+            twin = Twin(record)
+            if twinsPerPiece != .max && (request?.stateSpan.isFilled ?? returned?.stateSpan.isFilled ?? false) { twinsLeft -= 1 }
+        }
         let event = text.withUnsafeBytes { text in
             FlipEvent(
                 time: record.time, source: source, clientIP: clientIP, status: record.status, request: request,
@@ -137,6 +151,9 @@ package struct FlipEventExtractor {
         }
         return (classification, event)
     }
+
+    /// A new piece begins: its first flip records get twins again.
+    package mutating func newPiece() { twinsLeft = twinsPerPiece }
 
     /// Whether `query` can name two of `client_id`, `state` and
     /// `redirect_uri` (a flip request, docs/contract.md §3). Two different

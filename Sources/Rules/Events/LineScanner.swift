@@ -112,6 +112,7 @@ package struct LineScanner: LineSink {
         scan = PieceScan()
         run = 0
         latest = nil
+        extractor.newPiece()
     }
 
     /// Names the lines from the next one on as lines of input `fileIndex`
@@ -137,6 +138,7 @@ package struct LineScanner: LineSink {
         if let before = linesBefore { linesBefore = before + done.accounting.lines }
         scan.events.reserveCapacity(64)
         latest = nil
+        extractor.newPiece()
         return done
     }
 
