@@ -92,6 +92,9 @@ package enum MetricsReport {
         single("flipaudit_input_lines", "Lines read.", String(a.lines))
         single("flipaudit_input_records", "Log records parsed.", String(a.records))
         single("flipaudit_input_malformed_lines", "Lines that could not be parsed (counted, skipped).", String(a.malformedLines))
+        single(
+            "flipaudit_input_notice_lines", "Lines that are a server's notices, not requests (HAProxy's messages, error logs): understood, not audited.",
+            String(a.notices))
         single("flipaudit_input_flip_records", "In-scope App Flip records.", String(a.inScopeFlipRecords))
         single(
             "flipaudit_late_records", "Records older than the checkpoint's watermark less the reorder window, left out of the audit.",

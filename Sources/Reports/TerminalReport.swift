@@ -157,8 +157,13 @@ package struct TerminalReport {
             out +=
                 "  formats              \(list.joined(separator: ", ")); Location logged by \(Self.number(logging)) of \(Self.count(result.files.count, "input", "inputs"))\n"
         }
+        let notices = a.notices > 0 ? ", notices \(Self.number(a.notices))" : ""
         out +=
-            "  lines                \(Self.number(a.lines))  (records \(Self.number(a.records)), malformed \(Self.number(a.malformedLines)), blank \(Self.number(a.blankLines)))\n"
+            "  lines                \(Self.number(a.lines))  (records \(Self.number(a.records)), malformed \(Self.number(a.malformedLines))\(notices), blank \(Self.number(a.blankLines)))\n"
+        if a.notices > 0 {
+            let kinds = a.noticesByKind.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { "\($0.key) \(Self.number($0.value))" }
+            out += SummaryWidth.wrap("    notices: " + kinds.joined(separator: ", ") + " (a server's own lines, not requests; not audited)") + "\n"
+        }
         for example in a.malformedExamples { out += SummaryWidth.wrap("    " + esc(example)) + "\n" }
         if a.malformedLines > a.malformedExamples.count {
             out += "    … \(Self.count(a.malformedLines - a.malformedExamples.count, "more malformed line", "more malformed lines"))\n"

@@ -224,4 +224,35 @@ struct DeploymentTests {
         #expect(run.sessions.map(\.clientIP) == [""])
         #expect(!run.csv[0].contains(",'-,"))
     }
+
+    @Test("a server's notices (HAProxy's messages, nginx and Apache error logs) are counted apart, understood: never a blind night")
+    func notices() throws {
+        let dir = temporaryDirectory()
+        let access = writeLog(CoverageTests.good, named: "logs/access.log", in: dir)
+        writeLog(
+            [
+                "2026/11/22 10:00:01 [error] 1234#1234: *1 open() \"/srv/www/favicon.ico\" failed (2: No such file or directory), client: 203.0.113.9",
+                "2026/11/22 10:00:02 [notice] 1234#1234: signal process started",
+            ], named: "logs/nginx-error.log", in: dir)
+        writeLog(
+            [
+                "[Sun Nov 22 10:00:01.123456 2026] [mpm_event:notice] [pid 1234:tid 5678] AH00489: Apache/2.4.62 (Debian) configured -- resuming normal operations",
+                "[Sun Nov 22 10:00:02.000001 2026] [core:error] [pid 1235:tid 5679] [client 203.0.113.9:5555] AH00126: Invalid URI in request",
+            ], named: "logs/apache-error.log", in: dir)
+        writeLog(
+            [
+                "Proxy flip started.", "<133>Nov 22 10:00:00 lb haproxy[812]: Server oauth/stub is DOWN, reason: Layer4 connection problem",
+                "Proxy flip stopped (cumulated conns: FE: 12, BE: 0).",
+            ], named: "logs/haproxy.log", in: dir)
+        let run = try runCLI([dir + "/logs", "--client-id", googleClient, "--now", CoverageTests.now, "--no-color", "--json", dir + "/r.json"])
+        #expect(run.status == 0, "\(run.stdout)")
+        #expect(run.stdout.hasPrefix("COVERAGE  complete: every check ran on every input\n"), "\(run.stdout)")
+        #expect(run.stdout.contains("malformed 0, notices 7, blank 0)"))
+        #expect(run.stdout.contains("    notices: HAProxy notice 3, Apache error log 2, nginx error log 2 (a server's own lines, not requests; not audited)"))
+        let doc = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/r.json"))) as? [String: Any])
+        let files = try #require(doc["files"] as? [[String: Any]])
+        #expect(files.filter { $0["format"] as? String == "notices" }.count == 3)
+        #expect((doc["input"] as? [String: Any])?["notices"] as? Int == 7)
+        _ = access
+    }
 }

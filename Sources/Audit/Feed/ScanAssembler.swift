@@ -167,11 +167,13 @@ struct ScanAssembler {
             accounting: accounting, locationLines: locationLines, latestTime: latestTime, firstTime: firstTime,
             summary: FileSummary(
                 name: file.displayName, encoding: end?.encoding.rawValue ?? "plain",
-                format: accounting.lines == accounting.blankLines ? "empty" : tally.name, lines: accounting.lines,
+                format: accounting.lines == accounting.blankLines
+                    ? "empty" : accounting.records == 0 && accounting.malformedLines == 0 && accounting.notices > 0 ? "notices" : tally.name,
+                lines: accounting.lines,
                 logsLocation: logsLocation, error: failure.map { "\($0)" }, hint: hint,
                 crlfLines: crlfLines > 0 ? crlfLines : nil, noFinalNewline: noFinalNewline ? true : nil,
                 records: accounting.records, malformedLines: accounting.malformedLines,
-                refusedLines: accounting.malformedByReason[MalformedReason.future.rawValue]),
+                refusedLines: accounting.malformedByReason[MalformedReason.future.rawValue], notices: accounting.notices),
             error: message, warnings: warnings + (message.map { [$0] } ?? []))
     }
 }

@@ -191,6 +191,13 @@ package struct LineScanner: LineSink {
                 malformed(.truncated, detail: RecordReader.isFlipRecord(bytes) ? "a flip record" : nil)
                 return
             }
+            // A server's own message (HAProxy's, an error log's line): a
+            // notice, understood and not audited.
+            if let notice = Notice.of(bytes) {
+                scan.accounting.notices += 1
+                scan.accounting.noticesByKind[notice.rawValue, default: 0] += 1
+                return
+            }
             scan.tally.unparsed += 1
             // Only on a line that failed: would another format read it?
             if let fit = reader.fit(bytes, escapes: check.backslash) { scan.tally.fits[fit.rawValue] += 1 }

@@ -40,7 +40,7 @@ package struct Coverage: Sendable, Equatable {
         // understood: a one-line file dated 2099 is not a blind input.
         for f in files {
             let malformed = f.malformedLines ?? 0
-            let written = (f.records ?? 0) + malformed
+            let written = (f.records ?? 0) + malformed + (f.notices ?? 0)
             let notUnderstood = malformed - (f.refusedLines ?? 0)
             guard written > 0, notUnderstood * 2 > written else { continue }
             blind = true
@@ -49,9 +49,9 @@ package struct Coverage: Sendable, Equatable {
             gaps.append(
                 Gap(check: "read", detail: "\(f.name): \(percent)% of its \(written) lines not understood (format \(f.format))\(why)"))
         }
-        let written = accounting.records + accounting.malformedLines
+        let written = accounting.records + accounting.malformedLines + accounting.notices
         let refused = accounting.malformedByReason[MalformedReason.future.rawValue] ?? 0
-        if accounting.records + refused == 0 && written > 0 && !blind {
+        if accounting.records + refused + accounting.notices == 0 && written > 0 && !blind {
             blind = true
             gaps.append(Gap(check: "read", detail: "no line of any input was understood"))
         }

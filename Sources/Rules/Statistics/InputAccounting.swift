@@ -16,6 +16,10 @@ package struct InputAccounting: Sendable, Codable, Equatable {
     package var malformedByReason: [String: Int] = [:]
     /// The first malformed lines: `FILE:LINE: reason`.
     package var malformedExamples: [String] = []
+    /// Lines a server writes that are not requests (HAProxy's messages,
+    /// error logs): understood, not audited, by what they are.
+    package var notices = 0
+    package var noticesByKind: [String: Int] = [:]
     package var inScopeFlipRecords = 0
     package var otherOAuthRecords = 0
     /// Records that are not requests but carry a return-shaped Location.
@@ -46,6 +50,8 @@ package struct InputAccounting: Sendable, Codable, Equatable {
         case malformedLines = "malformed_lines"
         case malformedByReason = "malformed_by_reason"
         case malformedExamples = "malformed_examples"
+        case notices
+        case noticesByKind = "notices_by_kind"
         case inScopeFlipRecords = "in_scope_flip_records"
         case otherOAuthRecords = "other_oauth_records"
         case returnRecords = "return_records"
@@ -74,6 +80,8 @@ package struct InputAccounting: Sendable, Codable, Equatable {
         sum(&malformedLines, other.malformedLines)
         for (k, v) in other.malformedByReason { sum(&malformedByReason[k, default: 0], v) }
         malformedExamples.append(contentsOf: other.malformedExamples.prefix(max(0, Self.exampleLimit - malformedExamples.count)))
+        sum(&notices, other.notices)
+        for (k, v) in other.noticesByKind { sum(&noticesByKind[k, default: 0], v) }
         sum(&inScopeFlipRecords, other.inScopeFlipRecords)
         sum(&otherOAuthRecords, other.otherOAuthRecords)
         sum(&returnRecords, other.returnRecords)
@@ -112,6 +120,8 @@ package struct FileSummary: Sendable, Codable, Equatable {
     /// Malformed lines that were read in a format and refused for their
     /// time (in the future): understood, not audited (absent when none).
     package var refusedLines: Int?
+    /// Lines that are a server's notices, not requests (absent when none).
+    package var notices: Int?
 
     enum CodingKeys: String, CodingKey {
         case name, encoding, format, lines, records, error, hint
@@ -120,14 +130,16 @@ package struct FileSummary: Sendable, Codable, Equatable {
         case crlfLines = "crlf_lines"
         case noFinalNewline = "no_final_newline"
         case refusedLines = "refused_lines"
+        case notices
     }
 
     package init(
         name: String, encoding: String, format: String, lines: Int, logsLocation: Bool, error: String?, hint: String?,
         crlfLines: Int? = nil, noFinalNewline: Bool? = nil, records: Int? = nil, malformedLines: Int? = nil,
-        refusedLines: Int? = nil
+        refusedLines: Int? = nil, notices: Int? = nil
     ) {
         self.refusedLines = refusedLines.flatMap { $0 > 0 ? $0 : nil }
+        self.notices = notices.flatMap { $0 > 0 ? $0 : nil }
         self.records = records
         self.malformedLines = malformedLines
         self.crlfLines = crlfLines
