@@ -133,4 +133,30 @@ struct TierTests {
         #expect(admits(0, 30_000, "c", 7))
         #expect(admits(1, 32_500, "c", 8))
     }
+
+    @Test("a request in flight at the cut, logged by two tiers on both sides of the watermark, is audited once across the nights")
+    func acrossTheCut() throws {
+        let dir = temporaryDirectory()
+        // Night 1: the backend's log ends at 10:01:10 with flow 10, the
+        // proxy's a second later with the same flow: the watermark is the
+        // backend's end, and the proxy's record of flow 10 lies past it.
+        let proxy1 = (0..<11).map { Self.flow($0, second: $0 * 7, ip: "203.0.113.\($0 + 1)", path: "/app/oauth/authorize") }
+        let backend1 = (0..<11).map { Self.flow($0, second: $0 * 7 - ($0 == 10 ? 1 : 0), ip: "198.51.100.1") }
+        // Night 2 runs to 10:40, past every session's expiry.
+        let late = combined(0, "/healthz", 200, minute: 40)
+        let proxy2 = (20..<30).map { Self.flow($0, second: $0 * 7, ip: "203.0.113.\($0 + 1)", path: "/app/oauth/authorize") } + [late]
+        let backend2 = (20..<30).map { Self.flow($0, second: $0 * 7 + 1, ip: "198.51.100.1") } + [late]
+        let p1 = writeLog(proxy1, named: "proxy/access.log.1", in: dir)
+        let b1 = writeLog(backend1, named: "backend/access.log.1", in: dir)
+        let p2 = writeLog(proxy2, named: "proxy/access.log", in: dir)
+        let b2 = writeLog(backend2, named: "backend/access.log", in: dir)
+        let options = ["--client-id", googleClient, "--now", "2026-11-22T12:00:00Z", "--checkpoint", dir + "/cp", "--quiet"]
+        let first = try runCLI([p1, b1, "--csv", dir + "/n1"] + options)
+        let second = try runCLI([p2, b2, "--csv", dir + "/n2"] + options)
+        #expect(first.status == 0 && second.status == 0, "\(first.stderr) \(second.stderr)")
+        let findings = try String(contentsOfFile: dir + "/n1/findings.csv", encoding: .utf8) + String(contentsOfFile: dir + "/n2/findings.csv", encoding: .utf8)
+        #expect(!findings.contains("code-reuse") && !findings.contains("state-reuse"), "\(findings)")
+        let sessions = try String(contentsOfFile: dir + "/n1/sessions.csv", encoding: .utf8) + String(contentsOfFile: dir + "/n2/sessions.csv", encoding: .utf8)
+        #expect(sessions.split(separator: "\n").filter { $0.hasPrefix("st10,") }.count == 1)
+    }
 }

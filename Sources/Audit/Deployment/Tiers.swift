@@ -56,10 +56,15 @@ package struct Tiers {
     /// Held events by twin key, as sequence numbers, oldest first.
     private var byKey: [UInt64: [Int]] = [:]
     private var out: Deque<FlipEvent> = []
+    /// What was handed on in the last `window`: a record past the
+    /// watermark whose twin was audited is not carried (`carry`).
+    private var tail: TwinMemory
 
     init(known: Set<Pair>, inputs: Int) {
         self.known = known
         self.inputs = Int32(inputs)
+        let count = Int32(inputs)
+        tail = TwinMemory { a, b in a < count && b < count && known.contains(Pair(a, b)) }
     }
 
     /// Whether an event passes through untouched: no tiers known.
@@ -67,7 +72,20 @@ package struct Tiers {
 
     /// Learns pairs of tiers before any event (found in the inputs' samples
     /// once every input was read: the sorting pass).
-    mutating func learn(_ pairs: Set<Pair>) { known.formUnion(pairs) }
+    mutating func learn(_ pairs: Set<Pair>) {
+        known.formUnion(pairs)
+        let (known, count) = (known, inputs)
+        tail = TwinMemory { a, b in a < count && b < count && known.contains(Pair(a, b)) }
+    }
+
+    /// The records past the watermark to carry to the next run: those
+    /// whose twin was audited within `window` before are left out (one
+    /// request in flight at the cut, logged by two tiers on both sides of
+    /// it), and of twins both past it, one is carried.
+    mutating func carry(_ held: [FlipEvent]) -> [FlipEvent] {
+        guard !known.isEmpty else { return held }
+        return held.filter { tail.admits($0) }
+    }
 
     /// Takes the next event in audit order; what is settled comes out of
     /// `next()`.
@@ -126,7 +144,10 @@ package struct Tiers {
                 byKey[key] = seqs.isEmpty ? nil : seqs
             }
             base += 1
-            if !first.dropped { out.append(first.event) }
+            if !first.dropped {
+                out.append(first.event)
+                tail.remember(first.event)
+            }
         }
     }
 
@@ -205,6 +226,13 @@ package struct TwinMemory {
     private var recent: Deque<Seen> = []
 
     package init(tiers: @escaping (Int32, Int32) -> Bool) { self.tiers = tiers }
+
+    /// Notes `event` as audited, whatever it pairs with.
+    package mutating func remember(_ event: FlipEvent) {
+        while let first = recent.first, first.time < event.time - Tiers.window { recent.removeFirst() }
+        guard let twin = event.twin, let state = event.stateKey else { return }
+        recent.append(Seen(time: event.time, file: event.source.file, state: state, twin: twin, line: event.lineKey))
+    }
 
     /// Whether `event` is to be audited: false for the second of twins.
     package mutating func admits(_ event: FlipEvent) -> Bool {

@@ -323,6 +323,7 @@ package final class Analyzer {
         let found = Tiers.detect(samples).subtracting(rules.tiers.known)
         if !found.isEmpty { return .tiers(found) }
         var checkpoint: Checkpoint?
+        waiting.carry { rules.carry($0) }
         if carry.on {
             checkpoint = carry.next(
                 tracker: tracker, duplicates: rules.duplicates, waiting: waiting, newest: newest, inputs: inputs,

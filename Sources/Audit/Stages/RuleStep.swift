@@ -20,6 +20,10 @@ struct RuleStep {
         self.tiers = tiers
     }
 
+    /// Of the records past the watermark, those to carry: not a twin of
+    /// one just audited.
+    mutating func carry(_ held: [FlipEvent]) -> [FlipEvent] { tiers.carry(held) }
+
     /// Learns pairs of inputs that are tiers, before the first event.
     mutating func learn(_ pairs: Set<Tiers.Pair>) { tiers.learn(pairs) }
 

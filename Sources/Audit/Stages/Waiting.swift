@@ -83,6 +83,9 @@ final class Waiting {
     private var final: Int64?
     /// This run's records past the watermark, in audit order.
     private(set) var held: [FlipEvent] = []
+
+    /// Keeps, of the records past the watermark, those `keep` carries.
+    func carry(_ keep: ([FlipEvent]) -> [FlipEvent]) { held = keep(held) }
     /// The latest time of an event audited.
     private(set) var audited = Int64.min
 
