@@ -56,6 +56,14 @@ struct ExplainCommand: ParsableCommand {
     @Flag(help: "Print the story as JSON.")
     var json = false
 
+    // The common output options, so a job's command line works as it is:
+    // the story is printed without color either way.
+    @Option(help: "Accepted as for the audit: the story is plain text (auto, always, never).")
+    var color: OutputOptions.ColorMode?
+
+    @Flag(name: .customLong("no-color"), help: "Accepted as for the audit: the story is plain text.")
+    var noColor = false
+
     mutating func validate() throws {
         if inputs.isEmpty { throw ValidationError("name at least one log file, directory, or - for standard input") }
         if let message = OptionLimits.check(sessionTimeout: 1, maxLine: audit.maxLine, maxSessions: maxSessions) {

@@ -72,7 +72,7 @@ struct CompletionTests {
         // After explain: its own options (no --csv, --color), then paths.
         #expect(lines.count >= 8)
         guard lines.count >= 8 else { return }
-        #expect(lines[6] == "--checkpoint --client-id --config --cut-at ", "\(lines[6])")
+        #expect(lines[6] == "--checkpoint --client-id --color --config --cut-at ", "\(lines[6])")
         #expect(lines[7] == "access.log ")
     }
 }

@@ -257,6 +257,9 @@ struct ExplainCommandTests {
         let found = try runCLI(["explain", "WyaCFvmDHWtz26-p2vSb3Q", sampleLogs])
         #expect(found.status == 0)
         #expect(found.stdout.contains("missing-error-return"))
+        // A job's output options are taken as they are: the same story.
+        let plain = try runCLI(["explain", "WyaCFvmDHWtz26-p2vSb3Q", sampleLogs, "--no-color", "--color", "never"])
+        #expect(plain.status == 0 && plain.stdout == found.stdout)
         let none = try runCLI(["explain", "no-such-state", sampleLogs])
         #expect(none.status == 1)
         #expect(none.stdout.isEmpty && none.stderr.contains("matches no session and no record"))
