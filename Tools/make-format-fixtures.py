@@ -47,6 +47,9 @@ CFR_FIELDS = "#Fields: date time x-edge-location sc-bytes c-ip cs-method cs(Host
 
 def cfr(st, evil, sec):
     stem, query = q(st, evil).split("?", 1)
+    # CloudFront percent-encodes cs-uri-query once more: % is written %25
+    # (the developer guide's "cs-uri-query" field, and what its logs show).
+    query = query.replace("%", "%25")
     return "\t".join(["2026-11-22", f"10:00:0{sec}", "LAX1", "392", "203.0.113.9", "GET", "d111111abcdef8.cloudfront.net", stem, "302", "-",
                       "Mozilla/5.0%20(Windows%20NT%2010.0;%20Win64;%20x64)%20AppleWebKit/537.36%20(KHTML,%20like%20Gecko)%20Chrome/78.0.3904.108%20Safari/537.36",
                       query, "-", "Miss", "SOX4xwn4XV6Q4rgb7XiVGOHms_BGlTAC4KyHmureZmBNrjGdRLiNIQ==", "partner.example", "https", "23", "0.001", "-",

@@ -80,6 +80,13 @@ package enum Timestamp {
         ms >= earliest && ms <= latest ? ms : nil
     }
 
+    /// A field that is a zone alone (`-0330`, `+01:00`, `Z`; Apache's
+    /// `%{%z}t`): minutes east of UTC, or nil when it is not one.
+    package static func zoneMinutes(_ b: UnsafeRawBufferPointer) -> Int? {
+        guard !b.isEmpty, b[0] == .plus || b[0] == .minus || b[0] == UInt8(ascii: "Z") else { return nil }
+        return zone(b, 0)
+    }
+
     /// A zone offset `+hhmm`, `+hh:mm`, `Z` or nothing (UTC) starting at `at`;
     /// returns minutes east of UTC, or nil when malformed.
     private static func zone(_ b: UnsafeRawBufferPointer, _ at: Int) -> Int? {

@@ -103,6 +103,32 @@ struct ApacheFormatTests {
         #expect(try read(#"203.0.113.9 1795341601123 "\#(request)" 302"#, .logFormat(msec)).0.time == t0 + 123)
     }
 
+    @Test("a time in pieces: the zone and the fraction of any piece count")
+    func splitTime() throws {
+        let text = #"%h [%{%Y-%m-%dT%H:%M:%S}t.%{usec_frac}t %{%z}t] "%r" %>s "%{Location}o""#
+        let line = #"203.0.113.9 [2026-11-22T06:30:01.123456 -0330] "\#(request)" 302 "\#(back)""#
+        let (p, _, _) = try read(line, .logFormat(text))
+        // 06:30:01 at -03:30 is 10:00:01 UTC, and 123 ms.
+        #expect(p.time == t0 + 123)
+        let ms = #"%h [%{%d/%b/%Y:%H:%M:%S}t.%{msec_frac}t %{%z}t] "%r" %>s"#
+        #expect(try read(#"203.0.113.9 [22/Nov/2026:11:00:01.250 +0100] "\#(request)" 302"#, .logFormat(ms)).0.time == t0 + 250)
+        let begin = #"%h [%{begin:%Y-%m-%dT%H:%M:%S}t %{begin:%z}t] "%r" %>s"#
+        #expect(try read(#"203.0.113.9 [2026-11-22T10:00:01 +0000] "\#(request)" 302"#, .logFormat(begin)).0.time == t0)
+    }
+
+    @Test("X-Forwarded-For in the client's place is the client (its first address); mod_ssl's %{VAR}x is a field")
+    func forwardedAndSSL() throws {
+        let text = #"%{X-Forwarded-For}i %l %u %t "%r" %>s %{SSL_PROTOCOL}x "%{Location}o""#
+        let line = #"198.51.100.23, 10.0.0.1 - - [22/Nov/2026:10:00:01 +0000] "\#(request)" 302 TLSv1.3 "\#(back)""#
+        let (p, _, _) = try read(line, .logFormat(text))
+        #expect(p.ip == "198.51.100.23" && p.time == t0 && p.location == back)
+        let absent = #"- - - [22/Nov/2026:10:00:01 +0000] "\#(request)" 302 - "\#(back)""#
+        #expect(try read(absent, .logFormat(text)).0.ip == "")
+        // The peer wins where both are logged.
+        let both = #"%h %{X-Forwarded-For}i %t "%r" %>s"#
+        #expect(try read(#"10.0.0.1 198.51.100.23 [22/Nov/2026:10:00:01 +0000] "\#(request)" 302"#, .logFormat(both)).0.ip == "10.0.0.1")
+    }
+
     @Test("an unknown directive, a mix with nginx variables, a missing time are refused, named")
     func refused() {
         func message(_ text: String) -> String {

@@ -158,6 +158,9 @@ struct ServerFormatTests {
         #expect(Self.sessions(cloudfront)["cfr-code"]?.0 == .unobservable)
         #expect(cloudfront.files.first?.format == "cloudfront" && cloudfront.files.first?.logsLocation == false)
         #expect(cloudfront.findings.map(\.kind) == [.redirectNotAllowlisted])
+        // Its query's second layer of encoding (`%253A`) undone: the
+        // redirect_uri as the client sent it.
+        #expect(cloudfront.sessions.first { $0.state == "cfr-code" }?.redirectURI == opa)
         #expect(cloudfront.sessions.allSatisfy { $0.clientIP == "203.0.113.9" } && cloudfront.accounting.malformedLines == 0)
 
         // A header several pieces (and threads) ahead of its lines still

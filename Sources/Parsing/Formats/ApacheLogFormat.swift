@@ -13,12 +13,15 @@ enum ApacheLogFormat {
     /// Names of fields with no nginx variable of their own.
     static let anyTime = "apache_time_strftime"
     static let microseconds = "apache_time_usec"
+    static let fractionMilli = "apache_time_msec_frac"
+    static let fractionMicro = "apache_time_usec_frac"
+    static let forwardedFor = "apache_x_forwarded_for"
 
     /// How a missing field is named in Apache's syntax.
     static let missing = (time: "%t or %{…}t", status: "%s or %>s", request: "%r or %U")
 
     /// Directive letters Apache's mod_log_config knows.
-    private static let letters = Set("aABbCDefhHiIklLmMnoOpPqrRsStTuUvVXR^")
+    private static let letters = Set("aABbcCDefhHiIklLmMnoOpPqrRsStTuUvVxXR^")
 
     /// Whether `text` is in Apache's syntax: a `%` directive, and no `$`
     /// variable.
@@ -145,10 +148,13 @@ enum ApacheLogFormat {
                     literal.append(.closeBracket)
                 case "sec"?, "msec"?: try field("msec", directive: directive)
                 case "usec"?: try field(microseconds, directive: directive)
-                case "msec_frac"?, "usec_frac"?: try field("apache_fraction", directive: directive)
+                case "msec_frac"?: try field(fractionMilli, directive: directive)
+                case "usec_frac"?: try field(fractionMicro, directive: directive)
                 default: try field(anyTime, directive: directive)
                 }
             case "h", "a": try field(argument == nil || argument == "c" ? "remote_addr" : "apache_ignored", directive: directive)
+            // The client behind a proxy: X-Forwarded-For's first address.
+            case "i" where argument?.lowercased() == "x-forwarded-for": try field(forwardedFor, directive: directive)
             case "r": try field("request", directive: directive)
             case "s": try field("status", directive: directive)
             case "m": try field("request_method", directive: directive)

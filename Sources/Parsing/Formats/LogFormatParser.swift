@@ -23,6 +23,10 @@ package struct LogFormatParser: RecordParser {
     /// What a variable's value is used for.
     enum Field {
         case timeLocal, timeISO, msec, timeAny, timeMicros, request, method, uri, args, status, location, client, ignored
+        /// A time's fraction logged apart (`%{msec_frac}t`, `%{usec_frac}t`).
+        case fractionMilli, fractionMicro
+        /// X-Forwarded-For in the client's place: its first address.
+        case forwardedFor
     }
 
     let pieces: [Piece]
@@ -144,6 +148,9 @@ package struct LogFormatParser: RecordParser {
         case "remote_addr", "realip_remote_addr", "binary_remote_addr": return .client
         case ApacheLogFormat.anyTime: return .timeAny
         case ApacheLogFormat.microseconds: return .timeMicros
+        case ApacheLogFormat.fractionMilli: return .fractionMilli
+        case ApacheLogFormat.fractionMicro: return .fractionMicro
+        case ApacheLogFormat.forwardedFor, "http_x_forwarded_for": return .forwardedFor
         default: return .ignored
         }
     }
@@ -213,6 +220,12 @@ package struct LogFormatParser: RecordParser {
 
     private func build(_ record: inout LogRecord) -> MalformedReason? {
         var time: Int64?
+        // Apache's time in pieces (`%{%Y-%m-%dT%H:%M:%S}t.%{usec_frac}t
+        // %{%z}t`): the first piece is the time, a later one that is a zone
+        // gives its zone, a fraction piece its milliseconds.
+        var zoneMinutes: Int?
+        var fractionMs: Int64?
+        var forwarded: UnsafeRawBufferPointer?
         var uri: UnsafeRawBufferPointer?
         var args: UnsafeRawBufferPointer?
         var hasStatus = false
@@ -222,7 +235,17 @@ package struct LogFormatParser: RecordParser {
             case .timeLocal: if time == nil { guard let t = Timestamp.parseCommonLog(raw) else { return .badTime }; time = t }
             case .timeISO: if time == nil { guard let t = Timestamp.parseISO8601(raw) else { return .badTime }; time = t }
             case .msec: if time == nil { guard let t = Timestamp.parseEpoch(raw) else { return .badTime }; time = t }
-            case .timeAny: if time == nil { guard let t = Timestamp.parseAny(raw) else { return .badTime }; time = t }
+            case .timeAny:
+                if time == nil {
+                    guard let t = Timestamp.parseAny(raw) else { return .badTime }
+                    time = t
+                } else if let z = Timestamp.zoneMinutes(raw) {
+                    zoneMinutes = z
+                }
+            case .fractionMilli, .fractionMicro:
+                guard let f = Bytes.parseInt(raw), raw.count == (field == .fractionMilli ? 3 : 6) else { return .badTime }
+                fractionMs = Int64(field == .fractionMilli ? f : f / 1000)
+            case .forwardedFor: forwarded = value(raw)
             case .timeMicros: if time == nil { guard let t = Timestamp.parseEpoch(raw, unit: -1_000) else { return .badTime }; time = t }
             case .request: if let r = value(raw) { RequestLine.split(r, into: &record) }
             case .method: if let m = value(raw) { record.method = m }
@@ -237,7 +260,18 @@ package struct LogFormatParser: RecordParser {
             case .ignored: break
             }
         }
-        guard let time, hasStatus else { return .missingField }
+        guard var time, hasStatus else { return .missingField }
+        if let zoneMinutes { time -= Int64(zoneMinutes) * 60_000 }
+        if let fractionMs, time % 1000 == 0 { time += fractionMs }
+        // X-Forwarded-For where the format logs it in the peer's place (no
+        // other client field): its first address is the client.
+        if record.clientIP.isEmpty, let forwarded {
+            let end = Bytes.find(UInt8(ascii: ","), in: forwarded) ?? forwarded.count
+            var first = Bytes.slice(forwarded, 0, end)
+            while let f = first.first, f == .space { first = Bytes.slice(first, 1, first.count) }
+            while let l = first.last, l == .space { first = Bytes.slice(first, 0, first.count - 1) }
+            record.clientIP = first
+        }
         record.time = time
         if record.target.isEmpty, let uri {
             // Apache's `%q` keeps its `?`.

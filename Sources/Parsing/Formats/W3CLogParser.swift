@@ -109,6 +109,23 @@ package struct W3CLogParser: RecordParser {
         layout = new
     }
 
+    /// `bytes` with one layer of percent-encoding undone (`%25` → `%`,
+    /// `%3D` → `=`); a `%` not followed by two hex digits stays as it is.
+    private func undoEncoding(_ bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        let mark = scratch.mark
+        var i = 0
+        while i < bytes.count {
+            if bytes[i] == .percent, i + 2 < bytes.count, let hi = Hex.value(bytes[i + 1]), let lo = Hex.value(bytes[i + 2]) {
+                scratch.append(hi << 4 | lo)
+                i += 3
+            } else {
+                scratch.append(bytes[i])
+                i += 1
+            }
+        }
+        return scratch.view(from: mark)
+    }
+
     /// Between two names of a `#Fields:` line (a CR ends one read ahead).
     private static func isGap(_ byte: UInt8) -> Bool { byte == .space || byte == .tab || byte == UInt8(ascii: "\r") }
 
@@ -157,6 +174,10 @@ package struct W3CLogParser: RecordParser {
         if layout.uri >= 0 && layout.stem < 0 {
             record.target = Bytes.equals(uri, "-") ? none : URLParts.pathAndQuery(uri)
         } else {
+            // CloudFront percent-encodes cs-uri-query once more (`%` is
+            // written `%25`): that layer is undone, so a redirect_uri is
+            // judged as the client sent it.
+            if layout.edge && layout.query >= 0 && Bytes.find(.percent, in: query) != nil { query = undoEncoding(query) }
             record.target = RequestLine.target(uri: stem, query: layout.query >= 0 ? query : nil, scratch: scratch)
         }
         if let location {
