@@ -52,7 +52,7 @@ struct AuditOptions: ParsableArguments {
     @Option(
         name: .customLong("json-field"),
         help: ArgumentHelp(
-            "Where a JSON log keeps a role: time[:s|ms|us|ns|iso], method, target, status, location, client (repeatable; resp.headers.Location[0]).",
+            "Where a JSON log keeps a role: time[:s|ms|us|ns|iso], method, target, status, location, client, user-agent (repeatable; resp.headers.Location[0]).",
             valueName: "ROLE=PATH"))
     var jsonFields: [String] = []
 
@@ -138,7 +138,7 @@ struct AuditOptions: ParsableArguments {
         }
         for field in jsonFields where Self.jsonField(field) == nil {
             throw ValidationError(
-                "--json-field: \"\(field)\" is not ROLE=PATH with a role of time[:s|ms|us|ns|iso], method, target, status, location, client")
+                "--json-field: \"\(field)\" is not ROLE=PATH with a role of time[:s|ms|us|ns|iso], method, target, status, location, client, user-agent")
         }
         // Ranges first: the log_format check below sizes buffers by --max-line.
         if let message = OptionLimits.check(sessionTimeout: sessionTimeout, maxLine: maxLine, maxSessions: 1) {

@@ -160,6 +160,20 @@ struct JSONFormatTests {
         #expect(throws: ParseFailure(reason: .noRequestFields)) { try read(#"{"level":"info","ts":1795341601.5,"msg":"serving initial configuration"}"#) }
     }
 
+    @Test("--json-field user-agent=PATH is a role, as the contract lists it")
+    func userAgentRole() throws {
+        let dir = temporaryDirectory()
+        let log = writeLog(
+            [#"{"t":1795341601,"m":"GET","u":"\#(request.split(separator: " ")[1])","s":200,"agent":{"name":"GoogleApp/1.0"}}"#], named: "app.json", in: dir)
+        let run = try runCLI([
+            log, "--json-field", "time=t:s", "--json-field", "method=m", "--json-field", "target=u", "--json-field", "status=s",
+            "--json-field", "user-agent=agent.name", "--quiet", "--json", dir + "/r.json",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        let doc = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/r.json"))) as? [String: Any])
+        #expect((doc["input"] as? [String: Any])?["records"] as? Int == 1)
+    }
+
     @Test("Google Cloud's full requestUrl becomes its path and query")
     func gcloud() throws {
         let line =

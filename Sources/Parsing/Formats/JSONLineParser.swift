@@ -17,6 +17,9 @@ package struct JSONLineParser: RecordParser {
     /// What a recognised key is used for.
     package enum Role: Int, CaseIterable, Sendable {
         case time, request, method, uri, query, status, location, client
+        /// Found and kept for nothing the audit judges (docs/contract.md
+        /// §2 lists the role; `explain` shows the line itself).
+        case userAgent
 
         /// The role's name in `--json-field ROLE=PATH`.
         package var name: String {
@@ -29,6 +32,7 @@ package struct JSONLineParser: RecordParser {
             case .status: return "status"
             case .location: return "location"
             case .client: return "client"
+            case .userAgent: return "user-agent"
             }
         }
     }
@@ -67,6 +71,7 @@ package struct JSONLineParser: RecordParser {
         ("remote_addr", .client, .json), ("client_ip", .client, .json), ("ip", .client, .json),
         ("request.client_ip", .client, .caddy), ("request.remote_ip", .client, .caddy), ("httpRequest.remoteIp", .client, .gcloud),
         ("ClientHost", .client, .traefik), ("ClientIP", .client, .cloudflare),
+        ("http_user_agent", .userAgent, .json), ("user_agent", .userAgent, .json),
     ]
 
     /// A value found in the scan: its raw bytes (inside the quotes for a
