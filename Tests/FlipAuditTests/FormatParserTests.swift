@@ -282,4 +282,23 @@ struct ZoneTests {
         let bad = try runCLI(["--tz", "Mars/Olympus", "x.log"])
         #expect(bad.status == 2 && bad.stderr.contains("--tz: \"Mars/Olympus\" is not a time zone"))
     }
+
+    @Test("behind rsyslog's RFC 3339 header, its zone is the time's, whatever --tz says, and no zone is said missing")
+    func rsyslogZone() throws {
+        let framed = "<134>2026-11-22T11:00:01.250000+01:00 lb haproxy[812]: " + Self.line
+        #expect(try read(framed, .fixed(.haproxy)).0.time == t0)
+        let zone = try #require(AuditConfiguration.zone(named: "-05:00"))
+        var reader = try RecordReader(.auto, maxLine: 4096, zone: zone)
+        var bytes = Array(framed.utf8)
+        let failure = bytes.withUnsafeMutableBytes { reader.read(UnsafeRawBufferPointer($0), escapes: false) }
+        #expect(failure == nil && reader.record.time == t0 && reader.record.zoneFromHeader)
+        // A header in UTC: the message's 11:00:01 is UTC.
+        let utc = "2026-11-22T11:00:01Z lb haproxy[812]: " + Self.line
+        #expect(try read(utc, .fixed(.haproxy)).0.time == t0 + 3_600_000)
+        let dir = temporaryDirectory()
+        let run = try runCLI([writeLog([framed], named: "haproxy.log", in: dir), "--quiet"])
+        #expect(!run.stderr.contains("carry no zone"), "\(run.stderr)")
+        let plain = try runCLI([writeLog([Self.line], named: "plain.log", in: dir), "--quiet"])
+        #expect(plain.stderr.contains("HAProxy's times carry no zone: read as UTC (--tz ZONE)"))
+    }
 }

@@ -35,6 +35,7 @@ struct ScanAssembler {
     private var noFinalNewline = false
     /// Redirect records with two candidate Locations, and the first's line.
     private var ambiguousLocations = 0
+    private var zonedByHeader = 0
     private var firstAmbiguousLine: Int?
     /// Redirect records with no URL in the field read as the Location.
     private var doubtfulLocations = 0
@@ -76,6 +77,7 @@ struct ScanAssembler {
         crlfLines += scan.crlfLines
         if firstAmbiguousLine == nil, let first = scan.firstAmbiguousLine { firstAmbiguousLine = base + first }
         ambiguousLocations += scan.ambiguousLocations
+        zonedByHeader += scan.zonedByHeader
         if firstDoubtfulLine == nil, let first = scan.firstDoubtfulLine { firstDoubtfulLine = base + first }
         doubtfulLocations += scan.doubtfulLocations
         noFinalNewline = noFinalNewline || scan.noFinalNewline
@@ -136,8 +138,9 @@ struct ScanAssembler {
         if let hint { warnings.append("\(file.displayName): \(hint)") }
         // Read normally, each said once with its count (docs/contract.md §8).
         if crlfLines > 0 { warnings.append("\(file.displayName): \(crlfLines) \(crlfLines == 1 ? "line ends" : "lines end") in CRLF; read as LF") }
-        if tally.records[RecordFormat.haproxy.rawValue] > 0 {
-            // Said once: HAProxy's times carry no zone.
+        if tally.records[RecordFormat.haproxy.rawValue] > Int64(zonedByHeader) {
+            // Said once: HAProxy's times carry no zone (unless a syslog
+            // header gave every one of them its own).
             warnings.append("\(file.displayName): HAProxy's times carry no zone: read as \(zone ?? "UTC") (--tz ZONE)")
         }
         if tally.records[RecordFormat.iis.rawValue] > 0 {

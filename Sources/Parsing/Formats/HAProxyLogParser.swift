@@ -20,6 +20,24 @@ package struct HAProxyLogParser: RecordParser {
         self.zone = zone
     }
 
+    /// The zone of an RFC 3339 syslog header at the line's start (after a
+    /// `<PRI>`), in minutes east of UTC; nil without one.
+    static func headerZone(_ line: UnsafeRawBufferPointer) -> Int? {
+        var i = 0
+        if line.count > 5, line[0] == UInt8(ascii: "<"), let close = Bytes.find(UInt8(ascii: ">"), in: Bytes.slice(line, 0, min(6, line.count))) {
+            i = close + 1
+        }
+        // YYYY-MM-DDTHH:MM:SS, a fraction, then Z or ±HH:MM, then a space.
+        guard i + 20 < line.count, line[i + 4] == .minus, line[i + 10] == UInt8(ascii: "T"), line[i + 13] == .colon else { return nil }
+        guard let space = Bytes.find(.space, in: line, from: i + 19), space - i <= 40 else { return nil }
+        var z = space - 1
+        if line[z] == UInt8(ascii: "Z") { return 0 }
+        // ±HH:MM
+        z = space - 6
+        guard z > i + 18, line[z] == .plus || line[z] == .minus else { return nil }
+        return Timestamp.zoneMinutes(Bytes.slice(line, z, space))
+    }
+
     package mutating func parse(_ line: UnsafeRawBufferPointer, into record: inout LogRecord) -> MalformedReason? {
         scratch.reset()
         record = LogRecord()
@@ -32,7 +50,15 @@ package struct HAProxyLogParser: RecordParser {
             guard o > 0, line[o - 1] == .space, o + 25 < line.count, line[o + 25] == .closeBracket,
                 let time = Timestamp.parseCommonLog(Bytes.slice(line, o + 1, o + 25))
             else { continue }
-            record.time = zone.map { $0.utc(fromLocal: time) } ?? time
+            // A syslog header with a zone (rsyslog's RFC 3339,
+            // `2026-11-22T10:00:01.123456+01:00 host haproxy[1]: `) gives it;
+            // else --tz, else UTC.
+            if let minutes = Self.headerZone(line) {
+                record.time = time - Int64(minutes) * 60_000
+                record.zoneFromHeader = true
+            } else {
+                record.time = zone.map { $0.utc(fromLocal: time) } ?? time
+            }
             open = o
             close = o + 25
             break

@@ -38,6 +38,8 @@ package struct PieceScan: Sendable {
     /// User-Agent (no Location taken), and the first of them.
     package var ambiguousLocations = 0
     package var firstAmbiguousLine: Int?
+    /// Records whose zone a syslog header gave (HAProxy's own times have none).
+    package var zonedByHeader = 0
     /// Redirect records with no URL in the one field read as their
     /// Location, and the first of them.
     package var doubtfulLocations = 0
@@ -234,6 +236,7 @@ package struct LineScanner: LineSink {
             latest = time
             scan.peaks.append((number, time))
         }
+        if reader.record.zoneFromHeader { scan.zonedByHeader += 1 }
         if reader.record.locationAmbiguous {
             scan.ambiguousLocations += 1
             if scan.firstAmbiguousLine == nil { scan.firstAmbiguousLine = number }
