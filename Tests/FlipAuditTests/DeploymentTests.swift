@@ -48,7 +48,7 @@ struct DeploymentTests {
         #expect(night1.status == 0, "\(night1.stderr)")
         // Nothing waits: the legacy server went quiet at 23:19:58 and holds
         // nothing back; said in the summary and the JSON.
-        #expect(!night1.stderr.contains("wait for the next run"))
+        #expect(!night1.stderr.contains("for the next run"))
         #expect(
             flat(night1.stdout).contains(
                 "quiet: \(sampleLogs)/legacy-no-location.log.gz, last record 2026-11-21T23:19:58.000Z; it holds nothing back"))
@@ -105,6 +105,15 @@ struct DeploymentTests {
             flat(run.stdout).contains(
                 "1 flip record waits for the next run: after the watermark 2026-11-21T23:55:00.000Z, where \(logs[0]) ends"))
         #expect(run.stdout.hasSuffix("\nPARTIAL · FINDINGS 0\n"))
+        // Said as words, where it is read: standard error and the streams.
+        #expect(
+            run.stderr.contains(
+                "flipaudit: 1 flip record after the watermark 2026-11-21T23:55:00.000Z, where \(logs[0]) ends, waits for the next run "
+                    + "(carried in the checkpoint; --cut-at says when the logs were cut)"), "\(run.stderr)")
+        #expect(flat(run.stdout).contains("  streams              2 from 2 files (a server's consecutive files are one stream)"))
+        #expect(
+            flat(run.stdout).contains(
+                "    waiting: 1 flip record after the watermark 2026-11-21T23:55:00.000Z, where \(logs[0]) ends; carried to the next run"))
         let doc = try json(dir + "/r.json")
         let waiting = try #require((doc["deployment"] as? [String: Any])?["waiting"] as? [String: Any])
         #expect(waiting["records"] as? Int == 1 && waiting["stream"] as? String == logs[0])

@@ -29,7 +29,8 @@ struct CarryStep {
         if let holder = waiting.holder {
             warn(
                 "\(waiting.held.count) flip \(waiting.held.count == 1 ? "record" : "records") after the watermark \(Timestamp.iso8601(watermark)), "
-                    + "where \(streamName(holder.input)) ends, wait for the next run (carried in the checkpoint; --cut-at says when the logs were cut)"
+                    + "where \(streamName(holder.input)) ends, \(waiting.held.count == 1 ? "waits" : "wait") for the next run "
+                    + "(carried in the checkpoint; --cut-at says when the logs were cut)"
             )
         }
         next.key = configuration.fingerprint.keyBytes ?? []
