@@ -113,7 +113,7 @@ struct DeploymentTests {
         #expect(flat(run.stdout).contains("  streams              2 from 2 files (a server's consecutive files are one stream)"))
         #expect(
             flat(run.stdout).contains(
-                "    waiting: 1 flip record after the watermark 2026-11-21T23:55:00.000Z, where \(logs[0]) ends; carried to the next run"))
+                "one stream) waiting: 1 flip record after the watermark 2026-11-21T23:55:00.000Z, where \(logs[0]) ends; carried to the next run"))
         let doc = try json(dir + "/r.json")
         let waiting = try #require((doc["deployment"] as? [String: Any])?["waiting"] as? [String: Any])
         #expect(waiting["records"] as? Int == 1 && waiting["stream"] as? String == logs[0])
