@@ -86,7 +86,11 @@ package struct RecordReader {
                 format = w3c.format
                 return w3c.parse(line, into: &record)
             }
-            guard let failure = combined.parse(line, into: &record, escapes: escapes) else { return nil }
+            guard let failure = combined.parse(line, into: &record, escapes: escapes) else {
+                // Origin-form targets start with `/`: one byte on the common line.
+                if record.target.first == UInt8(ascii: "h"), Self.cutByVarnish(record) { return .truncated }
+                return nil
+            }
             return other(line, refused: failure)
         }
     }
@@ -158,6 +162,27 @@ package struct RecordReader {
         if tried != .envoy && envoy.parse(line, into: &scratch) == nil { return .envoy }
         if tried != .haproxy && haproxy.parse(line, into: &scratch) == nil { return .haproxy }
         return nil
+    }
+
+    /// Varnish (`varnishncsa`, whose `%r` writes the absolute URL) keeps a
+    /// log record in `vsl_reclen` bytes (255 by default): a URL of more
+    /// is cut at 254 bytes, a `Location: …` header at 254 with its name,
+    /// a value of 244. A combined record whose absolute target's path and
+    /// query, or whose Location, has exactly that length was cut by its
+    /// writer: truncated, never read as a mismatch. Only a record whose
+    /// target is absolute, as Varnish writes it, is asked (nginx and
+    /// Apache log the path, and a Location of 244 bytes is theirs).
+    static let varnishURLCut = 254
+    static let varnishLocationCut = 244
+
+    static func cutByVarnish(_ record: LogRecord) -> Bool {
+        let t = record.target
+        guard t.count > 8, t[0] == UInt8(ascii: "h"), let scheme = Bytes.find(.slash, in: t), scheme + 1 < t.count, t[scheme + 1] == .slash,
+            let path = Bytes.find(.slash, in: t, from: scheme + 2)
+        else { return false }
+        if t.count - path == varnishURLCut { return true }
+        if case .value(let location) = record.location, location.count == varnishLocationCut { return true }
+        return false
     }
 
     /// Whether a line refused as `truncated` held a flip record: what is

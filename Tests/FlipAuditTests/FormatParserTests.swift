@@ -25,6 +25,30 @@ private let back = "https://oauth-redirect.googleusercontent.com/a/com.google.OP
 
 @Suite("The combined family")
 struct CombinedFamilyTests {
+    @Test("Varnish cuts a URL at 254 bytes and a Location at 244 (vsl_reclen 255): truncated, never read as a mismatch")
+    func varnishCut() throws {
+        let host = "http://partner.example"
+        func line(_ target: String, _ location: String) -> String {
+            #"203.0.113.9 - - [22/Nov/2026:10:00:01 +0000] "GET \#(host)\#(target) HTTP/1.1" 302 0 "-" "GoogleApp/1.0" "\#(location)""#
+        }
+        let state = String(repeating: "s", count: 300)
+        let whole = "/oauth/authorize?client_id=G123&redirect_uri=x&state=\(state)"
+        let cutTarget = String(whole.prefix(254))
+        #expect(throws: ParseFailure.self) { try read(line(cutTarget, "-")) }
+        let cutLocation = String((back + "&pad=" + state).prefix(244))
+        #expect(throws: ParseFailure.self) { try read(line("/oauth/authorize?state=s1", cutLocation)) }
+        // One byte more or less is a record; so is nginx's path of 254.
+        #expect(try read(line(String(whole.prefix(253)), "-")).0.status == 302)
+        #expect(try read(line("/oauth/authorize?state=s1", String(cutLocation.prefix(243)))).0.status == 302)
+        let nginx = #"203.0.113.9 - - [22/Nov/2026:10:00:01 +0000] "GET \#(cutTarget) HTTP/1.1" 302 0 "-" "GoogleApp/1.0" "-""#
+        #expect(try read(nginx).0.target == cutTarget)
+        // The run says it, naming the setting that fixes it.
+        let dir = temporaryDirectory()
+        let run = try runCLI([writeLog([line(cutTarget, "-")], named: "varnish.log", in: dir), "--no-color"])
+        #expect(run.stdout.replacingOccurrences(of: "\n    ", with: " ").contains("Varnish: varnishd -p vsl_reclen=4084"), "\(run.stdout)")
+        #expect(run.stderr.contains("varnish.log:1: malformed line (truncated by its writer, a flip record)"), "\(run.stderr)")
+    }
+
     @Test("nginx main: the Location is the field holding the redirect target, whatever X-Forwarded-For holds")
     func nginxMain() throws {
         for xff in ["-", "198.51.100.7", "198.51.100.7, 10.0.0.1"] {

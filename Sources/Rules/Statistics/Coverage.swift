@@ -82,7 +82,9 @@ package struct Coverage: Sendable, Equatable {
         if truncated > 0 {
             gaps.append(
                 Gap(
-                    check: "truncated", detail: "\(truncated) \(truncated == 1 ? "line was" : "lines were") truncated by the server that wrote it (not audited)"
+                    check: "truncated",
+                    detail: "\(truncated) \(truncated == 1 ? "line was" : "lines were") truncated by the server that wrote it (not audited): "
+                        + "raise its limit (HAProxy: log … len 8192; Varnish: varnishd -p vsl_reclen=4084)"
                 ))
         }
         let future = accounting.malformedByReason[MalformedReason.future.rawValue] ?? 0
