@@ -160,3 +160,55 @@ struct TierTests {
         #expect(sessions.split(separator: "\n").filter { $0.hasPrefix("st10,") }.count == 1)
     }
 }
+
+@Suite("Tiers when following")
+struct FollowTierTests {
+    /// Runs `flipaudit follow ARGS` until its standard error holds `want`
+    /// (at most 60 s: the verdict is the words, the deadline only ends a
+    /// wait that would otherwise hang), then SIGTERM; its standard error.
+    func follow(_ arguments: [String], until want: String, inFindings: Bool = false) throws -> (String, Int32) {
+        let binary = Bundle.module.bundleURL.deletingLastPathComponent().appendingPathComponent("flipaudit")
+        let dir = temporaryDirectory()
+        let errPath = dir + "/stderr"
+        FileManager.default.createFile(atPath: errPath, contents: nil)
+        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
+        let p = Process()
+        p.executableURL = binary
+        p.arguments = ["follow"] + arguments + ["--findings", dir + "/findings.ndjson"]
+        p.standardError = err
+        p.standardOutput = FileHandle.nullDevice
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        var text = ""
+        for _ in 0..<600 {
+            text = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
+            let findings = (try? String(contentsOfFile: dir + "/findings.ndjson", encoding: .utf8)) ?? ""
+            if (inFindings ? findings : text).contains(want) { break }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        p.terminate()
+        p.waitUntilExit()
+        return ((try? String(contentsOfFile: errPath, encoding: .utf8)) ?? text, p.terminationStatus)
+    }
+
+    @Test("a follower says once which files look like tiers nobody named, with the --tiers that pairs them")
+    func unnamed() throws {
+        let (proxy, backend) = TierTests.logs()
+        let dir = temporaryDirectory()
+        let p = writeLog(proxy, named: "proxy.log", in: dir)
+        let b = writeLog(backend, named: "backend.log", in: dir)
+        let want = "log the same requests (a proxy and its backend?): each is audited twice; follow with --tiers '"
+        let (said, status) = try follow([p, b, "--from-start", "--client-id", googleClient], until: want)
+        #expect(status == 0)
+        #expect(said.contains("flipaudit: follow: \(p) and \(b) \(want)\(p),\(b)' to audit each once"), "\(said)")
+        #expect(said.components(separatedBy: want).count == 2)
+        // Named, nothing is said: they are paired. (A look-alike request
+        // last in the backend's log: its finding shows every line before
+        // it was audited.)
+        let last = combined(0, authorize(state: "last", redirect: "https://evil.example/cb"), 400, ip: "198.51.100.1", minute: 9)
+        let b2 = writeLog(backend + [last], named: "backend2.log", in: dir)
+        let (named, _) = try follow(
+            [p, b2, "--from-start", "--client-id", googleClient, "--tiers", "\(p),\(b2)"], until: "redirect-not-allowlisted", inFindings: true)
+        #expect(!named.contains("log the same requests"), "\(named)")
+    }
+}

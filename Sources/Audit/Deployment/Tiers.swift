@@ -170,7 +170,7 @@ package struct Tiers {
     /// Pairs of inputs most of whose sampled flip records (of the smaller
     /// sample) are twins of the other's, at least `fewest`: tiers, found in
     /// the records themselves. Inputs by rank, `samples` in that order.
-    static func detect(_ samples: [TwinSample]) -> Set<Pair> {
+    package static func detect(_ samples: [TwinSample]) -> Set<Pair> {
         // Twins share their state and key: only records in one group can
         // pair, one to one, in time order.
         struct Record {

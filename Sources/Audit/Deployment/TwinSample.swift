@@ -5,7 +5,7 @@ import Rules
 /// (`Tiers.detect`): what both drivers decide from — one process from its
 /// read steps, a distributed reducer from the facts lines every reducer
 /// gets — so both read the same pairs of inputs as tiers.
-struct TwinSample: Sendable, Equatable {
+package struct TwinSample: Sendable, Equatable {
     /// How many records an input's sample keeps.
     static let size = 256
 
@@ -19,21 +19,21 @@ struct TwinSample: Sendable, Equatable {
 
     private(set) var entries: [Entry] = []
 
-    init() {}
+    package init() {}
 
     /// Takes `event` while the sample has room (events in line order).
-    mutating func see(_ event: FlipEvent) {
+    package mutating func see(_ event: FlipEvent) {
         guard entries.count < Self.size, let twin = event.twin, let state = event.stateKey else { return }
         entries.append(Entry(time: event.time, state: state, twin: twin, line: event.lineKey))
     }
 
-    var isFull: Bool { entries.count >= Self.size }
+    package var isFull: Bool { entries.count >= Self.size }
 }
 
 /// In a facts line: one string, `TIME:STATE:KEY:LOCATION:LINE` (hex, `-`
 /// for no Location) per entry, joined by `,`.
 extension TwinSample: Codable {
-    init(from decoder: Decoder) throws {
+    package init(from decoder: Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
         guard !text.isEmpty else { return }
         for part in text.split(separator: ",", omittingEmptySubsequences: false) {
@@ -48,7 +48,7 @@ extension TwinSample: Codable {
         }
     }
 
-    func encode(to encoder: Encoder) throws {
+    package func encode(to encoder: Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(
             entries.map { e in

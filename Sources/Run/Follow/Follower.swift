@@ -21,6 +21,11 @@ final class Follower {
     private var duplicates: DuplicateFilter
     /// The inputs `--tiers` names: the second of twins is left out.
     private var twins: TwinMemory!
+    /// Each file's first flip records that could have a twin, by rank:
+    /// files that look like tiers nobody named are said once.
+    private var samples: [Int32: TwinSample] = [:]
+    private var sampled = 0
+    private var tiersSaid = Set<String>()
     /// Runs of the chain before this one.
     private let previousRun: Int
 
@@ -408,6 +413,10 @@ final class Follower {
         // across files (docs/contract.md §3), within what one release hands on.
         if ordered.count > 1 { CausalOrder.reorder(&ordered) }
         for event in ordered {
+            if samples[event.source.file]?.isFull != true {
+                samples[event.source.file, default: TwinSample()].see(event)
+                sampled += 1
+            }
             guard twins.admits(event) else { continue }
             guard duplicates.admits(event) else {
                 metrics.duplicateRecords += 1
@@ -415,6 +424,24 @@ final class Follower {
             }
             tracker.process(event)
             stream.endStep()
+        }
+        if sampled >= 16 { sayTiers() }
+    }
+
+    /// Files whose first records say they log the same requests (a proxy
+    /// and its backend) and that `--tiers` does not name: said once per
+    /// pair, with the option that pairs them (a follower does not pair
+    /// by itself: findings already written cannot be taken back).
+    private func sayTiers() {
+        sampled = 0
+        guard samples.count >= 2, let top = samples.keys.max() else { return }
+        let list = (0...top).map { samples[$0] ?? TwinSample() }
+        for pair in Tiers.detect(list).sorted() where rankNames.indices.contains(Int(pair.b)) {
+            let (a, b) = (rankNames[Int(pair.a)], rankNames[Int(pair.b)])
+            guard Tiers.named(configuration.tiers, names: [a, b]).isEmpty, tiersSaid.insert(a + "\u{0}" + b).inserted else { continue }
+            StandardError().write(
+                "flipaudit: follow: \(TerminalText.escape(a)) and \(TerminalText.escape(b)) log the same requests (a proxy and its backend?): "
+                    + "each is audited twice; follow with --tiers '\(TerminalText.escape(a)),\(TerminalText.escape(b))' to audit each once")
         }
     }
 
