@@ -92,6 +92,23 @@ enum RequestLine {
 /// A fixed-capacity byte buffer that parsers write unescaped text into. Its
 /// storage never moves, so views handed out stay valid until `reset()`.
 final class ScratchBuffer {
+    /// `raw` with each `marker` and two hex digits (`#22`, `%25`) decoded,
+    /// written here; a marker not followed by two hex digits stays.
+    func unescaping(_ raw: UnsafeRawBufferPointer, marker: UInt8) -> UnsafeRawBufferPointer {
+        let start = mark
+        var i = 0
+        while i < raw.count {
+            if raw[i] == marker, i + 2 < raw.count, let hi = Hex.value(raw[i + 1]), let lo = Hex.value(raw[i + 2]) {
+                append(hi << 4 | lo)
+                i += 3
+            } else {
+                append(raw[i])
+                i += 1
+            }
+        }
+        return view(from: start)
+    }
+
     private let storage: UnsafeMutableRawBufferPointer
     private var used = 0
 

@@ -130,17 +130,6 @@ package struct HAProxyLogParser: RecordParser {
     /// `#XX` escapes decoded (into the scratch buffer, when there is one).
     private func decoded(_ raw: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
         guard Bytes.find(.hash, in: raw) != nil else { return raw }
-        let mark = scratch.mark
-        var i = 0
-        while i < raw.count {
-            if raw[i] == .hash, i + 2 < raw.count, let hi = Hex.value(raw[i + 1]), let lo = Hex.value(raw[i + 2]) {
-                scratch.append(hi << 4 | lo)
-                i += 3
-            } else {
-                scratch.append(raw[i])
-                i += 1
-            }
-        }
-        return scratch.view(from: mark)
+        return scratch.unescaping(raw, marker: .hash)
     }
 }

@@ -112,18 +112,7 @@ package struct W3CLogParser: RecordParser {
     /// `bytes` with one layer of percent-encoding undone (`%25` → `%`,
     /// `%3D` → `=`); a `%` not followed by two hex digits stays as it is.
     private func undoEncoding(_ bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
-        let mark = scratch.mark
-        var i = 0
-        while i < bytes.count {
-            if bytes[i] == .percent, i + 2 < bytes.count, let hi = Hex.value(bytes[i + 1]), let lo = Hex.value(bytes[i + 2]) {
-                scratch.append(hi << 4 | lo)
-                i += 3
-            } else {
-                scratch.append(bytes[i])
-                i += 1
-            }
-        }
-        return scratch.view(from: mark)
+        scratch.unescaping(bytes, marker: .percent)
     }
 
     /// Between two names of a `#Fields:` line (a CR ends one read ahead).
