@@ -475,5 +475,33 @@ if [ $st = 4 ] && [ "$(grep -c 'cannot write a finding to /dev/full: No space le
   ok "follow --findings /dev/full: said once, exit 4 on SIGTERM, checkpoint still at byte 0"
 else ko "follow --findings /dev/full" "exit $st: $(head -c 400 fdisk.err) $(grep position fdisk/cp)"; fi
 
+# A short write (the disk fills mid-line, here a file size limit of
+# 1 KiB that prlimit then lifts): the rest of the line follows its first
+# bytes, never the whole line again after a fragment. Every line of the
+# findings file is whole JSON.
+if command -v prlimit > /dev/null; then
+  mkdir -p tdisk && cp basic.log tdisk/a.log
+  for _ in $(seq 1 6); do cat basic.log >> tdisk/a.log; done
+  (cd tdisk && trap '' XFSZ && exec prlimit --fsize=1024:unlimited "$bin" follow --from-start --findings found.ndjson a.log 2> ../tdisk.err) &
+  tpid=$!
+  for _ in $(seq 1 300); do grep -q "cannot write a finding" tdisk.err 2> /dev/null && break; sleep 0.1; done
+  prlimit --pid "$tpid" --fsize=unlimited:unlimited
+  for _ in $(seq 1 300); do grep -q "findings are written again" tdisk.err 2> /dev/null && break; sleep 0.1; done
+  kill -TERM $tpid 2> /dev/null; st=0; wait $tpid || st=$?
+  torn=$(python3 -c '
+import json, sys
+bad = 0
+for line in open(sys.argv[1], encoding="utf-8", errors="replace"):
+    try: json.loads(line)
+    except ValueError: bad += 1
+print(bad)' tdisk/found.ndjson 2> /dev/null)
+  lines=$(wc -l < tdisk/found.ndjson 2> /dev/null)
+  if [ $st = 0 ] && grep -q "findings are written again" tdisk.err && [ "$torn" = 0 ] && [ "${lines:-0}" -gt 3 ] && ! crashed tdisk.err; then
+    ok "follow --findings on a disk that fills mid-line, then frees: $lines whole lines, none torn"
+  else ko "follow --findings, a short write" "exit $st, $torn torn of ${lines:-0}: $(head -c 300 tdisk.err)"; fi
+else
+  skip "follow --findings, a short write" "no prlimit"
+fi
+
 echo "$passed passed, $failed failed${skipped:+, $skipped skipped}"
 [ $failed = 0 ]

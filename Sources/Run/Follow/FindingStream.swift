@@ -40,6 +40,10 @@ final class FindingStream: AuditSink {
     private var step: [(finding: Finding?, closed: SessionRecord?)] = []
     /// Lines not written yet (a write failed).
     private(set) var backlog: [[UInt8]] = []
+    /// Bytes of the first waiting line already written (a short write on
+    /// a full disk): the rest follows them, so a line is never torn into
+    /// a fragment and the whole line again.
+    private var writtenOfFirst = 0
     /// The last write error, said once until a write succeeds.
     private var failing = false
 
@@ -100,12 +104,11 @@ final class FindingStream: AuditSink {
     func writeBacklog() -> Bool {
         while let line = backlog.first {
             let done = line.withUnsafeBytes { bytes -> Bool in
-                var at = 0
-                while at < bytes.count {
-                    let n = write(descriptor, bytes.baseAddress! + at, bytes.count - at)
+                while writtenOfFirst < bytes.count {
+                    let n = write(descriptor, bytes.baseAddress! + writtenOfFirst, bytes.count - writtenOfFirst)
                     if n < 0 && errno == EINTR { continue }
                     guard n > 0 else { return false }
-                    at += n
+                    writtenOfFirst += n
                 }
                 return true
             }
@@ -120,6 +123,7 @@ final class FindingStream: AuditSink {
                 return false
             }
             backlog.removeFirst()
+            writtenOfFirst = 0
         }
         if failing {
             failing = false
@@ -150,6 +154,8 @@ final class FindingStream: AuditSink {
         _ = fsync(descriptor)
         close(descriptor)
         descriptor = fd
+        // A line cut short in the old file is written whole in the new.
+        writtenOfFirst = 0
     }
 
     /// Where the findings file stands, for the commit.
