@@ -211,4 +211,13 @@ struct FollowTierTests {
             [p, b2, "--from-start", "--client-id", googleClient, "--tiers", "\(p),\(b2)"], until: "redirect-not-allowlisted", inFindings: true)
         #expect(!named.contains("log the same requests"), "\(named)")
     }
+
+    @Test("clean is not blind, live: a pattern that matches no file is said, not followed silently")
+    func emptyPattern() throws {
+        let dir = temporaryDirectory()
+        let pattern = dir + "/ngnix/*.log"
+        let (said, status) = try follow([pattern], until: "matches no file")
+        #expect(status == 0)
+        #expect(said.contains("flipaudit: follow: \(pattern) matches no file (yet); looked for again every"), "\(said)")
+    }
 }

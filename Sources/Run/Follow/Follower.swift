@@ -168,7 +168,15 @@ final class Follower {
         for input in run.inputs {
             watch.watch(folder: (input as NSString).deletingLastPathComponent.isEmpty ? "." : (input as NSString).deletingLastPathComponent)
             if Self.isPattern(input) {
-                for name in Self.expand(input) where !Self.isCompressed(name) { check(name, named: false, now: now) }
+                let names = Self.expand(input)
+                // Clean is not blind: a pattern that matches nothing (a
+                // typo, a folder not there yet) is said, not followed silently.
+                if names.isEmpty {
+                    sayOnce(input, "matches no file (yet); looked for again every \(FileWatch.tick) ms")
+                } else {
+                    said.remove(input)
+                }
+                for name in names where !Self.isCompressed(name) { check(name, named: false, now: now) }
             } else {
                 check(input, named: true, now: now)
             }
@@ -188,7 +196,12 @@ final class Follower {
                 rotated(file, now: now)
                 current[name] = nil
             }
-            if named { sayOnce(name, "does not exist (yet); looked for again every \(FileWatch.tick) ms") }
+            if named {
+                // What stat(2) says: missing, or a folder on the way that
+                // cannot be searched (not "does not exist").
+                let why = errno == ENOENT ? "does not exist (yet)" : "cannot be looked at: \(String(cString: strerror(errno)))"
+                sayOnce(name, "\(why); looked for again every \(FileWatch.tick) ms")
+            }
             return
         }
         if Self.isCompressed(name) {
