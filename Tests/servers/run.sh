@@ -22,15 +22,7 @@ fresh=("$tmp"/logs/*.log)
 "$bin" "${fresh[@]}" --csv "$tmp/fresh" --quiet
 "$bin" Tests/FlipAuditTests/Fixtures/servers/*.log.gz --now 2026-11-28T18:00:00Z --csv "$tmp/fixed" --quiet
 
-story() { # CSV folder -> sorted lines without times, latencies or sources
-  python3 - "$1" <<'PY'
-import csv, sys
-d = sys.argv[1]
-rows = [f"session {r['state']} {r['outcome']} {r['error']} {r['findings']}" for r in csv.DictReader(open(d + "/sessions.csv"))]
-rows += [f"finding {r['kind']} {r['state']}" for r in csv.DictReader(open(d + "/findings.csv"))]
-print("\n".join(sorted(rows)))
-PY
-}
+. Tests/servers/story.sh
 story "$tmp/fresh" > "$tmp/fresh.txt"
 story "$tmp/fixed" > "$tmp/fixed.txt"
 if ! diff -u "$tmp/fixed.txt" "$tmp/fresh.txt"; then

@@ -22,15 +22,7 @@ for f in "${logs[@]}"; do [ -s "$tmp/logs/$f" ] || { echo "real-servers.sh wrote
 "$bin" "$tmp/logs/apache-flip.log" --client-id G123 --csv "$tmp/alone" --quiet || true
 "$bin" "${logs[@]/#/$tmp/logs/}" --client-id G123 --csv "$tmp/all" --json "$tmp/all.json" --quiet || true
 
-story() { # CSV folder -> sorted lines without times, latencies, addresses or sources
-  python3 - "$1" <<'PY'
-import csv, sys
-d = sys.argv[1]
-rows = [f"session {r['state']} {r['outcome']} {r['error']} {r['findings']}" for r in csv.DictReader(open(d + "/sessions.csv"))]
-rows += [f"finding {r['kind']} {r['state']}" for r in csv.DictReader(open(d + "/findings.csv"))]
-print("\n".join(sorted(rows)))
-PY
-}
+. Tests/servers/story.sh
 story "$tmp/alone" > "$tmp/alone.txt"
 story "$tmp/all" > "$tmp/all.txt"
 failed=0
