@@ -447,6 +447,10 @@ final class Follower {
     /// by itself: findings already written cannot be taken back).
     private func sayTiers() {
         sampled = 0
+        // Only the files still followed: a rank per rotation would
+        // otherwise keep its sample for as long as the follower runs.
+        let followed = Set(files.map(\.rank))
+        samples = samples.filter { followed.contains($0.key) }
         guard samples.count >= 2, let top = samples.keys.max() else { return }
         let list = (0...top).map { samples[$0] ?? TwinSample() }
         for pair in Tiers.detect(list).sorted() where rankNames.indices.contains(Int(pair.b)) {
