@@ -296,6 +296,29 @@ struct ReadBackSeedTests {
         #expect(TextFields.hex(Array("01f".utf8)[...]) == nil)
         #expect(TextFields.hex(Array("1F".utf8)[...]) == nil)
         #expect(TextFields.hex(Array("0".utf8)[...]) == 0)
+        for text in ["023", "+23", "-0", "-023", "", "-"] {
+            #expect(throws: TextFields.Malformed.self) { try TextFields.number(Array(text.utf8)[...], "n") }
+        }
+        #expect(try TextFields.number(Array("-23".utf8)[...], "n") == -23)
+        #expect(try TextFields.number(Array("0".utf8)[...], "n") == 0)
+    }
+
+    /// FuzzReadBack's finding: every stage event line it accepts is written
+    /// back as the same bytes (`event-lines-twice-written`, from the fuzzer).
+    @Test("a stage event line read back writes back as the line it was")
+    func eventLinesWriteBack() throws {
+        let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fuzz/Corpus/FuzzReadBack").path
+        var codec = EventCodec(allowlist: Allowlist(projectIDs: ["my-project"]))
+        var accepted = 0
+        for line in FileManager.default.contents(atPath: dir + "/event-lines-twice-written")!.split(separator: 0x0A) {
+            guard let (_, event) = try? EventLine.decode(ArraySlice(line), codec: &codec) else { continue }
+            accepted += 1
+            var once: [UInt8] = []
+            EventLine.encode(event, into: &once)
+            #expect(once.dropLast().elementsEqual(line), "\(String(decoding: line, as: UTF8.self))")
+        }
+        #expect(accepted > 0)
     }
 
     @Test("every seed line of Fuzz/Corpus/FuzzReadBack reads")

@@ -119,8 +119,15 @@ package enum TextFields {
         return fields
     }
 
+    /// A decimal number only as `number(_:_:)` writes one: no sign but a
+    /// minus, no leading zero, no `-0`. `023` would read as 23 and be
+    /// written back as another line.
     package static func number(_ field: ArraySlice<UInt8>, _ name: String) throws(Malformed) -> Int64 {
-        guard field.count <= 20, let n = Int64(String(decoding: field, as: UTF8.self)) else {
+        let digits = field.first == UInt8(ascii: "-") ? field.dropFirst() : field
+        guard field.count <= 20, let first = digits.first, digits.allSatisfy({ (0x30...0x39).contains($0) }),
+            first != 0x30 || digits.count == 1, !(digits.count < field.count && first == 0x30),
+            let n = Int64(String(decoding: field, as: UTF8.self))
+        else {
             throw Malformed(reason: "bad \(name)")
         }
         return n
