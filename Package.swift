@@ -18,7 +18,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/apple/swift-crypto", from: "3.0.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
@@ -42,9 +41,10 @@ let package = Package(
                 .linkedLibrary("z"),
             ]
         ),
-        /// The keyed fingerprint of states, codes and record lines:
-        /// SipHash-2-4 from libsodium (`libsodium-dev`).
-        .target(name: "CKeyedHash", linkerSettings: [.linkedLibrary("sodium")]),
+        /// libsodium (`libsodium-dev`) behind one small C interface: the
+        /// keyed fingerprint of states, codes and record lines (SipHash-2-4),
+        /// SHA-256, HMAC-SHA256 and random bytes.
+        .target(name: "CSodium", linkerSettings: [.linkedLibrary("sodium")]),
         /// Line ends and plain lines found in one pass over decoded bytes
         /// (AVX2 where the CPU has it, a byte loop elsewhere).
         .target(name: "CLines"),
@@ -55,7 +55,7 @@ let package = Package(
             dependencies: [
                 "CInflate",
                 "CLines",
-                .product(name: "Crypto", package: "swift-crypto"),
+                "CSodium",
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
@@ -74,8 +74,7 @@ let package = Package(
             dependencies: [
                 "Reading",
                 "Parsing",
-                "CKeyedHash",
-                .product(name: "Crypto", package: "swift-crypto"),
+                "CSodium",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
@@ -90,7 +89,6 @@ let package = Package(
                 "Writing",
                 "Parsing",
                 "Rules",
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "HeapModule", package: "swift-collections"),
             ]
@@ -151,7 +149,6 @@ let package = Package(
             name: "FlipAuditTests",
             dependencies: [
                 "Reading", "Writing", "Parsing", "Rules", "Audit", "Reports", "Run", "Command", "CLines",
-                .product(name: "Crypto", package: "swift-crypto"),
             ],
             resources: [.copy("Fixtures")]
         ),

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Testing
 
@@ -166,7 +165,7 @@ struct CheckpointTests {
         #expect(legacy.encoded().starts(with: Array("flipaudit checkpoint 2\n".utf8)))
         // The states it remembers are HMAC-SHA256's first 8 bytes, not SipHash.
         let ended = Set(legacy.endedStates.map(\.key))
-        let hmac = HMAC<SHA256>.authenticationCode(for: Array("R".utf8), using: SymmetricKey(data: key))
+        let hmac = HMACSHA256.code(for: Array("R".utf8), key: key)
         #expect(ended.contains(hmac.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) }))
         #expect(!ended.contains(Fingerprint.keyed(key).of("R")))
         var chained = rows(first)

@@ -170,7 +170,7 @@ struct FollowTierTests {
         let binary = Bundle.module.bundleURL.deletingLastPathComponent().appendingPathComponent("flipaudit")
         let dir = temporaryDirectory()
         let errPath = dir + "/stderr"
-        FileManager.default.createFile(atPath: errPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
         let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
         let p = Process()
         p.executableURL = binary

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Reading
 import Rules
@@ -52,8 +51,8 @@ package struct JobPlan: Sendable, Equatable {
     /// merge can tell a line of another job: 16 hex digits of HMAC-SHA256
     /// of a fixed text under the job's key (the key itself stays secret).
     var jobID: String {
-        let mac = HMAC<SHA256>.authenticationCode(for: Array("flipaudit job".utf8), using: SymmetricKey(data: key))
-        return Checkpoint.hex(Array(mac).prefix(8).map { $0 })
+        let mac = HMACSHA256.code(for: Array("flipaudit job".utf8), key: key)
+        return Checkpoint.hex(Array(mac.prefix(8)))
     }
 
     /// The `file` line of input `rank`, without its newline: what the read

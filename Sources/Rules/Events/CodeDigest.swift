@@ -1,4 +1,3 @@
-import Crypto
 import Parsing
 import Reading
 

@@ -1,5 +1,5 @@
-import CKeyedHash
-import Crypto
+import CSodium
+import Reading
 
 /// How states, codes and record lines become the 64-bit keys the audit
 /// compares and remembers: SipHash-2-4 (`fa_keyed_hash`, libsodium), a
@@ -13,17 +13,13 @@ import Crypto
 /// Chains begun before checkpoint version 3 keep HMAC-SHA256 (the first
 /// 8 bytes, big-endian) under their 32-byte key: what they remember was
 /// fingerprinted so, and must still match (`legacyKeyed`).
-///
-/// `@unchecked Sendable`: `HMAC` is an immutable value here (only copies
-/// are updated) that this swift-crypto release does not mark Sendable.
-package struct Fingerprint: @unchecked Sendable {
-    /// The keyed HMAC of a chain begun before version 3, boxed: a
-    /// Fingerprint is copied into every scanner, and Swift copies and
-    /// destroys an optional `HMAC` (a generic struct) through its
-    /// runtime's value witnesses; a box costs one retain.
-    private final class Legacy {
-        let hmac: HMAC<SHA256>
-        init(_ hmac: HMAC<SHA256>) { self.hmac = hmac }
+package struct Fingerprint: Sendable {
+    /// The keyed HMAC state of a chain begun before version 3, boxed: a
+    /// Fingerprint is copied into every scanner, and a box (one retain)
+    /// is cheaper to copy than the state's 256 bytes.
+    private final class Legacy: Sendable {
+        let hmac: HMACSHA256
+        init(_ hmac: HMACSHA256) { self.hmac = hmac }
     }
     private let legacy: Legacy?
     /// SipHash's key.
@@ -60,12 +56,12 @@ package struct Fingerprint: @unchecked Sendable {
     /// HMAC-SHA256 under `key` (32 bytes): what checkpoints before version 3
     /// remember.
     static func legacyKeyed(_ key: [UInt8]) -> Fingerprint {
-        Fingerprint(sipKey: SIMD16(), legacy: Legacy(HMAC<SHA256>(key: SymmetricKey(data: key))), keyBytes: key)
+        Fingerprint(sipKey: SIMD16(), legacy: Legacy(HMACSHA256(key: key)), keyBytes: key)
     }
 
     /// A new random 32-byte key.
     package static func newKey() -> [UInt8] {
-        SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }
+        RandomBytes.make(32)
     }
 
     package func of(_ bytes: UnsafeRawBufferPointer) -> UInt64 {

@@ -1,4 +1,3 @@
-import Crypto
 import Reading
 
 /// Text files flipaudit writes whole and reads back whole (a checkpoint, a
