@@ -21,7 +21,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
-        .package(url: "https://github.com/swhitty/FlyingFox", exact: "0.27.1"),
     ],
     targets: [
         /// The gzip decoder behind one small C interface (flipaudit_inflate.h):
@@ -45,6 +44,9 @@ let package = Package(
         /// keyed fingerprint of states, codes and record lines (SipHash-2-4),
         /// SHA-256, HMAC-SHA256 and random bytes.
         .target(name: "CSodium", linkerSettings: [.linkedLibrary("sodium")]),
+        /// `flipaudit follow --listen`: a GET-only HTTP server on a thread of
+        /// its own, libmicrohttpd (`libmicrohttpd-dev`) behind one C interface.
+        .target(name: "CHTTP", linkerSettings: [.linkedLibrary("microhttpd")]),
         /// Line ends and plain lines found in one pass over decoded bytes
         /// (AVX2 where the CPU has it, a byte loop elsewhere).
         .target(name: "CLines"),
@@ -110,8 +112,7 @@ let package = Package(
             dependencies: [
                 "Reading", "Writing", "Parsing", "Rules", "Audit", "Reports",
                 // `flipaudit follow --listen`: /metrics and /healthz.
-                .product(name: "FlyingFox", package: "FlyingFox"),
-                .product(name: "FlyingSocks", package: "FlyingFox"),
+                "CHTTP",
             ]),
         /// The command line: options, `--config`, subcommands, completions;
         /// each command builds a run from its options and exits with its status.

@@ -121,7 +121,6 @@ final class Follower {
                     break
                 }
             }
-            if let failure = server?.takeFailure() { StandardError().write("flipaudit: follow: --listen stopped: \(failure)") }
             // A finding that could not be written holds everything back.
             guard stream.writeBacklog() else {
                 if run.findings == nil && errno == EPIPE { return .outputFailed }

@@ -1,105 +1,87 @@
-import FlyingFox
-import FlyingSocks
+import CHTTP
 import Foundation
 import Synchronization
 
 /// `--listen HOST:PORT`: `/metrics` (what `FollowMetrics` last published)
 /// and `/healthz` (200 once the first commit is done and every named file
-/// is open, while the loop turns; 503 otherwise), served by FlyingFox on the concurrency runtime's
-/// threads while the follow loop runs on its own.
-final class MetricsServer: Sendable {
-    private let failure = Mutex<String?>(nil)
-
+/// is open, while the loop turns; 503 otherwise), served by libmicrohttpd
+/// (`CHTTP`) on a thread of its own while the follow loop runs on its own:
+/// GET only, a few connections at once, idle ones closed.
+final class MetricsServer {
     /// Why `--listen` was refused: a one-line message.
     struct Refused: Error, CustomStringConvertible {
         var description: String
     }
 
+    /// What the server's thread reads: the published board.
+    private final class Context {
+        let published: FollowMetrics.Board
+        init(_ published: FollowMetrics.Board) { self.published = published }
+    }
+
+    private let server: OpaquePointer
+    private let context: Unmanaged<Context>
+
     /// HOST:PORT (an IPv4 address, `localhost`, or `[IPv6]`) as a socket address.
-    static func address(_ text: String) throws(Refused) -> (host: String, port: UInt16, v6: Bool) {
+    static func address(_ text: String) throws(Refused) -> (host: String, port: UInt16) {
         guard let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...]) else {
             throw Refused(description: "--listen \(text): give HOST:PORT, such as 127.0.0.1:9464")
         }
         var host = String(text[..<colon])
         if host == "localhost" || host.isEmpty { host = host.isEmpty ? "0.0.0.0" : "127.0.0.1" }
-        let v6 = host.hasPrefix("[") && host.hasSuffix("]")
-        if v6 { host = String(host.dropFirst().dropLast()) }
-        return (host, port, v6)
+        if host.hasPrefix("[") && host.hasSuffix("]") {
+            host = String(host.dropFirst().dropLast())
+        } else if host.contains(":") {
+            throw Refused(description: "--listen \(text): an IPv6 address goes in brackets, such as [::1]:9464")
+        }
+        return (host, port)
     }
 
     /// Starts serving `metrics` on `listen`; refused at once when the
     /// address cannot be bound (in use, not this machine's).
     init(listen: String, metrics: FollowMetrics) throws(Refused) {
-        let (host, port, v6) = try Self.address(listen)
-        try Self.probe(host: host, port: port, v6: v6, shown: listen)
-        let server: HTTPServer
-        do {
-            server =
-                v6
-                ? HTTPServer(address: try sockaddr_in6.inet6(ip6: host, port: port), logger: Silent())
-                : HTTPServer(address: try sockaddr_in.inet(ip4: host, port: port), logger: Silent())
-        } catch {
-            throw Refused(description: "--listen \(listen): \(error)")
+        let (host, port) = try Self.address(listen)
+        let context = Unmanaged.passRetained(Context(metrics.published))
+        var error = [CChar](repeating: 0, count: 256)
+        guard let server = fa_http_start(host, port, Self.answer, context.toOpaque(), &error, error.count) else {
+            context.release()
+            throw Refused(description: "--listen \(listen): \(String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))")
         }
-        let published = metrics.published
-        Task { [self] in
-            await server.appendRoute("GET /metrics") { _ in
-                HTTPResponse(
-                    statusCode: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                    body: Data(published.state.withLock { $0.text }.utf8))
-            }
-            await server.appendRoute("GET /healthz") { _ in
-                let healthy = published.healthy(now: Date().timeIntervalSince1970)
-                return HTTPResponse(
-                    statusCode: healthy ? .ok : .serviceUnavailable, headers: [.contentType: "text/plain; charset=utf-8"],
-                    body: Data((healthy ? "ok\n" : "starting\n").utf8))
-            }
-            do { try await server.run() } catch { self.failure.withLock { $0 = "\(error)" } }
-        }
+        self.server = server
+        self.context = context
     }
 
-    /// Why the server stopped, once (nil while it serves).
-    func takeFailure() -> String? {
-        failure.withLock { f in
-            defer { f = nil }
-            return f
-        }
+    deinit {
+        fa_http_stop(server)
+        context.release()
     }
 
-    /// Binds the address once to say at start why it cannot be served.
-    private static func probe(host: String, port: UInt16, v6: Bool, shown: String) throws(Refused) {
-        let fd = socket(v6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw Refused(description: "--listen \(shown): \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        var yes: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        let bound: Int32
-        if v6 {
-            var a = sockaddr_in6()
-            a.sin6_family = sa_family_t(AF_INET6)
-            a.sin6_port = port.bigEndian
-            guard inet_pton(AF_INET6, host, &a.sin6_addr) == 1 else { throw Refused(description: "--listen \(shown): not an IPv6 address") }
-            bound = withUnsafePointer(to: &a) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
-            }
-        } else {
-            var a = sockaddr_in()
-            a.sin_family = sa_family_t(AF_INET)
-            a.sin_port = port.bigEndian
-            guard inet_pton(AF_INET, host, &a.sin_addr) == 1 else { throw Refused(description: "--listen \(shown): not an IPv4 address") }
-            bound = withUnsafePointer(to: &a) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
+    /// One GET, on the server's thread.
+    private static let answer: fa_http_handler = { context, path, body, length, type in
+        let published = Unmanaged<Context>.fromOpaque(context!).takeUnretainedValue().published
+        let status: UInt32
+        let text: String
+        switch path.map({ String(cString: $0) }) {
+        case "/metrics":
+            status = 200
+            text = published.state.withLock { $0.text }
+            type?.pointee = UnsafeRawPointer(MetricsServer.metricsType.utf8Start).assumingMemoryBound(to: CChar.self)
+        case "/healthz":
+            let healthy = published.healthy(now: Date().timeIntervalSince1970)
+            status = healthy ? 200 : 503
+            text = healthy ? "ok\n" : "starting\n"
+        default:
+            status = 404
+            text = "not found: /metrics, /healthz\n"
         }
-        guard bound == 0 else { throw Refused(description: "--listen \(shown): \(String(cString: strerror(errno)))") }
+        let bytes = Array(text.utf8)
+        let out = malloc(max(1, bytes.count))!
+        bytes.withUnsafeBytes { if let from = $0.baseAddress { out.copyMemory(from: from, byteCount: bytes.count) } }
+        body?.pointee = out.assumingMemoryBound(to: CChar.self)
+        length?.pointee = bytes.count
+        return status
     }
-}
 
-/// FlyingFox's log lines would land on standard output, among the findings.
-private struct Silent: Logging {
-    func logDebug(_ debug: @autoclosure () -> String) {}
-    func logInfo(_ info: @autoclosure () -> String) {}
-    func logWarning(_ warning: @autoclosure () -> String) {}
-    func logError(_ error: @autoclosure () -> String) {}
-    func logCritical(_ critical: @autoclosure () -> String) {}
+    /// Prometheus's text format (a literal: it lives as long as the program).
+    private static let metricsType: StaticString = "text/plain; version=0.0.4; charset=utf-8"
 }
