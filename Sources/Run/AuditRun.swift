@@ -41,7 +41,7 @@ package struct AuditRun {
         // Its lock held until the outputs are committed.
         var taken: CheckpointLoader.Taken?
         if let checkpoint {
-            let loaded = try CheckpointLoader.forAudit(checkpoint, dryRun: dryRun, plan: &plan)
+            let loaded = try CheckpointLoader.take(checkpoint, dryRun: dryRun, plan: &plan)
             carried = loaded.carried
             config.fingerprint = loaded.fingerprint
             taken = consume loaded

@@ -26,39 +26,58 @@ enum CheckpointLoader {
         carried?.fingerprint ?? .keyed(Fingerprint.newKey())
     }
 
-    /// The checkpoint at `path` for an audit: locked unless `dryRun` (a
-    /// look by hand reads a whole file a commit renamed into place), its
-    /// lock and (for a look by hand) itself added to what a directory walk
-    /// skips. A missing checkpoint starts a chain (said once).
-    static func forAudit(
-        _ path: String, dryRun: Bool, plan: inout OutputPlan
+    /// Which chain a checkpoint carries: a nightly run's or a follower's.
+    /// Each refuses the other's (exit 2): their states do not mix.
+    enum Chain {
+        case nightly, follow
+
+        /// What a message starts with.
+        var prefix: String { self == .nightly ? "flipaudit: " : "flipaudit: follow: " }
+        /// What a refusal ends with: a nightly run writes its outputs at
+        /// the end, a follower its findings from the start.
+        var nothing: String { self == .nightly ? "nothing written" : "nothing read" }
+    }
+
+    /// The checkpoint at `path` for an audit or a follower: locked unless
+    /// `dryRun` (a look by hand reads a whole file a commit renamed into
+    /// place), its lock and (for a look by hand) itself added to what a
+    /// directory walk or a follower's pattern skips, its kind checked
+    /// against `chain`. A missing checkpoint starts a chain (said once).
+    /// `path` is the file itself (`CheckpointLock.target`): through a
+    /// symbolic link, both drivers lock and write the link's target.
+    static func take(
+        _ path: String, for chain: Chain = .nightly, dryRun: Bool = false, plan: inout OutputPlan
     ) throws(ExitStatus) -> Taken {
+        let shown = TerminalText.escape(path)
         var lock: CheckpointLock?
         if !dryRun {
             do { lock = try CheckpointLock(checkpoint: path) } catch {
-                StandardError().write("flipaudit: --checkpoint \(TerminalText.escape(path)) \(error)")
+                StandardError().write("\(chain.prefix)--checkpoint \(shown) \(error)")
                 plan.removeMadeFolders()
                 throw .usage
             }
         }
         // A folder read as input skips the lock as it skips the checkpoint.
-        for file in dryRun ? [path, CheckpointLock.path(for: path)] : [CheckpointLock.path(for: path)] {
+        let lockPath = CheckpointLock.path(for: path)
+        for file in dryRun ? [path, lockPath] : [lockPath] {
             if let identity = FileIdentity.of(path: file) { plan.ownOutputs.identities.insert(identity) }
         }
+        plan.ownOutputs.namesByFolder[FilePaths.directory(of: FilePaths.canonical(lockPath)), default: []].append(FilePaths.name(of: lockPath))
         let carried: Checkpoint?
         do { carried = try Checkpoint.load(path) } catch {
-            StandardError().write("flipaudit: --checkpoint \(TerminalText.escape(path)): \(TerminalText.escape("\(error)")); nothing written")
+            StandardError().write("\(chain.prefix)--checkpoint \(shown): \(TerminalText.escape("\(error)")); \(chain.nothing)")
             plan.removeMadeFolders()
             throw .usage
         }
-        if carried?.follow != nil {
+        if let carried, (carried.follow != nil) != (chain == .follow) {
             StandardError().write(
-                "flipaudit: --checkpoint \(TerminalText.escape(path)) is a follower's checkpoint (flipaudit follow); a nightly chain keeps its own; nothing written"
-            )
+                chain == .nightly
+                    ? "flipaudit: --checkpoint \(shown) is a follower's checkpoint (flipaudit follow); a nightly chain keeps its own; nothing written"
+                    : "flipaudit: follow: --checkpoint \(shown) is a nightly run's checkpoint; a follower keeps its own (name another file)")
             plan.removeMadeFolders()
             throw .usage
         }
-        if carried == nil { StandardError().write("flipaudit: --checkpoint \(TerminalText.escape(path)) does not exist: starting fresh") }
+        if carried == nil { StandardError().write("\(chain.prefix)--checkpoint \(shown) does not exist: starting fresh") }
         return Taken(lock: lock, carried: carried, fingerprint: fingerprint(of: carried))
     }
 

@@ -119,7 +119,8 @@ struct OutputPlan: Sendable {
         // without either destroying the other.
         for output in outputs where output.identity?.isCharacterDevice != true {
             if let identity = output.identity, let input = inputs[identity] {
-                throw OutputPlanError("\(output.option) \(output.given) is the input \(input); refusing to overwrite it")
+                let verb = output.option == "--findings" ? "write into" : "overwrite"
+                throw OutputPlanError("\(output.option) \(output.given) is the input \(input); refusing to \(verb) it")
             }
         }
         if usesStandardOutput, let out = FileIdentity.of(descriptor: STDOUT_FILENO), out.isRegular, let input = inputs[out] {
@@ -193,6 +194,32 @@ struct OutputPlan: Sendable {
         return plan
     }
 
+    /// A follower's outputs (`--checkpoint`, `--findings`; standard output
+    /// without it), checked as a batch run's are against the files it
+    /// names. A pattern is matched again every turn, so an output it
+    /// matches is skipped by it (`ownOutputs`, with the checkpoint's lock
+    /// and temporary names) and, when it exists already, must look like
+    /// flipaudit's own: an access log a pattern follows is never written.
+    static func follow(checkpoint: String?, findings: String?, inputs: [String]) throws(OutputPlanError) -> OutputPlan {
+        let files = [("--checkpoint", checkpoint), ("--findings", findings)].compactMap { option, path in
+            path.map { (option: option, path: $0) }
+        }
+        let plan = try make(
+            csv: nil, json: nil, files: files, regularOnly: ["--checkpoint"],
+            arguments: inputs.filter { !Follower.isPattern($0) }, usesStandardOutput: findings == nil)
+        for pattern in inputs where Follower.isPattern(pattern) {
+            for name in Follower.expand(pattern) {
+                guard let identity = FileIdentity.of(path: name) else { continue }
+                for output in plan.files.values.sorted(by: { $0.option < $1.option })
+                where output.identity == identity && !identity.isCharacterDevice && !looksLikeOwnOutput(output) {
+                    throw OutputPlanError(
+                        "\(output.option) \(output.given) is matched by the input pattern \(pattern) and is not a flipaudit output; refusing to write it")
+                }
+            }
+        }
+        return plan
+    }
+
     /// No two outputs are one file.
     private static func checkDistinct(_ outputs: [OutputTarget]) throws(OutputPlanError) {
         for (i, a) in outputs.enumerated() {
@@ -211,7 +238,7 @@ struct OutputPlan: Sendable {
         let fd = open(output.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { return false }
         defer { _ = close(fd) }
-        var head = [UInt8](repeating: 0, count: 256)
+        var head = [UInt8](repeating: 0, count: 4096)
         let n = head.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
         guard n >= 0 else { return false }
         if n == 0 { return true }
@@ -221,7 +248,11 @@ struct OutputPlan: Sendable {
         case "--csv": return headers.contains { text.hasPrefix($0.joined(separator: ",") + "\n") }
         case "--html": return text.hasPrefix("<!DOCTYPE html>")
         case "--metrics": return text.hasPrefix("# HELP flipaudit")
-        case "--checkpoint": return text.hasPrefix("flipaudit checkpoint ")
+        case "--checkpoint": return text.hasPrefix("flipaudit checkpoint ") || text.hasPrefix("flipaudit follow checkpoint ")
+        case "--findings":
+            // A follower's NDJSON or OCSF line: a JSON-lines log starts `{"` too.
+            let line = text.prefix { $0 != "\n" }
+            return line.hasPrefix("{\"") && (line.contains("\"kind\":\"") || line.contains("\"class_uid\":2004"))
         default: return text.hasPrefix("{\n") || headers.contains { text.hasPrefix($0.joined(separator: ",") + "\n") }
         }
     }

@@ -13,7 +13,7 @@ package struct OwnOutputs: Sendable {
 
     /// Whether `name` in the canonical folder `folder` is a temporary file
     /// of an output written there.
-    func isTemporary(name: String, in folder: String) -> Bool {
+    package func isTemporary(name: String, in folder: String) -> Bool {
         guard let outputs = namesByFolder[folder] else { return false }
         return outputs.contains { FilePaths.isTemporaryName(name, for: $0) }
     }

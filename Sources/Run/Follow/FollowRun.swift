@@ -52,31 +52,33 @@ package struct FollowRun {
             StandardError().write("flipaudit: follow: cannot set up signal handling")
             return .usage
         }
-        var lock: CheckpointLock?
-        var carried: Checkpoint?
-        if let checkpoint {
-            do { lock = try CheckpointLock(checkpoint: checkpoint) } catch {
-                StandardError().write("flipaudit: follow: --checkpoint \(TerminalText.escape(checkpoint)) \(error)")
-                return .usage
-            }
-            do { carried = try Checkpoint.load(checkpoint) } catch {
-                StandardError().write("flipaudit: follow: --checkpoint \(TerminalText.escape(checkpoint)): \(TerminalText.escape("\(error)")); nothing read")
-                return .usage
-            }
-            if let carried, carried.follow == nil {
-                StandardError().write(
-                    "flipaudit: follow: --checkpoint \(TerminalText.escape(checkpoint)) is a nightly run's checkpoint; a follower keeps its own (name another file)"
-                )
-                return .usage
-            }
-            if carried == nil { StandardError().write("flipaudit: follow: --checkpoint \(TerminalText.escape(checkpoint)) does not exist: starting fresh") }
+        // One life with the batch run's: the outputs checked against the
+        // inputs before anything is read, the checkpoint taken by the one
+        // loader (through a symbolic link, its target is locked and written).
+        var run = self
+        run.checkpoint = checkpoint.map(CheckpointLock.target)
+        var plan: OutputPlan
+        do { plan = try OutputPlan.follow(checkpoint: run.checkpoint, findings: findings, inputs: inputs) } catch {
+            StandardError().write("flipaudit: follow: \(error)")
+            return .usage
         }
         var configuration = self.configuration
-        configuration.fingerprint = CheckpointLoader.fingerprint(of: carried)
+        var carried: Checkpoint?
+        // Its lock held until the last commit is made.
+        var taken: CheckpointLoader.Taken?
+        if let checkpoint = run.checkpoint {
+            let loaded = try CheckpointLoader.take(checkpoint, for: .follow, plan: &plan)
+            carried = loaded.carried
+            configuration.fingerprint = loaded.fingerprint
+            taken = consume loaded
+        } else {
+            configuration.fingerprint = CheckpointLoader.fingerprint(of: nil)
+        }
         configuration.keysLines = true
         configuration.lateBefore = .min
         do { _ = try configuration.readers() } catch {
             StandardError().write("flipaudit: follow: \(TerminalText.escape("\(error)"))")
+            plan.removeMadeFolders()
             return .usage
         }
         let metrics = FollowMetrics()
@@ -84,20 +86,21 @@ package struct FollowRun {
         if let listen {
             do { server = try MetricsServer(listen: listen, metrics: metrics) } catch {
                 StandardError().write("flipaudit: follow: \(error)")
+                plan.removeMadeFolders()
                 return .usage
             }
         }
         var info = stat()
-        let committedAt = checkpoint.map { stat($0, &info) == 0 ? Int64(info.st_mtim.tv_sec) * 1000 + Int64(info.st_mtim.tv_nsec) / 1_000_000 : 0 } ?? 0
+        let committedAt = run.checkpoint.map { stat($0, &info) == 0 ? Int64(info.st_mtim.tv_sec) * 1000 + Int64(info.st_mtim.tv_nsec) / 1_000_000 : 0 } ?? 0
         guard
             let follower = Follower(
-                run: self, configuration: configuration, carried: carried, committedAt: committedAt, metrics: metrics, signals: signals)
+                run: run, configuration: configuration, carried: carried, committedAt: committedAt, metrics: metrics, signals: signals,
+                skipping: plan.ownOutputs)
         else {
             return .outputFailed
         }
         let status = follower.loop(server: server)
-        // Held until the last commit is made.
-        withExtendedLifetime(lock) {}
+        _ = consume taken
         return status
     }
 }

@@ -12,6 +12,9 @@ import Writing
 /// Not `Sendable`: one thread owns it.
 final class Follower {
     private let run: FollowRun
+    /// The follower's own files (checkpoint, its lock and temporary names,
+    /// findings): a pattern or a rotated name that matches one skips it.
+    private let skipping: OwnOutputs
     private let configuration: AuditConfiguration
     private let key: Fingerprint
     private let metrics: FollowMetrics
@@ -62,8 +65,12 @@ final class Follower {
     static let compressed = [".gz", ".bz2", ".xz", ".zst", ".lz4", ".Z", ".zip"]
 
     /// `committedAt`: when `carried` was committed (its file's time, milliseconds).
-    init?(run: FollowRun, configuration: AuditConfiguration, carried: Checkpoint?, committedAt: Int64, metrics: FollowMetrics, signals: Int32) {
+    init?(
+        run: FollowRun, configuration: AuditConfiguration, carried: Checkpoint?, committedAt: Int64, metrics: FollowMetrics, signals: Int32,
+        skipping: OwnOutputs
+    ) {
         self.run = run
+        self.skipping = skipping
         self.configuration = configuration
         key = configuration.fingerprint
         self.metrics = metrics
@@ -175,7 +182,7 @@ final class Follower {
                 } else {
                     said.remove(input)
                 }
-                for name in names where !Self.isCompressed(name) { check(name, named: false, now: now) }
+                for name in names where !Self.isCompressed(name) && !isOwn(name) { check(name, named: false, now: now) }
             } else {
                 check(input, named: true, now: now)
             }
@@ -237,7 +244,7 @@ final class Follower {
         guard file.rotatedAt == nil else { return }
         file.rotatedAt = now
         metrics.rotations += 1
-        for name in Self.rotatedNames(of: file.name) {
+        for name in rotatedNames(of: file.name) {
             var info = stat()
             guard stat(name, &info) == 0, UInt64(info.st_dev) == file.device, UInt64(info.st_ino) == file.inode else { continue }
             // Its lines already taken keep the old name.
@@ -290,7 +297,7 @@ final class Follower {
         self.fresh = fresh
         let now = Self.wallClock()
         for p in positions {
-            let candidates = [p.name] + Self.rotatedNames(of: p.name)
+            let candidates = [p.name] + rotatedNames(of: p.name)
             var found: (name: String, copy: Bool)?
             for name in candidates {
                 var info = stat()
@@ -320,7 +327,7 @@ final class Follower {
             // An empty file copied and truncated while the follower was
             // stopped: its lines are in the copies written since the commit.
             if p.fingerprint == FollowState.Position.empty && found.name == p.name {
-                for name in Self.rotatedNames(of: p.name) {
+                for name in rotatedNames(of: p.name) {
                     var info = stat()
                     guard stat(name, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
                         Int64(info.st_mtim.tv_sec) * 1000 + Int64(info.st_mtim.tv_nsec) / 1_000_000 >= committedAt,
@@ -469,7 +476,7 @@ final class Follower {
         metrics.gaps += 1
         var copySize: Int64 = -1
         var copyRead = false
-        for name in Self.rotatedNames(of: file.name) {
+        for name in rotatedNames(of: file.name) {
             var info = stat()
             guard stat(name, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
                 !files.contains(where: { $0.device == UInt64(info.st_dev) && $0.inode == UInt64(info.st_ino) })
@@ -629,6 +636,19 @@ final class Follower {
 
     /// Plain files beside `name` whose names begin with it (`access.log.1`,
     /// `access.log-20261129`): where logrotate puts a rotated file.
+    private func rotatedNames(of name: String) -> [String] {
+        Self.rotatedNames(of: name).filter { !isOwn($0) }
+    }
+
+    /// Whether `name` is one of the follower's own files.
+    private func isOwn(_ name: String) -> Bool {
+        let path = FilePaths.canonical(name)
+        let folder = FilePaths.directory(of: path)
+        let base = FilePaths.name(of: path)
+        if skipping.namesByFolder[folder]?.contains(base) == true || skipping.isTemporary(name: base, in: folder) { return true }
+        return FileIdentity.of(path: name).map(skipping.contains) ?? false
+    }
+
     static func rotatedNames(of name: String) -> [String] {
         let folder = (name as NSString).deletingLastPathComponent
         let base = (name as NSString).lastPathComponent
