@@ -10,56 +10,6 @@ import Testing
 /// checkpoint read back as a rotated log).
 @Suite("flipaudit follow: its outputs")
 struct FollowOutputsTests {
-    /// A follower started in the background; its standard error goes to a file.
-    private final class Follower {
-        let process = Process()
-        let stderrPath: String
-
-        init(_ arguments: [String]) throws {
-            let binary = Bundle.module.bundleURL.deletingLastPathComponent().appendingPathComponent("flipaudit")
-            // Beside, not in, the folder a pattern follows.
-            stderrPath = temporaryDirectory() + "/follower.stderr"
-            _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
-            process.executableURL = binary
-            process.arguments = ["follow"] + arguments
-            process.standardInput = FileHandle.nullDevice
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle(forWritingAtPath: stderrPath)
-            try process.run()
-        }
-
-        var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
-
-        /// Its exit status once it has ended by itself; nil when it still
-        /// runs after `seconds` (then it is stopped).
-        func exit(within seconds: Double) -> Int32? {
-            guard FollowOutputsTests.wait(seconds, for: { !self.process.isRunning }) else {
-                stop()
-                return nil
-            }
-            return process.terminationStatus
-        }
-
-        /// SIGTERM, and its status once it has committed and ended.
-        @discardableResult
-        func stop() -> Int32 {
-            if process.isRunning { kill(process.processIdentifier, SIGTERM) }
-            process.waitUntilExit()
-            return process.terminationStatus
-        }
-    }
-
-    /// Waits until `condition` holds; false when `seconds` passed first.
-    /// The deadline only ends a wait that would hang: no verdict is a time.
-    private static func wait(_ seconds: Double, for condition: () -> Bool) -> Bool {
-        let end = Date().addingTimeInterval(seconds)
-        while Date() < end {
-            if condition() { return true }
-            usleep(20_000)
-        }
-        return condition()
-    }
-
     private static func inode(_ path: String) -> UInt64? {
         var info = stat()
         return stat(path, &info) == 0 ? UInt64(info.st_ino) : nil
@@ -84,10 +34,10 @@ struct FollowOutputsTests {
         let target = dir + "/state/follow.ckpt"
         let link = dir + "/follow.ckpt"
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "state/follow.ckpt")
-        let first = try Follower(["--checkpoint", link, "--commit-interval", "1", log])
-        #expect(Self.wait(60) { FileManager.default.fileExists(atPath: target) }, "the first commit reaches the link's target")
+        let first = try FollowerProcess(["--checkpoint", link, "--commit-interval", "1", log])
+        #expect(waitUntil(60) { FileManager.default.fileExists(atPath: target) }, "the first commit reaches the link's target")
         // A second follower on the target's own name is the same chain: refused.
-        let second = try Follower(["--checkpoint", target, log])
+        let second = try FollowerProcess(["--checkpoint", target, log])
         let refused = second.exit(within: 60)
         #expect(refused == 2, "a second follower on the same checkpoint runs beside the first")
         #expect(second.stderr.contains("is in use by another run"), "\(second.stderr)")
@@ -104,16 +54,16 @@ struct FollowOutputsTests {
         let dir = temporaryDirectory()
         let log = writeLog(Self.lines, named: "access.log", in: dir)
         let before = try Data(contentsOf: URL(fileURLWithPath: log))
-        let findings = try Follower(["--findings", log, log])
+        let findings = try FollowerProcess(["--findings", log, log])
         #expect(findings.exit(within: 60) == 2)
         #expect(findings.stderr.contains("flipaudit: follow: --findings \(log) is the input \(log); refusing to write into it"), "\(findings.stderr)")
-        let checkpoint = try Follower(["--checkpoint", log, log])
+        let checkpoint = try FollowerProcess(["--checkpoint", log, log])
         #expect(checkpoint.exit(within: 60) == 2)
         #expect(checkpoint.stderr.contains("refusing to overwrite it"), "\(checkpoint.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: log)) == before)
         // A pattern that matches a log named as --findings: refused too.
         let other = writeLog(Self.lines, named: "other.log", in: dir)
-        let pattern = try Follower(["--findings", other, dir + "/*.log"])
+        let pattern = try FollowerProcess(["--findings", other, dir + "/*.log"])
         #expect(pattern.exit(within: 60) == 2)
         #expect(pattern.stderr.contains("is matched by the input pattern \(dir)/*.log and is not a flipaudit output"), "\(pattern.stderr)")
     }
@@ -124,13 +74,13 @@ struct FollowOutputsTests {
         let log = writeLog(Self.lines, named: "access.log", in: dir)
         let checkpoint = dir + "/follow.ckpt"
         let findings = dir + "/findings.ndjson"
-        let follower = try Follower(
+        let follower = try FollowerProcess(
             ["--checkpoint", checkpoint, "--findings", findings, "--from-start", "--commit-interval", "1", dir + "/*"])
         // Three commits: each renames a new checkpoint into place, which a
         // pattern matching it would open on its next look.
         var seen: Set<UInt64> = []
         #expect(
-            Self.wait(60) {
+            waitUntil(60) {
                 if let inode = Self.inode(checkpoint) { seen.insert(inode) }
                 return seen.count >= 3
             })
@@ -142,8 +92,8 @@ struct FollowOutputsTests {
         // Restarted: its own findings file, matched by the pattern, is
         // taken for what it is (a follower's NDJSON), not refused.
         let last = Self.inode(checkpoint)
-        let again = try Follower(["--findings", findings, "--checkpoint", checkpoint, "--commit-interval", "1", dir + "/*"])
-        #expect(Self.wait(60) { !again.process.isRunning || Self.inode(checkpoint) != last })
+        let again = try FollowerProcess(["--findings", findings, "--checkpoint", checkpoint, "--commit-interval", "1", dir + "/*"])
+        #expect(waitUntil(60) { !again.process.isRunning || Self.inode(checkpoint) != last })
         #expect(again.process.isRunning, "\(again.stderr)")
         #expect(again.stop() == 0)
     }

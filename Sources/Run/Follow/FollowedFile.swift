@@ -41,6 +41,10 @@ final class FollowedFile {
     var scanner: LineScanner
     /// Set once its name holds another file, or none: read to its end, then let go.
     var rotatedAt: Int64?
+    /// The name it left (renamed or deleted away from): a server may still
+    /// write to it until it has reopened that name (nil: a copy, which no
+    /// server writes).
+    var leftName: String?
     /// Wall-clock time it last grew (milliseconds).
     var grewAt: Int64
 

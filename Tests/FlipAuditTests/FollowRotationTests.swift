@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+
+/// A follower loses no file to a rotation (docs/follow.md, "Rotation"):
+/// a file rotated in and out while it was stopped is read on restart, and
+/// a rotated file is kept while its server may still write to it. Both
+/// lost every finding of that file before.
+@Suite("flipaudit follow: rotations")
+struct FollowRotationTests {
+    private static let format: DateFormatter = {
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.timeZone = TimeZone(identifier: "UTC")
+        f.dateFormat = "dd/MMM/yyyy:HH:mm:ss Z"
+        return f
+    }()
+
+    /// Two authorize requests of one state, logged now: one `state-reuse`.
+    private static func reuse(_ state: String) -> String {
+        let time = format.string(from: Date())
+        return (1...2).map { n in
+            "203.0.113.9 - - [\(time)] \"GET \(authorize(state: state)) HTTP/1.1\" 302 0 \"-\" \"GoogleApp/1.0\" \"\(opa)?code=\(state)c\(n)&state=\(state)\"\n"
+        }.joined()
+    }
+
+    private static func append(_ text: String, to path: String) throws {
+        if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(text.utf8))
+        try handle.close()
+    }
+
+    /// The states of the `state-reuse` findings written, in order.
+    private static func reused(_ findings: String) -> [String] {
+        let text = (try? String(contentsOfFile: findings, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").compactMap { line in
+            guard line.contains("\"kind\":\"state-reuse\""), let r = line.range(of: "\"state\":\"") else { return nil }
+            return String(line[r.upperBound...].prefix { $0 != "\"" })
+        }
+    }
+
+    @Test("stopped, the log rotated twice: the middle file is read on restart, each finding once")
+    func rotatedInAndOutWhileStopped() throws {
+        let dir = temporaryDirectory()
+        let log = dir + "/access.log"
+        let checkpoint = dir + "/follow.ckpt"
+        let findings = dir + "/findings.ndjson"
+        let arguments = ["--checkpoint", checkpoint, "--findings", findings, "--commit-interval", "1", log]
+        try Self.append(Self.reuse("first"), to: log)
+        let first = try FollowerProcess(["--from-start"] + arguments)
+        #expect(waitUntil(60) { Self.reused(findings) == ["first"] })
+        #expect(first.stop() == 0)
+        // logrotate `create`, twice, while it is stopped.
+        let fm = FileManager.default
+        try fm.moveItem(atPath: log, toPath: log + ".1")
+        try Self.append(Self.reuse("middle"), to: log)
+        try fm.moveItem(atPath: log + ".1", toPath: log + ".2")
+        try fm.moveItem(atPath: log, toPath: log + ".1")
+        try Self.append(Self.reuse("last"), to: log)
+        let second = try FollowerProcess(arguments)
+        #expect(waitUntil(60) { Set(Self.reused(findings)) == ["first", "middle", "last"] }, "\(Self.reused(findings))")
+        #expect(second.stop() == 0)
+        #expect(Self.reused(findings).sorted() == ["first", "last", "middle"])
+        #expect(second.stderr.contains("access.log.1 was rotated in and out while the follower was stopped: read from its start"), "\(second.stderr)")
+    }
+
+    @Test("a write to the renamed file after a pause is read: the file is kept until its name's new file is written to")
+    func lateWriteToRenamedFile() throws {
+        let dir = temporaryDirectory()
+        let log = dir + "/access.log"
+        let findings = dir + "/findings.ndjson"
+        try Self.append(Self.reuse("before"), to: log)
+        let follower = try FollowerProcess(["--from-start", "--findings", findings, log])
+        #expect(waitUntil(60) { Self.reused(findings) == ["before"] })
+        // Renamed; the server has not reopened its log yet (an empty new
+        // file, as logrotate's `create` leaves), and writes late to the
+        // old one, after the 2 s a rotated file that does not grow was
+        // kept before.
+        try FileManager.default.moveItem(atPath: log, toPath: log + ".1")
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
+        sleep(3)
+        try Self.append(Self.reuse("late"), to: log + ".1")
+        try Self.append(Self.reuse("after"), to: log)
+        #expect(waitUntil(60) { Set(Self.reused(findings)) == ["before", "late", "after"] }, "\(Self.reused(findings))")
+        #expect(follower.stop() == 0)
+        #expect(Self.reused(findings).sorted() == ["after", "before", "late"])
+    }
+}

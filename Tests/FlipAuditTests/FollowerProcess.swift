@@ -1,0 +1,51 @@
+import Foundation
+
+/// A follower started in the background; its standard error goes to a file.
+final class FollowerProcess {
+    let process = Process()
+    let stderrPath: String
+
+    init(_ arguments: [String]) throws {
+        let binary = Bundle.module.bundleURL.deletingLastPathComponent().appendingPathComponent("flipaudit")
+        // Beside, not in, the folder a pattern follows.
+        stderrPath = temporaryDirectory() + "/follower.stderr"
+        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        process.executableURL = binary
+        process.arguments = ["follow"] + arguments
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle(forWritingAtPath: stderrPath)
+        try process.run()
+    }
+
+    var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+
+    /// Its exit status once it has ended by itself; nil when it still
+    /// runs after `seconds` (then it is stopped).
+    func exit(within seconds: Double) -> Int32? {
+        guard waitUntil(seconds, for: { !self.process.isRunning }) else {
+            stop()
+            return nil
+        }
+        return process.terminationStatus
+    }
+
+    /// SIGTERM, and its status once it has committed and ended.
+    @discardableResult
+    func stop() -> Int32 {
+        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
+
+/// Waits until `condition` holds; false when `seconds` passed first.
+/// The deadline only ends a wait that would hang: no verdict is a time.
+func waitUntil(_ seconds: Double, for condition: () -> Bool) -> Bool {
+    let end = Date().addingTimeInterval(seconds)
+    while Date() < end {
+        if condition() { return true }
+        usleep(20_000)
+    }
+    return condition()
+}
