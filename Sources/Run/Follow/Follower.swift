@@ -138,12 +138,14 @@ final class Follower {
                 continue
             }
             look(now: now)
-            let read = readAll(now: now)
+            _ = readAll(now: now)
             behind = files.contains { $0.unread > 0 }
-            if read == 0 && held.isEmpty {
-                // Quiet: the rules' clock follows the wall clock, less the
-                // reorder window.
-                tracker.advance(to: now - AuditConfiguration.reorderWindow)
+            if !behind {
+                // Caught up, quiet or busy: the rules' clock follows the wall
+                // clock less the reorder window (a log of health checks holds
+                // no timeout back), never past a record still held.
+                let oldestHeld = held.lazy.map(\.event.time).min() ?? .max
+                tracker.advance(to: min(now - AuditConfiguration.reorderWindow, oldestHeld))
                 stream.endStep()
             }
             retire(now: now)
