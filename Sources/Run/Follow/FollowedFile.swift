@@ -67,6 +67,39 @@ final class FollowedFile {
         splitter = LineSplitter(maxLine: maxLine)
         grewAt = now
         fingerprint = Self.firstLineFingerprint(descriptor, key: key)
+        // Opened past its start (a restart, a fresh start from the end): a
+        // W3C log's columns are named by its last `#Fields:` line before.
+        if offset > 0, let header = Self.lastFieldsLine(descriptor, before: offset) { self.scanner.fields(header) }
+    }
+
+    /// The last W3C `#Fields:` line (without its newline) that ends before
+    /// `end`, in a file that starts with a directive (`#`); nil otherwise.
+    /// Read in pieces from the start: IIS writes its header at the top and
+    /// again after each restart of the site.
+    static func lastFieldsLine(_ fd: Int32, before end: Int64) -> [UInt8]? {
+        var first: UInt8 = 0
+        guard pread(fd, &first, 1, 0) == 1, first == .hash else { return nil }
+        let prefix = Array("#Fields:".utf8)
+        var found: [UInt8]?
+        var line: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        var at: Int64 = 0
+        while at < end {
+            let want = Int(min(Int64(buffer.count), end - at))
+            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, want, off_t(at)) }
+            guard n > 0 else { break }
+            for byte in buffer[0..<n] {
+                if byte == .newline {
+                    if line.starts(with: prefix) { found = line.last == .carriageReturn ? Array(line.dropLast()) : line }
+                    line.removeAll(keepingCapacity: true)
+                } else if line.count < 64 * 1024 {
+                    // Only a line's start matters; a long record is not kept whole.
+                    if line.count < prefix.count || line.starts(with: prefix) { line.append(byte) }
+                }
+            }
+            at += Int64(n)
+        }
+        return found
     }
 
     deinit { close(descriptor) }
