@@ -342,7 +342,9 @@ final class Follower {
                 current[p.name] = file
             } else {
                 file.rotatedAt = now
-                if !found.copy { file.leftName = p.name }
+                // Renamed away from a followed name since the commit: its
+                // server may still write to it until it reopens that name.
+                if !found.copy && found.name != p.name && follows(p.name) { file.leftName = p.name }
             }
         }
         if !fresh { rotatedWhileStopped(names: Set(positions.map(\.name)).filter(follows).sorted(), committedAt: committedAt, now: now) }
