@@ -29,16 +29,30 @@ final class FollowMetrics {
     var openSessions = 0
     /// The newest record time read (milliseconds), if any.
     var newestRecord: Int64?
+    /// The newest record time, or the follower's start before the first.
+    var newestRecordOrStart: Int64 = 0
+    /// What the follower can see now.
+    var coverage = LiveCoverage.complete
 
     /// What the server answers: the text of `/metrics`, and whether
     /// `/healthz` is 200.
     final class Board: Sendable {
-        let state = Mutex<(text: String, healthy: Bool, at: Double)>(("", false, 0))
+        let state = Mutex<(text: String, healthy: Bool, at: Double, degraded: String?)>(("", false, 0, nil))
 
         /// Healthy as last published, and published within `stall`
         /// seconds: a loop that stopped turning is not healthy.
         func healthy(now: Double) -> Bool {
             state.withLock { $0.healthy && now - $0.at < Board.stall }
+        }
+
+        /// `/healthz`: 200 `ok`; 503 `starting` (no first commit yet, or
+        /// the loop stopped turning), or `degraded: ` and the coverage
+        /// when an input cannot be seen or read.
+        func health(now: Double) -> (status: UInt32, body: String) {
+            let degraded = state.withLock { $0.degraded }
+            guard healthy(now: now) else { return (503, "starting\n") }
+            if let degraded { return (503, "degraded: \(degraded)\n") }
+            return (200, "ok\n")
         }
 
         /// Seconds without a turn after which `/healthz` says 503.
@@ -48,7 +62,8 @@ final class FollowMetrics {
 
     func publish(healthy: Bool, now: Double) {
         let text = render(now: now)
-        published.state.withLock { $0 = (text, healthy, now) }
+        let degraded = coverage.verdict == .complete ? nil : coverage.sentence
+        published.state.withLock { $0 = (text, healthy, now, degraded) }
     }
 
     func render(now: Double) -> String {
@@ -82,10 +97,17 @@ final class FollowMetrics {
         gauge("flipaudit_follow_open_sessions", "Sessions open now.", "\(openSessions)")
         counter("flipaudit_follow_commits_total", "Checkpoint commits since start.", commits)
         gauge("flipaudit_follow_last_commit_timestamp_seconds", "When the checkpoint was last committed (0: never).", String(format: "%.3f", lastCommit))
-        let age = newestRecord.map { max(0, now - Double($0) / 1000) }
         gauge(
-            "flipaudit_follow_newest_record_age_seconds", "Wall-clock time since the newest record read (NaN before the first).",
-            age.map { String(format: "%.3f", $0) } ?? "NaN")
+            "flipaudit_follow_newest_record_age_seconds", "Wall-clock time since the newest record read (since the start before the first).",
+            String(format: "%.3f", max(0, now - Double(newestRecordOrStart) / 1000)))
+        family(
+            "flipaudit_follow_coverage", "gauge",
+            "1 for what the follower can see now: complete, partial (an input not seen), blind (a file not understood, or none followed).",
+            Coverage.Verdict.allCases.map { ("{verdict=\"\($0.rawValue)\"}", coverage.verdict == $0 ? "1" : "0") })
+        gauge(
+            "flipaudit_follow_unseen_inputs", "Inputs not seen now: a pattern that matches no file, a name missing or not readable.",
+            "\(coverage.unseen)")
+        gauge("flipaudit_follow_blind_files", "Files followed whose lines are mostly not understood (their format).", "\(coverage.blind)")
         return out
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Parsing
 import Reading
 import Rules
 
@@ -47,6 +48,10 @@ final class FollowedFile {
     var leftName: String?
     /// Wall-clock time it last grew (milliseconds).
     var grewAt: Int64
+    /// Its lines read since it was opened, and the formats they fit: whether
+    /// it is blind (`LiveCoverage`).
+    var accounting = InputAccounting()
+    var tally = FormatTally()
 
     /// Bytes of the first line that make the fingerprint, at most.
     static let fingerprintBytes = 1024

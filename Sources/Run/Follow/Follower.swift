@@ -43,6 +43,14 @@ final class Follower {
     private var rankFingerprints: [UInt64] = []
     /// Names already said to be missing or not a file (said once).
     private var said: Set<String> = []
+    /// Inputs and files not seen at the last look, and why: the coverage.
+    private var unseen: [String: String] = [:]
+    /// The coverage last said, and when (milliseconds; 0: never).
+    private var coverageSaid = LiveCoverage.complete
+    private var coverageSaidAt: Int64 = 0
+    /// When the follower started (milliseconds): the newest record's age
+    /// counts from it before the first record.
+    private let startedAt = Follower.wallClock()
     /// Malformed lines said per rank (the first few).
     private var malformedSaid: [Int32: Int] = [:]
     private var lastCommit: Int64 = 0
@@ -60,6 +68,8 @@ final class Follower {
     /// Time a rotated file is kept at most while the name it left holds no
     /// file written to (milliseconds): its server has not reopened its log.
     static let rotationHold: Int64 = 300_000
+    /// How often a coverage other than complete is said again (milliseconds).
+    static let coverageRepeat: Int64 = 3_600_000
     /// How long a record waits for a slower file (milliseconds).
     static let mergeWait: Int64 = 1000
     /// Bytes read from one file in one turn, at most.
@@ -167,8 +177,26 @@ final class Follower {
         metrics.files = files.count
         metrics.bytesUnread = files.reduce(0) { $0 + $1.unread }
         metrics.openSessions = tracker.openSessions
-        let named = run.inputs.filter { !Self.isPattern($0) }.allSatisfy { current[$0] != nil }
-        metrics.publish(healthy: named && (committedOnce || run.checkpoint == nil), now: Double(now) / 1000)
+        metrics.newestRecordOrStart = metrics.newestRecord ?? startedAt
+        let coverage = LiveCoverage.judge(
+            unseen: unseen.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
+            followed: current.sorted { $0.key < $1.key }.map { ($0.key, $0.value.accounting, $0.value.tally) }, format: configuration.format)
+        metrics.coverage = coverage
+        sayCoverage(coverage, now: now)
+        metrics.publish(healthy: committedOnce || run.checkpoint == nil, now: Double(now) / 1000)
+    }
+
+    /// Clean is not blind, live: a coverage other than complete is said
+    /// when it first shows, on each change and every hour while it lasts;
+    /// complete again is said once.
+    private func sayCoverage(_ coverage: LiveCoverage, now: Int64) {
+        let changed = !coverage.sameAs(coverageSaid)
+        let hourly = coverage.verdict != .complete && now - coverageSaidAt >= Self.coverageRepeat
+        guard changed || hourly else { return }
+        coverageSaid = coverage
+        coverageSaidAt = now
+        if coverage.verdict == .complete && !changed { return }
+        StandardError().write("flipaudit: follow: \(TerminalText.escape(coverage.sentence))\(coverage.verdict == .complete ? " again" : "")")
     }
 
     // MARK: Names and rotations
@@ -176,6 +204,7 @@ final class Follower {
     /// Looks at every name: a new file, one renamed away or deleted, one
     /// replaced by another.
     private func look(now: Int64) {
+        unseen = [:]
         for input in run.inputs {
             watch.watch(folder: (input as NSString).deletingLastPathComponent.isEmpty ? "." : (input as NSString).deletingLastPathComponent)
             if Self.isPattern(input) {
@@ -183,7 +212,7 @@ final class Follower {
                 // Clean is not blind: a pattern that matches nothing (a
                 // typo, a folder not there yet) is said, not followed silently.
                 if names.isEmpty {
-                    sayOnce(input, "matches no file (yet); looked for again every \(FileWatch.tick) ms")
+                    sayOnce(input, "matches no file (yet)", then: "looked for again every \(FileWatch.tick) ms")
                 } else {
                     said.remove(input)
                 }
@@ -216,16 +245,16 @@ final class Follower {
                 // What stat(2) says: missing, or a folder on the way that
                 // cannot be searched (not "does not exist").
                 let why = error == ENOENT ? "does not exist (yet)" : "cannot be looked at: \(String(cString: strerror(error)))"
-                sayOnce(name, "\(why); looked for again every \(FileWatch.tick) ms")
+                sayOnce(name, why, then: "looked for again every \(FileWatch.tick) ms")
             }
             return
         }
         if Self.isCompressed(name) {
-            sayOnce(name, "is compressed: never followed (a batch run reads rotated files whole)")
+            sayOnce(name, "is compressed: never followed", then: "a batch run reads rotated files whole")
             return
         }
         guard info.st_mode & S_IFMT == S_IFREG else {
-            sayOnce(name, info.st_mode & S_IFMT == S_IFDIR ? "is a directory, not a log file; looked at again" : "is not a regular file; looked at again")
+            sayOnce(name, info.st_mode & S_IFMT == S_IFDIR ? "is a directory, not a log file" : "is not a regular file", then: "looked at again")
             return
         }
         if let file = current[name] {
@@ -276,7 +305,7 @@ final class Follower {
     private func open(_ name: String, offset: Int64, lines: Int64, now: Int64, fromEnd: Bool = false) -> FollowedFile? {
         let fd = Glibc.open(name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
         guard fd >= 0 else {
-            sayOnce(name, "cannot be read: \(String(cString: strerror(errno))); tried again")
+            sayOnce(name, "cannot be read: \(String(cString: strerror(errno)))", then: "tried again")
             return nil
         }
         var info = stat()
@@ -427,6 +456,8 @@ final class Follower {
     private func take(_ file: FollowedFile, into events: inout [FlipEvent]) {
         let before = Int(file.lines)
         let scan = file.take()
+        file.accounting.add(scan.accounting)
+        file.tally.add(scan.tally)
         metrics.lines += scan.accounting.lines
         metrics.records += scan.accounting.records
         metrics.malformedLines += scan.accounting.malformedLines
@@ -639,9 +670,12 @@ final class Follower {
 
     // MARK: Helpers
 
-    private func sayOnce(_ name: String, _ what: String) {
+    /// `name` is not seen, for `why` (the coverage counts it until a look
+    /// sees it); said once, with what the follower does about it (`then`).
+    private func sayOnce(_ name: String, _ why: String, then: String) {
+        unseen[name] = why
         guard said.insert(name).inserted else { return }
-        StandardError().write("flipaudit: follow: \(TerminalText.escape(name)) \(what)")
+        StandardError().write("flipaudit: follow: \(TerminalText.escape(name)) \(why); \(then)")
     }
 
     static func wallClock() -> Int64 {

@@ -67,9 +67,7 @@ final class MetricsServer {
             text = published.state.withLock { $0.text }
             type?.pointee = UnsafeRawPointer(MetricsServer.metricsType.utf8Start).assumingMemoryBound(to: CChar.self)
         case "/healthz":
-            let healthy = published.healthy(now: Date().timeIntervalSince1970)
-            status = healthy ? 200 : 503
-            text = healthy ? "ok\n" : "starting\n"
+            (status, text) = published.health(now: Date().timeIntervalSince1970)
         default:
             status = 404
             text = "not found: /metrics, /healthz\n"
