@@ -4,6 +4,8 @@ import PackageDescription
 
 let package = Package(
     name: "flipaudit",
+    // Linux only (docs/install.md): inotify, Glibc, /proc. The macOS line
+    // states what the Swift 6.2 types need there; no macOS build is made.
     platforms: [.macOS(.v26)],
     products: [
         .executable(name: "flipaudit", targets: ["flipaudit"]),

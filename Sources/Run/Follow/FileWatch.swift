@@ -1,5 +1,12 @@
 import Foundation
 
+// flipaudit is Linux software (docs/install.md): inotify here, Glibc,
+// /proc and Debian's libraries elsewhere. Said at build time rather than
+// in a page of missing symbols.
+#if !os(Linux)
+    #error("flipaudit builds on Linux only: `follow` waits on inotify (docs/install.md)")
+#endif
+
 /// How a follower waits for more: inotify on the folders of what it
 /// follows (a write, a new name, a rename or a deletion wakes it), and at
 /// most 250 ms in any case — the polling that works where inotify does not
