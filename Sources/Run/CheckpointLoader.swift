@@ -83,29 +83,45 @@ enum CheckpointLoader {
 
     /// The checkpoint at `path` as it stood before the run that audited
     /// `inputs` (`explain`): `FILE.prev`, which the commit keeps, when
-    /// FILE's last run audited one of them (by its digest); FILE otherwise.
-    /// Never locked or written; a missing one is an error.
-    static func forReplay(_ path: String, inputs: [String]) throws(ExitStatus) -> (carried: Checkpoint, fingerprint: Fingerprint) {
-        let carried: Checkpoint?
-        do { carried = try replayed(path, inputs: inputs) } catch {
+    /// FILE's last run audited one of them (by its digest); none when that
+    /// run began the chain (run 1: nothing stood before it); FILE
+    /// otherwise. Never locked or written; a missing one is an error.
+    static func forReplay(_ path: String, inputs: [String]) throws(ExitStatus) -> (carried: Checkpoint?, fingerprint: Fingerprint) {
+        let replay: Replay?
+        do { replay = try replayed(path, inputs: inputs) } catch {
             StandardError().write("flipaudit: explain: --checkpoint \(TerminalText.escape(path)): \(error)")
             throw .usage
         }
-        guard let carried else {
+        switch replay {
+        case nil:
             StandardError().write("flipaudit: explain: --checkpoint \(TerminalText.escape(path)) does not exist")
             throw .usage
+        case .chainStart?:
+            return (nil, fingerprint(of: nil))
+        case .checkpoint(let carried)?:
+            return (carried, fingerprint(of: carried))
         }
-        return (carried, fingerprint(of: carried))
     }
 
-    /// The checkpoint before the run that audited `inputs` (nil when missing).
-    static func replayed(_ path: String, inputs: [String]) throws -> Checkpoint? {
+    /// What a replay starts from.
+    enum Replay {
+        /// This checkpoint.
+        case checkpoint(Checkpoint)
+        /// Nothing: the inputs were audited by the chain's first run.
+        case chainStart
+    }
+
+    /// What the run that audited `inputs` started from (nil when `path` is missing).
+    static func replayed(_ path: String, inputs: [String]) throws -> Replay? {
         guard let current = try Checkpoint.load(path) else { return nil }
         if current.follow != nil { throw Checkpoint.Damaged(description: "is a follower's checkpoint (flipaudit follow), not a nightly one") }
+        let digests = Set(inputs.compactMap { FileDigest.of(path: $0) })
+        let audited = current.audited.filter { digests.contains($0.digest) }
+        guard !audited.isEmpty else { return .checkpoint(current) }
         let previous = path + ".prev"
-        guard FileManager.default.fileExists(atPath: previous) else { return current }
-        let audited = Set(current.audited.map(\.digest))
-        guard inputs.compactMap({ FileDigest.of(path: $0) }).contains(where: audited.contains) else { return current }
-        return try Checkpoint.load(previous)
+        if FileManager.default.fileExists(atPath: previous), let before = try Checkpoint.load(previous) { return .checkpoint(before) }
+        // No .prev: when the chain's first run audited them, nothing stood before.
+        if current.run == 1 && audited.allSatisfy({ $0.run == 1 }) { return .chainStart }
+        return .checkpoint(current)
     }
 }

@@ -321,7 +321,9 @@ struct ExplainReplayTests {
         "203.0.113.9 - - [\(time) +0000] \"GET \(target) HTTP/1.1\" \(status) 0 \"-\" \"GoogleApp/1.0\" \"\(location)\""
     }
 
-    @Test("--config takes the job's options, checkpoint and inputs; FILE.prev replays a night whose session opened the night before")
+    @Test(
+        "--config takes the job's options, checkpoint and inputs; FILE.prev replays a night whose session opened the night before; the first night replays from nothing"
+    )
     func replay() throws {
         let dir = temporaryDirectory()
         // Night 1 opens a session just before midnight; night 2 returns a
@@ -342,6 +344,10 @@ struct ExplainReplayTests {
         """.write(toFile: config, atomically: true, encoding: .utf8)
         #expect(try runCLI(["--config", config, n1, "--now", "2026-11-23T00:00:10Z"]).status == 0)
         #expect(!FileManager.default.fileExists(atPath: cp + ".prev"))
+        // The morning after the chain's first night: nothing stood before
+        // it, so explain replays night 1 from nothing (no .prev needed).
+        let first = try runCLI(["explain", "late1", "--config", config, n1, "--now", "2026-11-23T00:00:10Z"])
+        #expect(first.status == 0 && first.stdout.contains("n1.log:1"), "\(first.stderr)")
         #expect(try runCLI(["--config", config, n2, "--now", "2026-11-23T02:00:00Z"]).status == 0)
         // The commit kept the checkpoint it replaced.
         #expect(FileManager.default.fileExists(atPath: cp + ".prev"))
