@@ -97,4 +97,27 @@ struct FollowOutputsTests {
         #expect(again.process.isRunning, "\(again.stderr)")
         #expect(again.stop() == 0)
     }
+
+    @Test("--findings deleted without a SIGHUP: made anew and written to, said")
+    func findingsDeleted() throws {
+        let dir = temporaryDirectory()
+        let log = dir + "/access.log"
+        let findings = dir + "/findings.ndjson"
+        try Data(Self.lines.map { $0 + "\n" }.joined().utf8).write(to: URL(fileURLWithPath: log))
+        let follower = try FollowerProcess(["--from-start", "--findings", findings, log])
+        #expect(waitUntil(60) { ((try? String(contentsOfFile: findings, encoding: .utf8)) ?? "").contains("state-reuse") })
+        try FileManager.default.removeItem(atPath: findings)
+        // Another state used twice: another state-reuse.
+        let more = [
+            combined(3, authorize(state: "s2"), 302, location: "\(opa)?code=c3&state=s2"),
+            combined(4, authorize(state: "s2"), 302, location: "\(opa)?code=c4&state=s2"),
+        ]
+        let handle = try #require(FileHandle(forWritingAtPath: log))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(more.map { $0 + "\n" }.joined().utf8))
+        try handle.close()
+        #expect(waitUntil(60) { ((try? String(contentsOfFile: findings, encoding: .utf8)) ?? "").contains("\"state\":\"s2\"") }, "\(follower.stderr)")
+        #expect(follower.stop() == 0)
+        #expect(follower.stderr.contains("--findings \(findings) was renamed or deleted without a SIGHUP: reopened"), "\(follower.stderr)")
+    }
 }

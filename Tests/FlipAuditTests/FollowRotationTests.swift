@@ -86,4 +86,33 @@ struct FollowRotationTests {
         #expect(follower.stop() == 0)
         #expect(Self.reused(findings).sorted() == ["after", "before", "late"])
     }
+
+    @Test("a rotated file read under .1 at the commit and moved to .2 while stopped is found by its inode, its late lines read")
+    func movedOnWhileStopped() throws {
+        let dir = temporaryDirectory()
+        let log = dir + "/access.log"
+        let checkpoint = dir + "/follow.ckpt"
+        let findings = dir + "/findings.ndjson"
+        let arguments = ["--checkpoint", checkpoint, "--findings", findings, "--commit-interval", "1", log]
+        try Self.append(Self.reuse("first"), to: log)
+        let first = try FollowerProcess(["--from-start"] + arguments)
+        #expect(waitUntil(60) { Self.reused(findings) == ["first"] })
+        // Renamed, the new file not written yet: the follower keeps reading
+        // access.log.1, and a commit records it under that name.
+        try FileManager.default.moveItem(atPath: log, toPath: log + ".1")
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
+        let before = try String(contentsOfFile: checkpoint, encoding: .utf8)
+        #expect(waitUntil(60) { ((try? String(contentsOfFile: checkpoint, encoding: .utf8)) ?? before).contains("access.log.1") })
+        #expect(first.stop() == 0)
+        // Stopped: the server writes late to it, then the next rotation
+        // moves it on to .2.
+        try Self.append(Self.reuse("late"), to: log + ".1")
+        try FileManager.default.moveItem(atPath: log + ".1", toPath: log + ".2")
+        try FileManager.default.moveItem(atPath: log, toPath: log + ".1")
+        try Self.append(Self.reuse("last"), to: log)
+        let second = try FollowerProcess(arguments)
+        #expect(waitUntil(60) { Set(Self.reused(findings)) == ["first", "late", "last"] }, "\(Self.reused(findings)) \(second.stderr)")
+        #expect(second.stop() == 0)
+        #expect(!second.stderr.contains("possible gap"), "\(second.stderr)")
+    }
 }

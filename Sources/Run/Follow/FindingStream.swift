@@ -158,6 +158,24 @@ final class FindingStream: AuditSink {
         writtenOfFirst = 0
     }
 
+    /// `--findings` renamed or deleted without the SIGHUP that reopens it
+    /// (a logrotate with no postrotate, a hand's `rm`): the name no longer
+    /// holds the file open, whose findings nobody would read. Reopened
+    /// (made anew when missing), and said. False when nothing changed.
+    @discardableResult
+    func reopenIfMoved() -> Bool {
+        guard let path else { return false }
+        var open = stat()
+        guard fstat(descriptor, &open) == 0, open.st_mode & S_IFMT == S_IFREG else { return false }
+        var named = stat()
+        let there = stat(path, &named) == 0
+        if there && named.st_dev == open.st_dev && named.st_ino == open.st_ino { return false }
+        StandardError().write(
+            "flipaudit: follow: --findings \(TerminalText.escape(path)) was \(there ? "replaced" : "renamed or deleted") without a SIGHUP: reopened")
+        reopen()
+        return true
+    }
+
     /// Where the findings file stands, for the commit.
     var mark: FollowState.FindingsMark? {
         guard path != nil else { return nil }

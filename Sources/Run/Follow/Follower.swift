@@ -141,6 +141,7 @@ final class Follower {
                     break
                 }
             }
+            stream.reopenIfMoved()
             // A finding that could not be written holds everything back.
             guard stream.writeBacklog() else {
                 if run.findings == nil && errno == EPIPE { return .outputFailed }
@@ -337,7 +338,10 @@ final class Follower {
         self.fresh = fresh
         let now = Self.wallClock()
         for p in positions {
-            let candidates = [p.name] + rotatedNames(of: p.name)
+            // Its name, its rotation names, then any file of its folder: a
+            // file read as access.log.1 may be access.log.2 by now.
+            var candidates = [p.name] + rotatedNames(of: p.name)
+            candidates += folderFiles(of: p.name).filter { !candidates.contains($0) }
             var found: (name: String, copy: Bool)?
             for name in candidates {
                 var info = stat()
@@ -711,6 +715,14 @@ final class Follower {
     /// `access.log-20261129`): where logrotate puts a rotated file.
     private func rotatedNames(of name: String) -> [String] {
         Self.rotatedNames(of: name).filter { !isOwn($0) }
+    }
+
+    /// The plain files of `name`'s folder, sorted, but the follower's own
+    /// and compressed ones.
+    private func folderFiles(of name: String) -> [String] {
+        let folder = (name as NSString).deletingLastPathComponent
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder) else { return [] }
+        return entries.sorted().map { folder.isEmpty ? $0 : folder + "/" + $0 }.filter { !Self.isCompressed($0) && !isOwn($0) }
     }
 
     /// Whether `name` is one of the follower's own files.
