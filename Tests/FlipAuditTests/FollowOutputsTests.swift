@@ -61,6 +61,10 @@ struct FollowOutputsTests {
         #expect(checkpoint.exit(within: 60) == 2)
         #expect(checkpoint.stderr.contains("refusing to overwrite it"), "\(checkpoint.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: log)) == before)
+        // A checkpoint that is a directory: said as such, before anything is read.
+        let folder = try FollowerProcess(["--checkpoint", dir, log])
+        #expect(folder.exit(within: 60) == 2)
+        #expect(folder.stderr.contains("flipaudit: follow: --checkpoint: \(dir) is a directory"), "\(folder.stderr)")
         // A pattern that matches a log named as --findings: refused too.
         let other = writeLog(Self.lines, named: "other.log", in: dir)
         let pattern = try FollowerProcess(["--findings", other, dir + "/*.log"])

@@ -115,4 +115,27 @@ struct FollowRotationTests {
         #expect(second.stop() == 0)
         #expect(!second.stderr.contains("possible gap"), "\(second.stderr)")
     }
+
+    @Test("a symbolic link retargeted while stopped: the old target's tail is read, found by its inode")
+    func linkRetargetedWhileStopped() throws {
+        let dir = temporaryDirectory()
+        let link = dir + "/current.log"
+        let checkpoint = dir + "/follow.ckpt"
+        let findings = dir + "/findings.ndjson"
+        let arguments = ["--checkpoint", checkpoint, "--findings", findings, "--commit-interval", "1", link]
+        try Self.append(Self.reuse("monday"), to: dir + "/app-monday.log")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "app-monday.log")
+        let first = try FollowerProcess(["--from-start"] + arguments)
+        #expect(waitUntil(60) { Self.reused(findings) == ["monday"] })
+        #expect(first.stop() == 0)
+        // Stopped: Monday's file gets its last lines, the link moves on.
+        try Self.append(Self.reuse("mondaylate"), to: dir + "/app-monday.log")
+        try Self.append(Self.reuse("tuesday"), to: dir + "/app-tuesday.log")
+        try FileManager.default.removeItem(atPath: link)
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "app-tuesday.log")
+        let second = try FollowerProcess(arguments)
+        #expect(waitUntil(60) { Set(Self.reused(findings)) == ["monday", "mondaylate", "tuesday"] }, "\(Self.reused(findings)) \(second.stderr)")
+        #expect(second.stop() == 0)
+        #expect(!second.stderr.contains("possible gap"), "\(second.stderr)")
+    }
 }
