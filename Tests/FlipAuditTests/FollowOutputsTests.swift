@@ -124,4 +124,38 @@ struct FollowOutputsTests {
         #expect(follower.stop() == 0)
         #expect(follower.stderr.contains("--findings \(findings) was renamed or deleted without a SIGHUP: reopened"), "\(follower.stderr)")
     }
+
+    @Test("--findings renamed, then killed before the SIGHUP: the restart finds what it wrote there and repeats nothing")
+    func findingsRenamedThenKilled() throws {
+        let dir = temporaryDirectory()
+        let log = dir + "/access.log"
+        let checkpoint = dir + "/follow.ckpt"
+        let findings = dir + "/findings.ndjson"
+        try Data(Self.lines.map { $0 + "\n" }.joined().utf8).write(to: URL(fileURLWithPath: log))
+        // One commit, at the start: the s1 finding is written after it.
+        let arguments = ["--checkpoint", checkpoint, "--findings", findings, "--commit-interval", "86400", log]
+        let first = try FollowerProcess(["--from-start"] + arguments)
+        #expect(waitUntil(60) { ((try? String(contentsOfFile: findings, encoding: .utf8)) ?? "").contains("\"state\":\"s1\"") })
+        // logrotate's create; the follower killed before its SIGHUP.
+        try FileManager.default.moveItem(atPath: findings, toPath: findings + ".1")
+        _ = FileManager.default.createFile(atPath: findings, contents: nil)
+        kill(first.process.processIdentifier, SIGKILL)
+        first.process.waitUntilExit()
+        // Restarted from the start commit: s1 is read and decided again.
+        let more = [
+            combined(3, authorize(state: "s2"), 302, location: "\(opa)?code=c3&state=s2"),
+            combined(4, authorize(state: "s2"), 302, location: "\(opa)?code=c4&state=s2"),
+        ]
+        let handle = try #require(FileHandle(forWritingAtPath: log))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(more.map { $0 + "\n" }.joined().utf8))
+        try handle.close()
+        let second = try FollowerProcess(arguments)
+        #expect(waitUntil(60) { ((try? String(contentsOfFile: findings, encoding: .utf8)) ?? "").contains("\"state\":\"s2\"") })
+        #expect(second.stop() == 0)
+        let now = try String(contentsOfFile: findings, encoding: .utf8)
+        let renamed = try String(contentsOfFile: findings + ".1", encoding: .utf8)
+        #expect(!now.contains("\"state\":\"s1\""), "s1's finding written again: \(now)")
+        #expect(renamed.components(separatedBy: "\"state\":\"s1\"").count == 2)
+    }
 }

@@ -102,7 +102,18 @@ final class Follower {
                 StandardError().write("flipaudit: follow: --findings \(TerminalText.escape(path)): \(String(cString: strerror(errno)))")
                 return nil
             }
-            written.merge(Self.writtenAfterCommit(descriptor, path: path, mark: carried?.follow?.findings)) { a, _ in a }
+            let mark = carried?.follow?.findings
+            written.merge(Self.writtenAfterCommit(descriptor, path: path, mark: mark)) { a, _ in a }
+            // Renamed since the commit, and stopped before the SIGHUP that
+            // reopens it: what went to it after the commit is in the file
+            // by its rotated name, found by its inode.
+            if let mark, let renamed = Self.renamedFindings(path, mark: mark, besides: descriptor) {
+                let fd = Glibc.open(renamed, O_RDWR | O_CLOEXEC | O_NOCTTY)
+                if fd >= 0 {
+                    written.merge(Self.writtenAfterCommit(fd, path: renamed, mark: mark)) { a, _ in a }
+                    close(fd)
+                }
+            }
         }
         stream = FindingStream(
             format: run.ocsf ? .ocsf : .ndjson, path: run.findings, descriptor: descriptor, key: key, written: written, metrics: metrics
@@ -633,6 +644,17 @@ final class Follower {
     /// commit `mark` recorded (all of it when it is another file, or
     /// shorter). A last line cut off (a crash in its write) is cut away: its
     /// finding is written again whole.
+    /// The file the commit's `mark` names under a rotated name of `path`
+    /// (`findings.ndjson.1`) when `path` now holds another (the open `fd`).
+    static func renamedFindings(_ path: String, mark: FollowState.FindingsMark, besides fd: Int32) -> String? {
+        var open = stat()
+        guard fstat(fd, &open) == 0, UInt64(open.st_dev) != mark.device || UInt64(open.st_ino) != mark.inode else { return nil }
+        return rotatedNames(of: path).first { name in
+            var info = stat()
+            return stat(name, &info) == 0 && UInt64(info.st_dev) == mark.device && UInt64(info.st_ino) == mark.inode
+        }
+    }
+
     static func writtenAfterCommit(_ fd: Int32, path: String, mark: FollowState.FindingsMark?) -> [UInt64: Int64] {
         guard let mark else { return [:] }
         var info = stat()
