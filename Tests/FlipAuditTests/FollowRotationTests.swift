@@ -138,4 +138,31 @@ struct FollowRotationTests {
         #expect(second.stop() == 0)
         #expect(!second.stderr.contains("possible gap"), "\(second.stderr)")
     }
+
+    @Test("copytruncate while stopped: the rest read from the copy, the new lines from the start, the possible gap said")
+    func copyTruncatedWhileStopped() throws {
+        let dir = temporaryDirectory()
+        let log = dir + "/access.log"
+        let checkpoint = dir + "/follow.ckpt"
+        let findings = dir + "/findings.ndjson"
+        let arguments = ["--checkpoint", checkpoint, "--findings", findings, "--commit-interval", "1", log]
+        try Self.append(Self.reuse("first"), to: log)
+        let first = try FollowerProcess(["--from-start"] + arguments)
+        #expect(waitUntil(60) { Self.reused(findings) == ["first"] })
+        #expect(first.stop() == 0)
+        // Stopped: more lines, then logrotate's copytruncate, then new lines.
+        try Self.append(Self.reuse("copied"), to: log)
+        try FileManager.default.copyItem(atPath: log, toPath: log + ".1")
+        let truncate = open(log, O_WRONLY | O_TRUNC)
+        close(truncate)
+        try Self.append(Self.reuse("after"), to: log)
+        let second = try FollowerProcess(arguments)
+        #expect(waitUntil(60) { Set(Self.reused(findings)) == ["first", "copied", "after"] }, "\(Self.reused(findings)) \(second.stderr)")
+        #expect(second.stop() == 0)
+        #expect(Self.reused(findings).count == 3)
+        #expect(
+            second.stderr.contains(
+                "access.log was truncated in place (copytruncate) while the follower was stopped; the rest read from its copy \(log).1; possible gap"),
+            "\(second.stderr)")
+    }
 }

@@ -379,6 +379,15 @@ final class Follower {
                 )
                 continue
             }
+            if found.copy {
+                // Copied and truncated in place while stopped: a truncation
+                // like one seen live, counted and said as one.
+                metrics.rotations += 1
+                metrics.gaps += 1
+                StandardError().write(
+                    "flipaudit: follow: \(TerminalText.escape(p.name)) was truncated in place (copytruncate) while the follower was stopped; the rest read from its copy \(TerminalText.escape(found.name)); possible gap (lines written between the copy and the truncation)"
+                )
+            }
             guard let file = open(found.name, offset: p.offset, lines: p.lines, now: now) else { continue }
             // Under a name it follows, it goes on; under a rotated name
             // (stopped after a rotation), it is read to its end, let go.
