@@ -10,25 +10,33 @@ enum LocationAdvice {
     /// `example` as lines that fit the summary and still read as
     /// configuration: nginx joins the strings of one `log_format`.
     static func lines(_ example: String) -> [String] {
-        guard example == nginxLogFormat else { return [example] }
-        return [
-            #"log_format flip '$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent '"#,
-            #"                '"$http_referer" "$http_user_agent" "$sent_http_location"';"#,
-        ]
+        example.split(separator: "\n").flatMap { line -> [String] in
+            guard line == nginxLogFormat else { return [String(line)] }
+            return [
+                #"log_format flip '$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent '"#,
+                #"                '"$http_referer" "$http_user_agent" "$sent_http_location"';"#,
+            ]
+        }
     }
 
     /// The example Apache line.
     static let apacheLogFormat = #"LogFormat "%h %l %u %t \"%r\" %>s %O \"%{Referer}i\" \"%{User-Agent}i\" \"%{Location}o\"" flip"#
+    /// The example lighttpd line (mod_accesslog; its default with the Location at the end).
+    static let lighttpdAccessLogFormat =
+        #"accesslog.format = "%h %V %u %t \"%r\" %>s %b \"%{Referer}i\" \"%{User-Agent}i\" \"%{Location}o\"""#
+    /// The three servers that write the combined format by default, each
+    /// with its line under a comment naming it (`#` is a comment in all
+    /// three): flipaudit cannot tell which of them wrote a combined log.
+    static let combinedLogFormats = ["# nginx", nginxLogFormat, "# Apache", apacheLogFormat, "# lighttpd", lighttpdAccessLogFormat].joined(
+        separator: "\n")
 
     /// The advice for inputs read as `format` (a `FileSummary.format`):
     /// a sentence, and the configuration line to add, if there is one.
     static func advice(format: String) -> (text: String, example: String?) {
         switch format {
-        case "combined", "nginx":
-            return (
-                "Add \"$sent_http_location\" at the end of your nginx log_format (Apache: \"%{Location}o\" at the end of its LogFormat), e.g.:",
-                nginxLogFormat
-            )
+        case "combined":
+            return ("Log the response's Location header as the last field, in your server's format, e.g.:", combinedLogFormats)
+        case "nginx": return ("Add \"$sent_http_location\" at the end of your log_format, e.g.:", nginxLogFormat)
         case "apache": return ("Add \"%{Location}o\" at the end of your LogFormat, e.g.:", apacheLogFormat)
         case "haproxy":
             return (
