@@ -38,12 +38,13 @@ final class FileWatch {
         _ = inotify_add_watch(inotify, folder, UInt32(mask))
     }
 
-    /// Waits for a change or a signal, at most `tick` (not at all when
-    /// `busy`: a file has more to read); the signals that came.
-    func wait(busy: Bool = false) -> [Int32] {
+    /// Waits for a change or a signal, at most `tick`, or `within`
+    /// milliseconds when sooner (a held record's wait ends then), not at
+    /// all when `busy` (a file has more to read); the signals that came.
+    func wait(busy: Bool = false, within: Int64 = Int64(FileWatch.tick)) -> [Int32] {
         var fds = [pollfd(fd: signals, events: Int16(POLLIN), revents: 0)]
         if inotify >= 0 { fds.append(pollfd(fd: inotify, events: Int16(POLLIN), revents: 0)) }
-        _ = poll(&fds, nfds_t(fds.count), busy ? 0 : Self.tick)
+        _ = poll(&fds, nfds_t(fds.count), busy ? 0 : Int32(max(0, min(Int64(Self.tick), within))))
         var buffer = [UInt8](repeating: 0, count: 4096)
         // Drained: what changed is found by looking, not from the events.
         if inotify >= 0 { while buffer.withUnsafeMutableBytes({ read(inotify, $0.baseAddress, $0.count) }) > 0 {} }

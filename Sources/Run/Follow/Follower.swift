@@ -140,8 +140,13 @@ final class Follower {
         look(now: Self.wallClock())
         if !commit() && run.checkpoint != nil { return .outputFailed }
         while true {
+            // A record held for a slower file is released a second after
+            // it was read, not up to a turn later.
+            let before = Self.wallClock()
+            let due = held.lazy.map(\.arrived).min().map { $0 + Self.mergeWait - before } ?? Int64(FileWatch.tick)
+            let signals = watch.wait(busy: behind, within: due)
             let now = Self.wallClock()
-            for signal in watch.wait(busy: behind) {
+            for signal in signals {
                 switch signal {
                 case SIGHUP:
                     stream.reopen()
