@@ -153,6 +153,34 @@ struct ApacheFormatTests {
         #expect(try read(#"10.0.0.1 198.51.100.23 [22/Nov/2026:10:00:01 +0000] "\#(request)" 302"#, .logFormat(both)).0.ip == "10.0.0.1")
     }
 
+    /// Every directive of Apache 2.4's mod_log_config (and mod_ssl's
+    /// `%{VAR}x`, a condition, `<`/`>`), each with a value of its
+    /// documented shape, in one field of its own between the fields the
+    /// audit reads: read or skipped, never exit 2, never shifting the
+    /// time, request, status or Location around it.
+    static let everyDirective: [(directive: String, value: String)] = [
+        ("%a", "198.51.100.7"), ("%{c}a", "10.0.0.1"), ("%A", "127.0.0.1"), ("%B", "235"), ("%b", "-"),
+        ("%{session}C", "abc123"), ("%D", "2762"), ("%{HOME}e", "/root"), ("%f", "/var/www/html/index.html"),
+        ("%h", "client.example.net"), ("%{c}h", "10.0.0.1"), ("%H", "HTTP/1.1"), ("%{Accept}i", "text/html"),
+        ("%k", "0"), ("%l", "-"), ("%L", "-"), ("%{note}n", "-"), ("%{Server}o", "Apache"), ("%p", "443"),
+        ("%{canonical}p", "443"), ("%{local}p", "443"), ("%{remote}p", "51034"), ("%P", "1234"), ("%{pid}P", "1234"),
+        ("%{tid}P", "140234567"), ("%{hextid}P", "7f8a"), ("%R", "-"), ("%T", "0"), ("%{ms}T", "2"), ("%{us}T", "2762"),
+        ("%{s}T", "0"), ("%u", "-"), ("%v", "www.example.com"), ("%V", "www.example.com"), ("%X", "+"), ("%I", "512"),
+        ("%O", "700"), ("%S", "1212"), ("%{Trailer}^ti", "-"), ("%{Trailer}^to", "-"), ("%{SSL_PROTOCOL}x", "TLSv1.3"),
+        ("%{SSL_CIPHER}c", "TLS_AES_128_GCM_SHA256"), ("%400,501{User-agent}i", "-"), ("%!200,304,302{Referer}i", "-"),
+        ("%<s", "302"), ("%>s", "302"), ("%s", "302"), ("%{end:sec}t", "1795341601"), ("%%", "%"),
+    ]
+
+    @Test("every mod_log_config directive, one by one, is read or skipped as a field of its shape", arguments: everyDirective)
+    func oneByOne(directive: String, value: String) throws {
+        let text = #"%h %t "%r" %>s \#(directive) "%{Location}o""#
+        let line = #"203.0.113.9 [22/Nov/2026:10:00:01 +0000] "\#(request)" 302 \#(value) "\#(back)""#
+        let (p, format, _) = try read(line, .logFormat(text))
+        #expect(format == .apache)
+        #expect(p.time == t0 && p.status == 302 && p.method == "GET" && p.location == back, "\(directive)")
+        #expect(p.target == "/oauth/authorize?client_id=G123&state=s1", "\(directive)")
+    }
+
     @Test("an unknown directive, a mix with nginx variables, a missing time are refused, named")
     func refused() {
         func message(_ text: String) -> String {
