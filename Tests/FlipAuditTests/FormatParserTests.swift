@@ -198,6 +198,40 @@ struct ApacheFormatTests {
     }
 }
 
+@Suite("nginx log_format: every variable")
+struct NginxVariableTests {
+    /// nginx variables a log_format uses (ngx_http_core_module, the log,
+    /// upstream, SSL, realip, gzip and headers modules), each with a value
+    /// of its documented shape: the ones the audit needs are read, every
+    /// other one is skipped as a field.
+    static let variables: [(variable: String, value: String)] = [
+        ("$body_bytes_sent", "235"), ("$bytes_sent", "470"), ("$connection", "1024"), ("$connection_requests", "3"),
+        ("$content_length", "-"), ("$content_type", "application/x-www-form-urlencoded"), ("$host", "auth.example.com"),
+        ("$hostname", "web1"), ("$http2", "h2"), ("$http_referer", "-"), ("$http_user_agent", "Mozilla/5.0 (iPhone) GoogleApp/1.0"),
+        ("$https", "on"), ("$nginx_version", "1.22.1"), ("$pid", "4242"), ("$pipe", "."),
+        ("$proxy_add_x_forwarded_for", "198.51.100.7, 203.0.113.9"), ("$remote_port", "51034"), ("$remote_user", "-"),
+        ("$request_id", "f3c1b2a4d5e6f7a8b9c0d1e2f3a4b5c6"), ("$request_length", "612"), ("$request_time", "0.004"),
+        ("$scheme", "https"), ("$server_addr", "10.0.0.5"), ("$server_name", "auth.example.com"), ("$server_port", "443"),
+        ("$server_protocol", "HTTP/1.1"), ("$ssl_protocol", "TLSv1.3"), ("$ssl_cipher", "TLS_AES_128_GCM_SHA256"),
+        ("$ssl_session_reused", "r"), ("$upstream_addr", "10.0.0.1:8080, 10.0.0.2:8080"), ("$upstream_status", "502, 302"),
+        ("$upstream_response_time", "0.001, 0.003"), ("$upstream_connect_time", "0.000"), ("$upstream_header_time", "0.002"),
+        ("$upstream_cache_status", "MISS"), ("$gzip_ratio", "-"), ("$sent_http_content_type", "text/html"),
+        ("$cookie_session", "abc123"), ("$arg_scope", "devices.read"), ("$is_args", "?"), ("$document_root", "/var/www/html"),
+        ("$request_filename", "/var/www/html/oauth/authorize"), ("$realip_remote_port", "51034"), ("$time_iso8601", "2026-11-22T10:00:01+00:00"),
+        ("$msec", "1795341601.000"), ("$status", "302"), ("$http_x_real_ip", "198.51.100.7"),
+    ]
+
+    @Test("every variable, one by one, is read or skipped as a field of its shape", arguments: variables)
+    func oneByOne(variable: String, value: String) throws {
+        let text = #"$remote_addr - $remote_user [$time_local] "$request" $status "\#(variable)" "$sent_http_location""#
+        let line = #"203.0.113.9 - - [22/Nov/2026:10:00:01 +0000] "\#(request)" 302 "\#(value)" "\#(back)""#
+        let (p, format, _) = try read(line, .logFormat(text))
+        #expect(format == .nginx)
+        #expect(p.time == t0 && p.status == 302 && p.method == "GET" && p.location == back, "\(variable)")
+        #expect(p.target == "/oauth/authorize?client_id=G123&state=s1" && p.ip == "203.0.113.9", "\(variable)")
+    }
+}
+
 @Suite("JSON logs of every server, and --json-field")
 struct JSONFormatTests {
     @Test("Caddy 2.6 and 2.7: nested request, ts in seconds, Location in an array")
