@@ -232,6 +232,36 @@ struct NginxVariableTests {
     }
 }
 
+@Suite("W3C logs: every field")
+struct W3CFieldTests {
+    /// IIS's W3C fields (and CloudFront's that IIS logs do not have), with a
+    /// value of each one's shape: a column of its own between the columns
+    /// the audit reads, which must come out unchanged.
+    static let fields: [(name: String, value: String)] = [
+        ("s-sitename", "W3SVC1"), ("s-computername", "WEB01"), ("s-ip", "10.0.0.5"), ("s-port", "443"), ("cs-username", "-"),
+        ("cs-version", "HTTP/1.1"), ("cs(User-Agent)", "Mozilla/5.0+(iPhone)+GoogleApp/1.0"), ("cs(Cookie)", "-"),
+        ("cs(Referer)", "-"), ("cs-host", "auth.example.com"), ("sc-substatus", "0"), ("sc-win32-status", "0"), ("sc-bytes", "235"),
+        ("cs-bytes", "612"), ("time-taken", "15"), ("X-Forwarded-For", "198.51.100.7"), ("cs(Host)", "auth.example.com"),
+        ("x-edge-result-type", "Miss"), ("x-edge-request-id", "abc=="), ("x-host-header", "auth.example.com"), ("cs-protocol", "https"),
+        ("ssl-protocol", "TLSv1.3"), ("ssl-cipher", "TLS_AES_128_GCM_SHA256"), ("cs-protocol-version", "HTTP/2.0"), ("c-port", "51034"),
+        ("time-to-first-byte", "0.004"), ("sc-content-type", "text/html"), ("sc-content-len", "235"), ("sc-range-start", "-"),
+    ]
+
+    @Test("every field, one by one, is read or skipped as a column", arguments: fields)
+    func oneByOne(name: String, value: String) throws {
+        var reader = try RecordReader(.auto, maxLine: 4096)
+        var header = Array("#Fields: date time c-ip cs-method cs-uri-stem cs-uri-query sc-status \(name) Location".utf8)
+        #expect(header.withUnsafeMutableBytes { reader.directive(UnsafeRawBufferPointer($0)) })
+        var line = Array("2026-11-22 10:00:01 203.0.113.9 GET /oauth/authorize client_id=G123&state=s1 302 \(value) \(back)".utf8)
+        let failure = line.withUnsafeMutableBytes { reader.read(UnsafeRawBufferPointer($0), escapes: true) }
+        #expect(failure == nil, "\(name)")
+        let p = Parsed(reader.record)
+        #expect(reader.format == .iis, "\(name)")
+        #expect(p.time == t0 && p.status == 302 && p.method == "GET" && p.location == back && p.ip == "203.0.113.9", "\(name)")
+        #expect(p.target == "/oauth/authorize?client_id=G123&state=s1", "\(name)")
+    }
+}
+
 @Suite("JSON logs of every server, and --json-field")
 struct JSONFormatTests {
     @Test("Caddy 2.6 and 2.7: nested request, ts in seconds, Location in an array")
