@@ -5,13 +5,19 @@ final class FollowerProcess {
     let process = Process()
     let stderrPath: String
 
-    init(_ arguments: [String]) throws {
+    /// `descriptors`: run under `ulimit -n` of that many (soft and hard).
+    init(_ arguments: [String], descriptors: Int? = nil) throws {
         let binary = Bundle.module.bundleURL.deletingLastPathComponent().appendingPathComponent("flipaudit")
         // Beside, not in, the folder a pattern follows.
         stderrPath = temporaryDirectory() + "/follower.stderr"
         _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
-        process.executableURL = binary
-        process.arguments = ["follow"] + arguments
+        if let descriptors {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "ulimit -n \(descriptors) && exec \"$0\" \"$@\"", binary.path, "follow"] + arguments
+        } else {
+            process.executableURL = binary
+            process.arguments = ["follow"] + arguments
+        }
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle(forWritingAtPath: stderrPath)

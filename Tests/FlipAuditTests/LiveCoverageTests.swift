@@ -72,4 +72,22 @@ struct LiveCoverageTests {
         #expect(waitUntil(60) { follower.stderr.contains(sentence) }, "\(follower.stderr)")
         #expect(follower.stop() == 0)
     }
+
+    @Test("a log too many for the descriptors is not opened but said, as not seen; the rest are followed")
+    func descriptorReserve() throws {
+        let dir = temporaryDirectory()
+        for i in 1...40 { _ = writeLog([combined(1, "/healthz", 200)], named: "app\(i).log", in: dir) }
+        let follower = try FollowerProcess(["--from-start", dir + "/*.log"], descriptors: 48)
+        #expect(waitUntil(60) { follower.stderr.contains("coverage partial: ") }, "\(follower.stderr)")
+        #expect(follower.process.isRunning)
+        #expect(follower.stop() == 0)
+        let said = follower.stderr
+        // 48 allowed, 32 kept: 16 logs followed, 24 said not opened.
+        let notOpened = said.split(separator: "\n").filter {
+            $0.hasPrefix("flipaudit: follow: \(dir)/app") && $0.contains(" not opened: 16 files open, 48 descriptors allowed (ulimit -n), 32 kept")
+        }
+        #expect(notOpened.count == 24, "\(said)")
+        #expect(said.contains("; and 19 more"))
+        #expect(!said.contains("Too many open files"))
+    }
 }

@@ -1,4 +1,5 @@
 import Audit
+import CHTTP
 import Foundation
 import Parsing
 import Reading
@@ -68,6 +69,27 @@ final class Follower {
     /// Time a rotated file is kept at most while the name it left holds no
     /// file written to (milliseconds): its server has not reopened its log.
     static let rotationHold: Int64 = 300_000
+    /// Descriptors a follower keeps free of logs: standard streams, inotify,
+    /// the signal pipe, findings, the checkpoint's lock and temporary file,
+    /// --listen's socket, libmicrohttpd's own and its connections.
+    static let descriptorReserve = 16 + Int(FA_HTTP_CONNECTIONS)
+    /// The descriptors this process may open: its soft limit, raised to
+    /// the hard one first (systemd's default soft limit is 1024).
+    static let descriptorLimit: Int = raisedDescriptorLimit()
+
+    private static func raisedDescriptorLimit() -> Int {
+        let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+        var limit = rlimit()
+        guard getrlimit(resource, &limit) == 0 else { return 1024 }
+        if limit.rlim_cur < limit.rlim_max {
+            var raised = limit
+            raised.rlim_cur = limit.rlim_max
+            if setrlimit(resource, &raised) == 0 { limit = raised }
+        }
+        let cap = UInt64(1 << 30)
+        return Int(min(UInt64(limit.rlim_cur), cap))
+    }
+
     /// How often a coverage other than complete is said again (milliseconds).
     static let coverageRepeat: Int64 = 3_600_000
     /// How long a record waits for a slower file (milliseconds).
@@ -320,6 +342,16 @@ final class Follower {
     /// Opens `name` at `offset` (a line boundary, `lines` lines in), or at
     /// its last line end; nil when it cannot be read (said once).
     private func open(_ name: String, offset: Int64, lines: Int64, now: Int64, fromEnd: Bool = false) -> FollowedFile? {
+        // Descriptors kept for the findings, the checkpoint's commit and
+        // --listen's connections: a log too many is not opened (said, and
+        // counted as not seen), rather than /metrics going dark for good.
+        guard files.count + Self.descriptorReserve < Self.descriptorLimit else {
+            let why =
+                "not opened: \(files.count) files open, \(Self.descriptorLimit) descriptors allowed (ulimit -n), "
+                + "\(Self.descriptorReserve) kept for findings, checkpoint and --listen"
+            sayOnce(name, why, then: "raise LimitNOFILE, or follow fewer files")
+            return nil
+        }
         let fd = Glibc.open(name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
         guard fd >= 0 else {
             sayOnce(name, "cannot be read: \(String(cString: strerror(errno)))", then: "tried again")

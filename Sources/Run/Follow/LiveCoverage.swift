@@ -47,8 +47,14 @@ struct LiveCoverage {
         return LiveCoverage(verdict: verdict, reasons: reasons, names: names, unseen: unseen.count, blind: blind)
     }
 
-    /// One line: the verdict and its reasons.
+    /// One line: the verdict and its reasons (the first few, and how many more).
     var sentence: String {
-        reasons.isEmpty ? "coverage \(verdict.rawValue)" : "coverage \(verdict.rawValue): " + reasons.joined(separator: "; ")
+        guard !reasons.isEmpty else { return "coverage \(verdict.rawValue)" }
+        let shown = reasons.prefix(Self.reasonsShown).joined(separator: "; ")
+        let more = reasons.count > Self.reasonsShown ? "; and \(reasons.count - Self.reasonsShown) more" : ""
+        return "coverage \(verdict.rawValue): \(shown)\(more)"
     }
+
+    /// Reasons a sentence names; the gauges count them all.
+    static let reasonsShown = 5
 }
