@@ -26,15 +26,7 @@ struct FlipAuditCommand: ParsableCommand {
             Outputs are checked before any input is read and replaced atomically; \
             man flipaudit says how FIFOs, symlinks, folders and signals are handled.
 
-            Exit status: 0 clean: no finding at or above --fail-on (default never); 1 a \
-            finding at or above --fail-on; 2 usage error (checked before any input is \
-            read: bad values, an output that would overwrite an input or another \
-            output, a checkpoint that is locked or has seen an input); 3 some input \
-            could not be read completely (everything readable is still reported); 4 \
-            an output could not be written completely (full disk, closed or broken \
-            standard output; every other output is still written); 5 blind: an input \
-            was mostly not understood, or none was (whatever --fail-on says). The highest \
-            of 5, 4, 3, 1 wins; a signal exits with 128 + its number.
+            \(ExitStatus.helpTable)
 
             flipaudit explain --help: one session's story for a security review \
             (docs/security-review.md).

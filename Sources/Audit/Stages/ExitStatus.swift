@@ -30,6 +30,27 @@ package enum ExitStatus: Int32, Sendable, CaseIterable, Comparable {
         }
     }
 
+    /// What it means for an audit, whole (`flipaudit --help`, the manual).
+    package var help: String {
+        switch self {
+        case .clean: return "clean: no finding at or above --fail-on (default never)"
+        case .findings: return "a finding at or above --fail-on"
+        case .usage:
+            return "usage error (checked before any input is read: bad values, an output that would overwrite an input or another output, "
+                + "a checkpoint that is locked or has seen an input)"
+        case .inputIncomplete: return "some input could not be read completely (everything readable is still reported)"
+        case .outputFailed:
+            return "an output could not be written completely (full disk, closed or broken standard output; every other output is still written)"
+        case .blind: return "blind: an input was mostly not understood, or none was (whatever --fail-on says)"
+        }
+    }
+
+    /// The audit's exit table as `--help` gives it: every status, which wins.
+    package static var helpTable: String {
+        "Exit status: " + allCases.map { "\($0.rawValue) \($0.help)" }.joined(separator: "; ")
+            + ". The highest of 5, 4, 3, 1 wins; a signal exits with 128 + its number."
+    }
+
     package static func < (a: ExitStatus, b: ExitStatus) -> Bool { a.rawValue < b.rawValue }
 
     /// The run's status before its outputs are written: blind, input
