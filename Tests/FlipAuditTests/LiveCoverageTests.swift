@@ -36,6 +36,9 @@ struct LiveCoverageTests {
         #expect(blind.verdict == .blind && blind.blind == 1)
         let share = "read in every format flipaudit knows (each line on its own), 80% of its lines (8 of 10) are malformed"
         #expect(blind.sentence.hasPrefix("coverage blind: b.log: \(share)"))
+        let unobservable = LiveCoverage.judge(unseen: [], followed: [("a.log", good, goodTally)], unobservable: ["a.log"], format: .auto)
+        #expect(unobservable.verdict == .partial && unobservable.names == ["a.log"])
+        #expect(unobservable.sentence.hasPrefix("coverage partial: a.log: returns to Google not observable (no Location logged)"))
         let nothing = LiveCoverage.judge(unseen: [("access.log", "does not exist (yet)")], followed: [], format: .auto)
         #expect(nothing.verdict == .blind && nothing.sentence == "coverage blind: access.log does not exist (yet)")
         // A change is a change of verdict or of the inputs named, not of the shares.
@@ -89,5 +92,22 @@ struct LiveCoverageTests {
         #expect(notOpened.count == 24, "\(said)")
         #expect(said.contains("; and 19 more"))
         #expect(!said.contains("Too many open files"))
+    }
+
+    @Test("a followed log without a Location: its returns cannot be seen, said once its sessions close")
+    func unobservable() throws {
+        let dir = temporaryDirectory()
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.timeZone = TimeZone(identifier: "UTC")
+        f.dateFormat = "dd/MMM/yyyy:HH:mm:ss Z"
+        let then = f.string(from: Date().addingTimeInterval(-400))
+        // Plain combined: no field after the User-Agent, so no Location.
+        let line = "203.0.113.9 - - [\(then)] \"GET \(authorize(state: "s1")) HTTP/1.1\" 302 0 \"-\" \"GoogleApp/1.0\""
+        let log = writeLog([line], named: "access.log", in: dir)
+        let follower = try FollowerProcess(["--from-start", "--session-timeout", "5", log])
+        let said = "flipaudit: follow: coverage partial: \(log): returns to Google not observable (no Location logged)"
+        #expect(waitUntil(60) { follower.stderr.contains(said) }, "\(follower.stderr)")
+        #expect(follower.stop() == 0)
     }
 }

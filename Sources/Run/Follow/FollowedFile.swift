@@ -52,6 +52,8 @@ final class FollowedFile {
     /// it is blind (`LiveCoverage`).
     var accounting = InputAccounting()
     var tally = FormatTally()
+    /// One of its lines logged a Location: its returns can be seen.
+    var sawLocation = false
 
     /// Bytes of the first line that make the fingerprint, at most.
     static let fingerprintBytes = 1024

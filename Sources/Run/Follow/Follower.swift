@@ -217,9 +217,14 @@ final class Follower {
         metrics.bytesUnread = files.reduce(0) { $0 + $1.unread }
         metrics.openSessions = tracker.openSessions
         metrics.newestRecordOrStart = metrics.newestRecord ?? startedAt
+        let followed = current.sorted { $0.key < $1.key }
+        // A file whose sessions the rules closed unobservable, and that has
+        // logged no Location since it was opened.
+        let unobservable = followed.filter { !$0.value.sawLocation && tracker.unobservableFiles.contains($0.value.rank) }.map(\.key)
         let coverage = LiveCoverage.judge(
             unseen: unseen.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
-            followed: current.sorted { $0.key < $1.key }.map { ($0.key, $0.value.accounting, $0.value.tally) }, format: configuration.format)
+            followed: followed.map { ($0.key, $0.value.accounting, $0.value.tally) }, unobservable: unobservable,
+            format: configuration.format)
         metrics.coverage = coverage
         sayCoverage(coverage, now: now)
         metrics.publish(healthy: committedOnce || run.checkpoint == nil, now: Double(now) / 1000)
@@ -535,6 +540,7 @@ final class Follower {
         }
         let text = scan.firstLocationLine.map { Int64(before + $0) }
         let json = scan.firstJSONLocationLine.map { Int64(before + $0) }
+        if text != nil || json != nil { file.sawLocation = true }
         if text != nil || json != nil { tracker.markLogsLocation(file: file.rank, lines: LocationLines(text: text, json: json)) }
         events += scan.events
     }

@@ -7,7 +7,8 @@ import Rules
 /// understood (the batch's rule, on the lines read from it since it was
 /// opened) or when no file is followed at all; `partial` when an input
 /// cannot be seen (a pattern that matches nothing, a name missing, a file
-/// that cannot be read); `complete` otherwise. A verdict other than
+/// that cannot be read), or a file's returns cannot be seen (its sessions
+/// closed `unobservable`: it logs no Location); `complete` otherwise. A verdict other than
 /// `complete` is said at start, on each change and every hour, makes
 /// `/healthz` 503 and sets `flipaudit_follow_coverage`.
 struct LiveCoverage {
@@ -28,10 +29,11 @@ struct LiveCoverage {
 
     /// `unseen`: an input (a name or a pattern) and why it is not seen;
     /// `followed`: each file followed under a name now, with the lines read
-    /// from it and the formats they fit.
+    /// from it and the formats they fit; `unobservable`: the followed files
+    /// whose returns cannot be seen.
     static func judge(
         unseen: [(input: String, why: String)], followed: [(name: String, accounting: InputAccounting, tally: FormatTally)],
-        format: AuditConfiguration.Format
+        unobservable: [String] = [], format: AuditConfiguration.Format
     ) -> LiveCoverage {
         var reasons = unseen.map { "\($0.input) \($0.why)" }
         var names = unseen.map(\.input)
@@ -42,7 +44,12 @@ struct LiveCoverage {
             reasons.append("\(file.name): \(hint)")
             names.append(file.name)
         }
-        let verdict: Coverage.Verdict = blind > 0 || followed.isEmpty ? .blind : unseen.isEmpty ? .complete : .partial
+        for name in unobservable {
+            reasons.append(
+                "\(name): returns to Google not observable (no Location logged): the code, error-return and redirect checks do not run on its sessions")
+            names.append(name)
+        }
+        let verdict: Coverage.Verdict = blind > 0 || followed.isEmpty ? .blind : unseen.isEmpty && unobservable.isEmpty ? .complete : .partial
         if followed.isEmpty && unseen.isEmpty { reasons.append("no file is followed") }
         return LiveCoverage(verdict: verdict, reasons: reasons, names: names, unseen: unseen.count, blind: blind)
     }
