@@ -165,4 +165,62 @@ struct FollowRotationTests {
                 "access.log was truncated in place (copytruncate) while the follower was stopped; the rest read from its copy \(log).1; possible gap"),
             "\(second.stderr)")
     }
+
+    /// Open sessions in a follow checkpoint (its `session` lines).
+    private static func openSessions(_ checkpoint: String) -> Int {
+        ((try? String(contentsOfFile: checkpoint, encoding: .utf8)) ?? "").split(separator: "\n").filter { $0.hasPrefix("session\t") }.count
+    }
+
+    private static func inode(_ path: String) -> UInt64? {
+        var info = stat()
+        return stat(path, &info) == 0 ? UInt64(info.st_ino) : nil
+    }
+
+    /// SIGHUP (a commit: a new file renamed into place), and whether it came.
+    private static func commit(_ follower: FollowerProcess, _ checkpoint: String) -> Bool {
+        let before = inode(checkpoint)
+        kill(follower.process.processIdentifier, SIGHUP)
+        return waitUntil(60) { inode(checkpoint) != before }
+    }
+
+    @Test("a no-return whose requests span longer than the window ids are kept by is not written twice after a SIGKILL")
+    func longSessionNotRepeated() throws {
+        let dir = temporaryDirectory()
+        let log = dir + "/access.log"
+        let checkpoint = dir + "/follow.ckpt"
+        let findings = dir + "/findings.ndjson"
+        // One state asked for every 50 s from 1,100 s ago to 330 s ago, and
+        // no return: with a 60 s timeout one session, still open at a
+        // commit of the clock (the wall less 300 s), closed about 30 s
+        // later as no-return, dated by its first request: 1,100 s ago,
+        // more than the timeout and twice the reorder window before the
+        // commit's clock (a restored clock lies a window before it).
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.timeZone = TimeZone(identifier: "UTC")
+        f.dateFormat = "dd/MMM/yyyy:HH:mm:ss Z"
+        let time = { (ago: Double) in f.string(from: Date().addingTimeInterval(-ago)) }
+        let request = { (ago: Double) in "203.0.113.9 - - [\(time(ago))] \"GET \(authorize(state: "long")) HTTP/1.1\" 200 0 \"-\" \"G\" \"-\"" }
+        let whole = "203.0.113.9 - - [\(time(1100))] \"GET \(authorize(state: "seen")) HTTP/1.1\" 302 0 \"-\" \"G\" \"\(opa)?code=c1&state=seen\""
+        _ = writeLog([whole] + stride(from: 1100.0, to: 330, by: -50).map(request) + [request(330)], named: "access.log", in: dir)
+        let arguments = ["--checkpoint", checkpoint, "--findings", findings, "--session-timeout", "60", "--commit-interval", "86400", log]
+        let noReturn = { ((try? String(contentsOfFile: findings, encoding: .utf8)) ?? "").components(separatedBy: "\"kind\":\"no-return\"").count - 1 }
+        let first = try FollowerProcess(["--from-start"] + arguments)
+        // Committed with the session open, then the finding written, then
+        // killed before any other commit. (Signals only once its first
+        // commit shows it handles them.)
+        #expect(waitUntil(60) { FileManager.default.fileExists(atPath: checkpoint) })
+        #expect(waitUntil(60) { Self.commit(first, checkpoint) && Self.openSessions(checkpoint) == 1 })
+        #expect(waitUntil(90) { noReturn() == 1 })
+        kill(first.process.processIdentifier, SIGKILL)
+        first.process.waitUntilExit()
+        // Restarted from that commit: the session closes again; its finding,
+        // read back from the file, is not written again.
+        let killed = Self.inode(checkpoint)
+        let second = try FollowerProcess(arguments)
+        #expect(waitUntil(60) { Self.inode(checkpoint) != killed })
+        #expect(waitUntil(90) { Self.commit(second, checkpoint) && Self.openSessions(checkpoint) == 0 })
+        #expect(second.stop() == 0)
+        #expect(noReturn() == 1, "\((try? String(contentsOfFile: findings, encoding: .utf8)) ?? "") \(second.stderr) \(first.stderr)")
+    }
 }

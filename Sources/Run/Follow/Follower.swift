@@ -125,17 +125,23 @@ final class Follower {
                 return nil
             }
             let mark = carried?.follow?.findings
-            written.merge(Self.writtenAfterCommit(descriptor, path: path, mark: mark)) { a, _ in a }
+            var after = Self.writtenAfterCommit(descriptor, path: path, mark: mark)
             // Renamed since the commit, and stopped before the SIGHUP that
             // reopens it: what went to it after the commit is in the file
             // by its rotated name, found by its inode.
             if let mark, let renamed = Self.renamedFindings(path, mark: mark, besides: descriptor) {
                 let fd = Glibc.open(renamed, O_RDWR | O_CLOEXEC | O_NOCTTY)
                 if fd >= 0 {
-                    written.merge(Self.writtenAfterCommit(fd, path: renamed, mark: mark)) { a, _ in a }
+                    after.merge(Self.writtenAfterCommit(fd, path: renamed, mark: mark)) { a, _ in a }
                     close(fd)
                 }
             }
+            // Decided after the commit, so at its clock or later, whatever
+            // time the finding carries (a no-return is dated by its first
+            // request, maybe long before): kept until the replay passes
+            // that clock by the timeout and the reorder window.
+            let committed = carried?.watermark ?? .min
+            written.merge(after.mapValues { max($0, committed) }) { a, _ in a }
         }
         stream = FindingStream(
             format: run.ocsf ? .ocsf : .ndjson, path: run.findings, descriptor: descriptor, key: key, written: written, metrics: metrics
