@@ -8,11 +8,7 @@ import Testing
 @Suite("flipaudit follow: the clock")
 struct FollowClockTests {
     private static func line(_ date: Date, _ target: String, _ status: Int, location: String = "-") -> String {
-        let f = DateFormatter()
-        f.locale = Locale(identifier: "en_US_POSIX")
-        f.timeZone = TimeZone(identifier: "UTC")
-        f.dateFormat = "dd/MMM/yyyy:HH:mm:ss Z"
-        return "203.0.113.9 - - [\(f.string(from: date))] \"GET \(target) HTTP/1.1\" \(status) 0 \"-\" \"GoogleApp/1.0\" \"\(location)\"\n"
+        "203.0.113.9 - - [\(logTime(date))] \"GET \(target) HTTP/1.1\" \(status) 0 \"-\" \"GoogleApp/1.0\" \"\(location)\"\n"
     }
 
     @Test("a request without its return is no-return while the log is busy with health checks")

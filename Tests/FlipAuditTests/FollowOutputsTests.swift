@@ -20,6 +20,12 @@ struct FollowOutputsTests {
         return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK
     }
 
+    /// Two more of another state: another `state-reuse`.
+    private static let more = [
+        combined(3, authorize(state: "s2"), 302, location: "\(opa)?code=c3&state=s2"),
+        combined(4, authorize(state: "s2"), 302, location: "\(opa)?code=c4&state=s2"),
+    ].map { $0 + "\n" }.joined()
+
     /// Two authorize requests with one state: one `state-reuse`.
     private static let lines = [
         combined(1, authorize(state: "s1"), 302, location: "\(opa)?code=c1&state=s1"),
@@ -109,18 +115,11 @@ struct FollowOutputsTests {
         let findings = dir + "/findings.ndjson"
         try Data(Self.lines.map { $0 + "\n" }.joined().utf8).write(to: URL(fileURLWithPath: log))
         let follower = try FollowerProcess(["--from-start", "--findings", findings, log])
-        #expect(waitUntil(60) { ((try? String(contentsOfFile: findings, encoding: .utf8)) ?? "").contains("state-reuse") })
+        #expect(waitUntil(60) { fileText(findings).contains("state-reuse") })
         try FileManager.default.removeItem(atPath: findings)
         // Another state used twice: another state-reuse.
-        let more = [
-            combined(3, authorize(state: "s2"), 302, location: "\(opa)?code=c3&state=s2"),
-            combined(4, authorize(state: "s2"), 302, location: "\(opa)?code=c4&state=s2"),
-        ]
-        let handle = try #require(FileHandle(forWritingAtPath: log))
-        try handle.seekToEnd()
-        try handle.write(contentsOf: Data(more.map { $0 + "\n" }.joined().utf8))
-        try handle.close()
-        #expect(waitUntil(60) { ((try? String(contentsOfFile: findings, encoding: .utf8)) ?? "").contains("\"state\":\"s2\"") }, "\(follower.stderr)")
+        try appendText(Self.more, to: log)
+        #expect(waitUntil(60) { fileText(findings).contains("\"state\":\"s2\"") }, "\(follower.stderr)")
         #expect(follower.stop() == 0)
         #expect(follower.stderr.contains("--findings \(findings) was renamed or deleted without a SIGHUP: reopened"), "\(follower.stderr)")
     }
@@ -135,23 +134,16 @@ struct FollowOutputsTests {
         // One commit, at the start: the s1 finding is written after it.
         let arguments = ["--checkpoint", checkpoint, "--findings", findings, "--commit-interval", "86400", log]
         let first = try FollowerProcess(["--from-start"] + arguments)
-        #expect(waitUntil(60) { ((try? String(contentsOfFile: findings, encoding: .utf8)) ?? "").contains("\"state\":\"s1\"") })
+        #expect(waitUntil(60) { fileText(findings).contains("\"state\":\"s1\"") })
         // logrotate's create; the follower killed before its SIGHUP.
         try FileManager.default.moveItem(atPath: findings, toPath: findings + ".1")
         _ = FileManager.default.createFile(atPath: findings, contents: nil)
         kill(first.process.processIdentifier, SIGKILL)
         first.process.waitUntilExit()
         // Restarted from the start commit: s1 is read and decided again.
-        let more = [
-            combined(3, authorize(state: "s2"), 302, location: "\(opa)?code=c3&state=s2"),
-            combined(4, authorize(state: "s2"), 302, location: "\(opa)?code=c4&state=s2"),
-        ]
-        let handle = try #require(FileHandle(forWritingAtPath: log))
-        try handle.seekToEnd()
-        try handle.write(contentsOf: Data(more.map { $0 + "\n" }.joined().utf8))
-        try handle.close()
+        try appendText(Self.more, to: log)
         let second = try FollowerProcess(arguments)
-        #expect(waitUntil(60) { ((try? String(contentsOfFile: findings, encoding: .utf8)) ?? "").contains("\"state\":\"s2\"") })
+        #expect(waitUntil(60) { fileText(findings).contains("\"state\":\"s2\"") })
         #expect(second.stop() == 0)
         let now = try String(contentsOfFile: findings, encoding: .utf8)
         let renamed = try String(contentsOfFile: findings + ".1", encoding: .utf8)

@@ -7,34 +7,25 @@ import Testing
 /// lost every finding of that file before.
 @Suite("flipaudit follow: rotations")
 struct FollowRotationTests {
-    private static let format: DateFormatter = {
-        let f = DateFormatter()
-        f.locale = Locale(identifier: "en_US_POSIX")
-        f.timeZone = TimeZone(identifier: "UTC")
-        f.dateFormat = "dd/MMM/yyyy:HH:mm:ss Z"
-        return f
-    }()
-
     /// Two authorize requests of one state, logged now: one `state-reuse`.
     private static func reuse(_ state: String) -> String {
-        let time = format.string(from: Date())
+        let time = logTime(Date())
         return (1...2).map { n in
             "203.0.113.9 - - [\(time)] \"GET \(authorize(state: state)) HTTP/1.1\" 302 0 \"-\" \"GoogleApp/1.0\" \"\(opa)?code=\(state)c\(n)&state=\(state)\"\n"
         }.joined()
     }
 
-    private static func append(_ text: String, to path: String) throws {
-        if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
-        let handle = try #require(FileHandle(forWritingAtPath: path))
-        try handle.seekToEnd()
-        try handle.write(contentsOf: Data(text.utf8))
-        try handle.close()
+    /// A chain's files in `dir`, and a follower's arguments for `log`:
+    /// checkpoint, findings, a commit a second.
+    private static func chain(_ dir: String, _ log: String) -> (checkpoint: String, findings: String, arguments: [String]) {
+        let checkpoint = dir + "/follow.ckpt"
+        let findings = dir + "/findings.ndjson"
+        return (checkpoint, findings, ["--checkpoint", checkpoint, "--findings", findings, "--commit-interval", "1", log])
     }
 
     /// The states of the `state-reuse` findings written, in order.
     private static func reused(_ findings: String) -> [String] {
-        let text = (try? String(contentsOfFile: findings, encoding: .utf8)) ?? ""
-        return text.split(separator: "\n").compactMap { line in
+        fileText(findings).split(separator: "\n").compactMap { line in
             guard line.contains("\"kind\":\"state-reuse\""), let r = line.range(of: "\"state\":\"") else { return nil }
             return String(line[r.upperBound...].prefix { $0 != "\"" })
         }
@@ -44,20 +35,18 @@ struct FollowRotationTests {
     func rotatedInAndOutWhileStopped() throws {
         let dir = temporaryDirectory()
         let log = dir + "/access.log"
-        let checkpoint = dir + "/follow.ckpt"
-        let findings = dir + "/findings.ndjson"
-        let arguments = ["--checkpoint", checkpoint, "--findings", findings, "--commit-interval", "1", log]
-        try Self.append(Self.reuse("first"), to: log)
+        let (_, findings, arguments) = Self.chain(dir, log)
+        try appendText(Self.reuse("first"), to: log)
         let first = try FollowerProcess(["--from-start"] + arguments)
         #expect(waitUntil(60) { Self.reused(findings) == ["first"] })
         #expect(first.stop() == 0)
         // logrotate `create`, twice, while it is stopped.
         let fm = FileManager.default
         try fm.moveItem(atPath: log, toPath: log + ".1")
-        try Self.append(Self.reuse("middle"), to: log)
+        try appendText(Self.reuse("middle"), to: log)
         try fm.moveItem(atPath: log + ".1", toPath: log + ".2")
         try fm.moveItem(atPath: log, toPath: log + ".1")
-        try Self.append(Self.reuse("last"), to: log)
+        try appendText(Self.reuse("last"), to: log)
         let second = try FollowerProcess(arguments)
         #expect(waitUntil(60) { Set(Self.reused(findings)) == ["first", "middle", "last"] }, "\(Self.reused(findings))")
         #expect(second.stop() == 0)
@@ -70,7 +59,7 @@ struct FollowRotationTests {
         let dir = temporaryDirectory()
         let log = dir + "/access.log"
         let findings = dir + "/findings.ndjson"
-        try Self.append(Self.reuse("before"), to: log)
+        try appendText(Self.reuse("before"), to: log)
         let follower = try FollowerProcess(["--from-start", "--findings", findings, log])
         #expect(waitUntil(60) { Self.reused(findings) == ["before"] })
         // Renamed; the server has not reopened its log yet (an empty new
@@ -80,8 +69,8 @@ struct FollowRotationTests {
         try FileManager.default.moveItem(atPath: log, toPath: log + ".1")
         _ = FileManager.default.createFile(atPath: log, contents: nil)
         sleep(3)
-        try Self.append(Self.reuse("late"), to: log + ".1")
-        try Self.append(Self.reuse("after"), to: log)
+        try appendText(Self.reuse("late"), to: log + ".1")
+        try appendText(Self.reuse("after"), to: log)
         #expect(waitUntil(60) { Set(Self.reused(findings)) == ["before", "late", "after"] }, "\(Self.reused(findings))")
         #expect(follower.stop() == 0)
         #expect(Self.reused(findings).sorted() == ["after", "before", "late"])
@@ -91,10 +80,8 @@ struct FollowRotationTests {
     func movedOnWhileStopped() throws {
         let dir = temporaryDirectory()
         let log = dir + "/access.log"
-        let checkpoint = dir + "/follow.ckpt"
-        let findings = dir + "/findings.ndjson"
-        let arguments = ["--checkpoint", checkpoint, "--findings", findings, "--commit-interval", "1", log]
-        try Self.append(Self.reuse("first"), to: log)
+        let (checkpoint, findings, arguments) = Self.chain(dir, log)
+        try appendText(Self.reuse("first"), to: log)
         let first = try FollowerProcess(["--from-start"] + arguments)
         #expect(waitUntil(60) { Self.reused(findings) == ["first"] })
         // Renamed, the new file not written yet: the follower keeps reading
@@ -106,10 +93,10 @@ struct FollowRotationTests {
         #expect(first.stop() == 0)
         // Stopped: the server writes late to it, then the next rotation
         // moves it on to .2.
-        try Self.append(Self.reuse("late"), to: log + ".1")
+        try appendText(Self.reuse("late"), to: log + ".1")
         try FileManager.default.moveItem(atPath: log + ".1", toPath: log + ".2")
         try FileManager.default.moveItem(atPath: log, toPath: log + ".1")
-        try Self.append(Self.reuse("last"), to: log)
+        try appendText(Self.reuse("last"), to: log)
         let second = try FollowerProcess(arguments)
         #expect(waitUntil(60) { Set(Self.reused(findings)) == ["first", "late", "last"] }, "\(Self.reused(findings)) \(second.stderr)")
         #expect(second.stop() == 0)
@@ -120,17 +107,15 @@ struct FollowRotationTests {
     func linkRetargetedWhileStopped() throws {
         let dir = temporaryDirectory()
         let link = dir + "/current.log"
-        let checkpoint = dir + "/follow.ckpt"
-        let findings = dir + "/findings.ndjson"
-        let arguments = ["--checkpoint", checkpoint, "--findings", findings, "--commit-interval", "1", link]
-        try Self.append(Self.reuse("monday"), to: dir + "/app-monday.log")
+        let (_, findings, arguments) = Self.chain(dir, link)
+        try appendText(Self.reuse("monday"), to: dir + "/app-monday.log")
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "app-monday.log")
         let first = try FollowerProcess(["--from-start"] + arguments)
         #expect(waitUntil(60) { Self.reused(findings) == ["monday"] })
         #expect(first.stop() == 0)
         // Stopped: Monday's file gets its last lines, the link moves on.
-        try Self.append(Self.reuse("mondaylate"), to: dir + "/app-monday.log")
-        try Self.append(Self.reuse("tuesday"), to: dir + "/app-tuesday.log")
+        try appendText(Self.reuse("mondaylate"), to: dir + "/app-monday.log")
+        try appendText(Self.reuse("tuesday"), to: dir + "/app-tuesday.log")
         try FileManager.default.removeItem(atPath: link)
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "app-tuesday.log")
         let second = try FollowerProcess(arguments)
@@ -143,19 +128,17 @@ struct FollowRotationTests {
     func copyTruncatedWhileStopped() throws {
         let dir = temporaryDirectory()
         let log = dir + "/access.log"
-        let checkpoint = dir + "/follow.ckpt"
-        let findings = dir + "/findings.ndjson"
-        let arguments = ["--checkpoint", checkpoint, "--findings", findings, "--commit-interval", "1", log]
-        try Self.append(Self.reuse("first"), to: log)
+        let (_, findings, arguments) = Self.chain(dir, log)
+        try appendText(Self.reuse("first"), to: log)
         let first = try FollowerProcess(["--from-start"] + arguments)
         #expect(waitUntil(60) { Self.reused(findings) == ["first"] })
         #expect(first.stop() == 0)
         // Stopped: more lines, then logrotate's copytruncate, then new lines.
-        try Self.append(Self.reuse("copied"), to: log)
+        try appendText(Self.reuse("copied"), to: log)
         try FileManager.default.copyItem(atPath: log, toPath: log + ".1")
         let truncate = open(log, O_WRONLY | O_TRUNC)
         close(truncate)
-        try Self.append(Self.reuse("after"), to: log)
+        try appendText(Self.reuse("after"), to: log)
         let second = try FollowerProcess(arguments)
         #expect(waitUntil(60) { Set(Self.reused(findings)) == ["first", "copied", "after"] }, "\(Self.reused(findings)) \(second.stderr)")
         #expect(second.stop() == 0)
@@ -195,16 +178,12 @@ struct FollowRotationTests {
         // later as no-return, dated by its first request: 1,100 s ago,
         // more than the timeout and twice the reorder window before the
         // commit's clock (a restored clock lies a window before it).
-        let f = DateFormatter()
-        f.locale = Locale(identifier: "en_US_POSIX")
-        f.timeZone = TimeZone(identifier: "UTC")
-        f.dateFormat = "dd/MMM/yyyy:HH:mm:ss Z"
-        let time = { (ago: Double) in f.string(from: Date().addingTimeInterval(-ago)) }
+        let time = { (ago: Double) in logTime(Date().addingTimeInterval(-ago)) }
         let request = { (ago: Double) in "203.0.113.9 - - [\(time(ago))] \"GET \(authorize(state: "long")) HTTP/1.1\" 200 0 \"-\" \"G\" \"-\"" }
         let whole = "203.0.113.9 - - [\(time(1100))] \"GET \(authorize(state: "seen")) HTTP/1.1\" 302 0 \"-\" \"G\" \"\(opa)?code=c1&state=seen\""
         _ = writeLog([whole] + stride(from: 1100.0, to: 330, by: -50).map(request) + [request(330)], named: "access.log", in: dir)
         let arguments = ["--checkpoint", checkpoint, "--findings", findings, "--session-timeout", "60", "--commit-interval", "86400", log]
-        let noReturn = { ((try? String(contentsOfFile: findings, encoding: .utf8)) ?? "").components(separatedBy: "\"kind\":\"no-return\"").count - 1 }
+        let noReturn = { fileText(findings).components(separatedBy: "\"kind\":\"no-return\"").count - 1 }
         let first = try FollowerProcess(["--from-start"] + arguments)
         // Committed with the session open, then the finding written, then
         // killed before any other commit. (Signals only once its first
@@ -221,6 +200,6 @@ struct FollowRotationTests {
         #expect(waitUntil(60) { Self.inode(checkpoint) != killed })
         #expect(waitUntil(90) { Self.commit(second, checkpoint) && Self.openSessions(checkpoint) == 0 })
         #expect(second.stop() == 0)
-        #expect(noReturn() == 1, "\((try? String(contentsOfFile: findings, encoding: .utf8)) ?? "") \(second.stderr) \(first.stderr)")
+        #expect(noReturn() == 1, "\(fileText(findings)) \(second.stderr) \(first.stderr)")
     }
 }

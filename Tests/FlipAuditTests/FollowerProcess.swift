@@ -55,3 +55,26 @@ func waitUntil(_ seconds: Double, for condition: () -> Bool) -> Bool {
     }
     return condition()
 }
+
+/// A file's text, or "" while it is missing.
+func fileText(_ path: String) -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
+
+/// Appends `text` to the file at `path`, made when missing.
+func appendText(_ text: String, to path: String) throws {
+    if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
+    guard let handle = FileHandle(forWritingAtPath: path) else { throw CocoaError(.fileWriteUnknown) }
+    try handle.seekToEnd()
+    try handle.write(contentsOf: Data(text.utf8))
+    try handle.close()
+}
+
+/// `date` as a combined log writes it (`22/Nov/2026:10:00:01 +0000`).
+func logTime(_ date: Date) -> String { logTimeFormat.string(from: date) }
+
+private let logTimeFormat: DateFormatter = {
+    let f = DateFormatter()
+    f.locale = Locale(identifier: "en_US_POSIX")
+    f.timeZone = TimeZone(identifier: "UTC")
+    f.dateFormat = "dd/MMM/yyyy:HH:mm:ss Z"
+    return f
+}()

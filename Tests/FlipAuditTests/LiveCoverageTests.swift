@@ -97,11 +97,7 @@ struct LiveCoverageTests {
     @Test("a followed log without a Location: its returns cannot be seen, said once its sessions close")
     func unobservable() throws {
         let dir = temporaryDirectory()
-        let f = DateFormatter()
-        f.locale = Locale(identifier: "en_US_POSIX")
-        f.timeZone = TimeZone(identifier: "UTC")
-        f.dateFormat = "dd/MMM/yyyy:HH:mm:ss Z"
-        let then = f.string(from: Date().addingTimeInterval(-400))
+        let then = logTime(Date().addingTimeInterval(-400))
         // Plain combined: no field after the User-Agent, so no Location.
         let line = "203.0.113.9 - - [\(then)] \"GET \(authorize(state: "s1")) HTTP/1.1\" 302 0 \"-\" \"GoogleApp/1.0\""
         let log = writeLog([line], named: "access.log", in: dir)
