@@ -150,4 +150,21 @@ struct FollowOutputsTests {
         #expect(!now.contains("\"state\":\"s1\""), "s1's finding written again: \(now)")
         #expect(renamed.components(separatedBy: "\"state\":\"s1\"").count == 2)
     }
+
+    @Test("--findings replaced without a SIGHUP (logrotate's create, no reload): the new file is written to, said")
+    func findingsReplaced() throws {
+        let dir = temporaryDirectory()
+        let log = dir + "/access.log"
+        let findings = dir + "/findings.ndjson"
+        try appendText(Self.lines.map { $0 + "\n" }.joined(), to: log)
+        let follower = try FollowerProcess(["--from-start", "--findings", findings, log])
+        #expect(waitUntil(60) { fileText(findings).contains("\"state\":\"s1\"") })
+        try FileManager.default.moveItem(atPath: findings, toPath: findings + ".1")
+        _ = FileManager.default.createFile(atPath: findings, contents: nil)
+        try appendText(Self.more, to: log)
+        #expect(waitUntil(60) { fileText(findings).contains("\"state\":\"s2\"") }, "\(follower.stderr)")
+        #expect(follower.stop() == 0)
+        #expect(!fileText(findings + ".1").contains("\"state\":\"s2\""))
+        #expect(follower.stderr.contains("--findings \(findings) was replaced without a SIGHUP: reopened"), "\(follower.stderr)")
+    }
 }

@@ -172,16 +172,20 @@ struct FollowRotationTests {
         let log = dir + "/access.log"
         let checkpoint = dir + "/follow.ckpt"
         let findings = dir + "/findings.ndjson"
-        // One state asked for every 50 s from 1,100 s ago to 330 s ago, and
-        // no return: with a 60 s timeout one session, still open at a
-        // commit of the clock (the wall less 300 s), closed about 30 s
-        // later as no-return, dated by its first request: 1,100 s ago,
-        // more than the timeout and twice the reorder window before the
-        // commit's clock (a restored clock lies a window before it).
+        // One state asked for every 50 s from 1,100 s ago to 100 s ago, and
+        // no return: with a 60 s timeout one session, open at a commit
+        // (the clock is its last request; the wall less 300 s lies
+        // before), and closed as no-return only when a later record moves
+        // the clock: no race with the commit. Its no-return is dated by
+        // its first request, 1,100 s ago: more than the timeout and twice
+        // the reorder window before the commit's clock (a restored clock
+        // lies a window before it).
         let time = { (ago: Double) in logTime(Date().addingTimeInterval(-ago)) }
         let request = { (ago: Double) in "203.0.113.9 - - [\(time(ago))] \"GET \(authorize(state: "long")) HTTP/1.1\" 200 0 \"-\" \"G\" \"-\"" }
-        let whole = "203.0.113.9 - - [\(time(1100))] \"GET \(authorize(state: "seen")) HTTP/1.1\" 302 0 \"-\" \"G\" \"\(opa)?code=c1&state=seen\""
-        _ = writeLog([whole] + stride(from: 1100.0, to: 330, by: -50).map(request) + [request(330)], named: "access.log", in: dir)
+        let whole = { (state: String, ago: Double) in
+            "203.0.113.9 - - [\(time(ago))] \"GET \(authorize(state: state)) HTTP/1.1\" 302 0 \"-\" \"G\" \"\(opa)?code=c1&state=\(state)\""
+        }
+        _ = writeLog([whole("seen", 1100)] + stride(from: 1100.0, through: 100, by: -50).map(request), named: "access.log", in: dir)
         let arguments = ["--checkpoint", checkpoint, "--findings", findings, "--session-timeout", "60", "--commit-interval", "86400", log]
         let noReturn = { fileText(findings).components(separatedBy: "\"kind\":\"no-return\"").count - 1 }
         let first = try FollowerProcess(["--from-start"] + arguments)
@@ -190,6 +194,7 @@ struct FollowRotationTests {
         // commit shows it handles them.)
         #expect(waitUntil(60) { FileManager.default.fileExists(atPath: checkpoint) })
         #expect(waitUntil(60) { Self.commit(first, checkpoint) && Self.openSessions(checkpoint) == 1 })
+        try appendText(whole("later", 0) + "\n", to: log)
         #expect(waitUntil(90) { noReturn() == 1 })
         kill(first.process.processIdentifier, SIGKILL)
         first.process.waitUntilExit()
@@ -198,8 +203,35 @@ struct FollowRotationTests {
         let killed = Self.inode(checkpoint)
         let second = try FollowerProcess(arguments)
         #expect(waitUntil(60) { Self.inode(checkpoint) != killed })
-        #expect(waitUntil(90) { Self.commit(second, checkpoint) && Self.openSessions(checkpoint) == 0 })
+        // Committed once the whole log is read (and so audited).
+        let size = (try? FileManager.default.attributesOfItem(atPath: log)[.size] as? Int) ?? -1
+        #expect(
+            waitUntil(90) {
+                Self.commit(second, checkpoint)
+                    && fileText(checkpoint).split(separator: "\n").contains { $0.hasPrefix("position\t") && $0.split(separator: "\t")[4] == "\(size)" }
+            })
         #expect(second.stop() == 0)
         #expect(noReturn() == 1, "\(fileText(findings)) \(second.stderr) \(first.stderr)")
+    }
+
+    @Test("the file read is gone while stopped, a plain copy of it left: the rest read from the copy, not called a truncation")
+    func goneWithACopy() throws {
+        let dir = temporaryDirectory()
+        let log = dir + "/access.log"
+        let (_, findings, arguments) = Self.chain(dir, log)
+        try appendText(Self.reuse("first"), to: log)
+        let first = try FollowerProcess(["--from-start"] + arguments)
+        #expect(waitUntil(60) { Self.reused(findings) == ["first"] })
+        #expect(first.stop() == 0)
+        // Stopped: more lines, a copy kept by hand, the log removed.
+        try appendText(Self.reuse("copied"), to: log)
+        try FileManager.default.copyItem(atPath: log, toPath: dir + "/saved.txt")
+        try FileManager.default.removeItem(atPath: log)
+        let second = try FollowerProcess(arguments)
+        #expect(waitUntil(60) { Set(Self.reused(findings)) == ["first", "copied"] }, "\(second.stderr)")
+        #expect(second.stop() == 0)
+        #expect(second.stderr.contains("\(log): the file read up to byte"), "\(second.stderr)")
+        #expect(second.stderr.contains("is gone; the rest read from its copy \(dir)/saved.txt; possible gap (lines written after the copy)"))
+        #expect(!second.stderr.contains("truncated in place"))
     }
 }

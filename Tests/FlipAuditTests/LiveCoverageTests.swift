@@ -106,4 +106,15 @@ struct LiveCoverageTests {
         #expect(waitUntil(60) { follower.stderr.contains(said) }, "\(follower.stderr)")
         #expect(follower.stop() == 0)
     }
+
+    @Test("a pattern that matches nothing, then a file: blind said, then complete again")
+    func completeAgain() throws {
+        let dir = temporaryDirectory()
+        let pattern = dir + "/*.log"
+        let follower = try FollowerProcess([pattern])
+        #expect(waitUntil(60) { follower.stderr.contains("flipaudit: follow: coverage blind: \(pattern) matches no file (yet)") }, "\(follower.stderr)")
+        _ = writeLog([combined(1, "/healthz", 200)], named: "app.log", in: dir)
+        #expect(waitUntil(60) { follower.stderr.contains("flipaudit: follow: coverage complete again") }, "\(follower.stderr)")
+        #expect(follower.stop() == 0)
+    }
 }

@@ -428,19 +428,26 @@ final class Follower {
                 continue
             }
             if found.copy {
-                // Copied and truncated in place while stopped: a truncation
-                // like one seen live, counted and said as one.
+                // Only a copy holds the rest: lines written after the copy
+                // may be in neither file, counted and said as a live one is.
                 metrics.rotations += 1
                 metrics.gaps += 1
+                let shown = TerminalText.escape(p.name)
+                let copy = TerminalText.escape(found.name)
+                var info = stat()
+                let inPlace = stat(p.name, &info) == 0 && UInt64(info.st_dev) == p.device && UInt64(info.st_ino) == p.inode
                 StandardError().write(
-                    "flipaudit: follow: \(TerminalText.escape(p.name)) was truncated in place (copytruncate) while the follower was stopped; the rest read from its copy \(TerminalText.escape(found.name)); possible gap (lines written between the copy and the truncation)"
+                    inPlace
+                        ? "flipaudit: follow: \(shown) was truncated in place (copytruncate) while the follower was stopped; the rest read from its copy \(copy); possible gap (lines written between the copy and the truncation)"
+                        : "flipaudit: follow: \(shown): the file read up to byte \(p.offset) is gone; the rest read from its copy \(copy); possible gap (lines written after the copy)"
                 )
             }
             guard let file = open(found.name, offset: p.offset, lines: p.lines, now: now) else { continue }
-            // Under a name it follows, it goes on; under a rotated name
-            // (stopped after a rotation), it is read to its end, let go.
-            if found.name == p.name && !found.copy && follows(p.name) {
-                current[p.name] = file
+            // Under a name it follows, it goes on (found under another
+            // followed name, there); under a rotated name (stopped after a
+            // rotation), it is read to its end, let go.
+            if !found.copy && follows(found.name) {
+                current[found.name] = file
             } else {
                 file.rotatedAt = now
                 // Renamed away from a followed name since the commit: its
@@ -460,7 +467,8 @@ final class Follower {
     private func rotatedWhileStopped(names: [String], committedAt: Int64, now: Int64) {
         for followed in names {
             var found: [(name: String, modified: Int64)] = []
-            for name in rotatedNames(of: followed) {
+            // A name followed itself is the look's to open (from its start).
+            for name in rotatedNames(of: followed) where !follows(name) {
                 var info = stat()
                 guard stat(name, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
                 let modified = Int64(info.st_mtim.tv_sec) * 1000 + Int64(info.st_mtim.tv_nsec) / 1_000_000
@@ -698,10 +706,6 @@ final class Follower {
         return true
     }
 
-    /// The ids of the findings written to the file on `fd` after the
-    /// commit `mark` recorded (all of it when it is another file, or
-    /// shorter). A last line cut off (a crash in its write) is cut away: its
-    /// finding is written again whole.
     /// The file the commit's `mark` names under a rotated name of `path`
     /// (`findings.ndjson.1`) when `path` now holds another (the open `fd`).
     static func renamedFindings(_ path: String, mark: FollowState.FindingsMark, besides fd: Int32) -> String? {
@@ -713,6 +717,10 @@ final class Follower {
         }
     }
 
+    /// The ids of the findings written to the file on `fd` after the
+    /// commit `mark` recorded (all of it when it is another file, or
+    /// shorter). A last line cut off (a crash in its write) is cut away: its
+    /// finding is written again whole.
     static func writtenAfterCommit(_ fd: Int32, path: String, mark: FollowState.FindingsMark?) -> [UInt64: Int64] {
         guard let mark else { return [:] }
         var info = stat()
@@ -791,8 +799,7 @@ final class Follower {
         return (0..<Int(result.gl_pathc)).compactMap { result.gl_pathv[$0].map { String(cString: $0) } }.sorted()
     }
 
-    /// Plain files beside `name` whose names begin with it (`access.log.1`,
-    /// `access.log-20261129`): where logrotate puts a rotated file.
+    /// `Follower.rotatedNames`, but the follower's own files.
     private func rotatedNames(of name: String) -> [String] {
         Self.rotatedNames(of: name).filter { !isOwn($0) }
     }
@@ -814,6 +821,8 @@ final class Follower {
         return FileIdentity.of(path: name).map(skipping.contains) ?? false
     }
 
+    /// Plain files beside `name` whose names begin with it (`access.log.1`,
+    /// `access.log-20261129`): where logrotate puts a rotated file.
     static func rotatedNames(of name: String) -> [String] {
         let folder = (name as NSString).deletingLastPathComponent
         let base = (name as NSString).lastPathComponent
