@@ -206,9 +206,9 @@ struct OutputPlan: Sendable {
         }
         let plan = try make(
             csv: nil, json: nil, files: files, regularOnly: ["--checkpoint"],
-            arguments: inputs.filter { !Follower.isPattern($0) }, usesStandardOutput: findings == nil)
-        for pattern in inputs where Follower.isPattern(pattern) {
-            for name in Follower.expand(pattern) {
+            arguments: inputs.filter { !TailSet.isPattern($0) }, usesStandardOutput: findings == nil)
+        for pattern in inputs where TailSet.isPattern(pattern) {
+            for name in LocalFileSystem().expand(pattern) {
                 guard let identity = FileIdentity.of(path: name) else { continue }
                 for output in plan.files.values.sorted(by: { $0.option < $1.option })
                 where output.identity == identity && !identity.isCharacterDevice && !looksLikeOwnOutput(output) {

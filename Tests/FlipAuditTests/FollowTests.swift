@@ -87,11 +87,11 @@ struct FollowTests {
         try Data((first + "\n" + second + "\n" + "203.0.113.9 - - [22/Nov").utf8).write(to: URL(fileURLWithPath: path))
         let configuration = AuditConfiguration()
         let key = Fingerprint.keyed(Fingerprint.newKey())
-        let fd = open(path, O_RDONLY)
-        var info = stat()
-        fstat(fd, &info)
+        let fs = LocalFileSystem()
+        let fd = try fs.open(path).get()
         let file = FollowedFile(
-            descriptor: fd, info: info, name: path, rank: 0, offset: 0, lines: 0, scanner: try LineScanner(fileIndex: 0, configuration: configuration),
+            handle: fd, in: fs, info: try #require(fs.info(fd)), name: path, rank: 0, offset: 0, lines: 0,
+            scanner: try LineScanner(fileIndex: 0, configuration: configuration),
             maxLine: configuration.maxLine, key: key, now: 0)
         #expect(file.read(budget: 1 << 20, key: key, now: 1) > 0)
         var scan = file.take()
@@ -109,7 +109,7 @@ struct FollowTests {
         scan = file.take()
         #expect(scan.accounting.lines == 1)
         #expect(file.lines == 3)
-        #expect(file.position.fingerprint == FollowedFile.firstLineFingerprint(fd, key: key))
+        #expect(file.position.fingerprint == FollowedFile.firstLineFingerprint(fd, in: fs, key: key))
         #expect(!file.wasTruncated(key: key))
         // copytruncate: emptied in place, then a new first line past the
         // old offset's reach is still found by its first line.

@@ -9,7 +9,7 @@
 /// `/dev/stdin` and `-`) exactly when their identities are equal.
 package struct FileIdentity: Hashable, Sendable {
     package var device: UInt64
-    var inode: UInt64
+    package var inode: UInt64
     /// The `S_IFMT` bits of the file's mode.
     package var type: UInt32
     /// A regular file's size when it was first looked at: every read of it
@@ -17,7 +17,14 @@ package struct FileIdentity: Hashable, Sendable {
     /// (docs/contract.md §8). Nil for anything else. Not part of equality.
     package var size: UInt64?
 
-    init(_ info: stat) {
+    package init(device: UInt64, inode: UInt64, type: UInt32 = UInt32(S_IFREG), size: UInt64? = nil) {
+        self.device = device
+        self.inode = inode
+        self.type = type
+        self.size = size
+    }
+
+    package init(_ info: stat) {
         device = UInt64(info.st_dev)
         inode = UInt64(info.st_ino)
         type = UInt32(info.st_mode) & UInt32(S_IFMT)

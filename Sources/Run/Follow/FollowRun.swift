@@ -52,23 +52,31 @@ package struct FollowRun {
             StandardError().write("flipaudit: follow: cannot set up signal handling")
             return .usage
         }
-        // One life with the batch run's: the outputs checked against the
-        // inputs before anything is read, the checkpoint taken by the one
-        // loader (through a symbolic link, its target is locked and written).
+        return try follower(signals: signals, metrics: FollowMetrics()).loop()
+    }
+
+    /// The follower this run's life makes, ready for its first turn:
+    /// outputs checked against the inputs before anything is read, the
+    /// checkpoint taken by the one loader (through a symbolic link, its
+    /// target is locked and written; the lock is the follower's until it
+    /// ends), --listen's server started. `fs`: where logs are read, and the
+    /// clock; `committedAt`: when the checkpoint was committed (nil: its
+    /// file's time).
+    func follower(
+        signals: Int32, metrics: FollowMetrics, fs: any FileSystem = LocalFileSystem(), committedAt: Int64? = nil,
+        say: @escaping (String) -> Void = { StandardError().write($0) }
+    ) throws(ExitStatus) -> Follower {
         var run = self
         run.checkpoint = checkpoint.map(CheckpointLock.target)
         var plan: OutputPlan
         do { plan = try OutputPlan.follow(checkpoint: run.checkpoint, findings: findings, inputs: inputs) } catch {
-            StandardError().write("flipaudit: follow: \(error)")
-            return .usage
+            say("flipaudit: follow: \(error)")
+            throw .usage
         }
         var configuration = self.configuration
-        var carried: Checkpoint?
-        // Its lock held until the last commit is made.
         var taken: CheckpointLoader.Taken?
         if let checkpoint = run.checkpoint {
             let loaded = try CheckpointLoader.take(checkpoint, for: .follow, plan: &plan)
-            carried = loaded.carried
             configuration.fingerprint = loaded.fingerprint
             taken = consume loaded
         } else {
@@ -77,30 +85,28 @@ package struct FollowRun {
         configuration.keysLines = true
         configuration.lateBefore = .min
         do { _ = try configuration.readers() } catch {
-            StandardError().write("flipaudit: follow: \(TerminalText.escape("\(error)"))")
+            say("flipaudit: follow: \(TerminalText.escape("\(error)"))")
             plan.removeMadeFolders()
-            return .usage
+            throw .usage
         }
-        let metrics = FollowMetrics()
         var server: MetricsServer?
         if let listen {
             do { server = try MetricsServer(listen: listen, metrics: metrics) } catch {
-                StandardError().write("flipaudit: follow: \(error)")
+                say("flipaudit: follow: \(error)")
                 plan.removeMadeFolders()
-                return .usage
+                throw .usage
             }
         }
         var info = stat()
-        let committedAt = run.checkpoint.map { stat($0, &info) == 0 ? Int64(info.st_mtim.tv_sec) * 1000 + Int64(info.st_mtim.tv_nsec) / 1_000_000 : 0 } ?? 0
+        let committed =
+            committedAt ?? run.checkpoint.map { stat($0, &info) == 0 ? Int64(info.st_mtim.tv_sec) * 1000 + Int64(info.st_mtim.tv_nsec) / 1_000_000 : 0 } ?? 0
         guard
             let follower = Follower(
-                run: run, configuration: configuration, carried: carried, committedAt: committedAt, metrics: metrics, signals: signals,
-                skipping: plan.ownOutputs)
+                run: run, configuration: configuration, taken: taken, committedAt: committed, metrics: metrics, signals: signals,
+                skipping: plan.ownOutputs, server: server, fs: fs, say: say)
         else {
-            return .outputFailed
+            throw .outputFailed
         }
-        let status = follower.loop(server: server)
-        _ = consume taken
-        return status
+        return follower
     }
 }

@@ -21,9 +21,10 @@ import Rules
 ///
 /// Not `Sendable`: the follow loop owns it.
 final class FollowedFile {
-    let descriptor: Int32
-    let device: UInt64
-    let inode: UInt64
+    /// Its handle in `fs`.
+    let handle: Int32
+    let fs: any FileSystem
+    let identity: FileIdentity
     /// The keyed fingerprint of the first line; nil until the file has one.
     private(set) var fingerprint: UInt64?
     /// The name it has when its lines are read: their `source`.
@@ -59,12 +60,12 @@ final class FollowedFile {
     static let fingerprintBytes = 1024
 
     init(
-        descriptor: Int32, info: stat, name: String, rank: Int32, offset: Int64, lines: Int64, scanner: LineScanner, maxLine: Int, key: Fingerprint,
-        now: Int64
+        handle: Int32, in fs: any FileSystem, info: FileInfo, name: String, rank: Int32, offset: Int64, lines: Int64, scanner: LineScanner,
+        maxLine: Int, key: Fingerprint, now: Int64
     ) {
-        self.descriptor = descriptor
-        device = UInt64(info.st_dev)
-        inode = UInt64(info.st_ino)
+        self.handle = handle
+        self.fs = fs
+        identity = info.identity
         self.name = name
         self.rank = rank
         self.offset = offset
@@ -73,19 +74,18 @@ final class FollowedFile {
         self.scanner.linesBefore = Int(lines)
         splitter = LineSplitter(maxLine: maxLine)
         grewAt = now
-        fingerprint = Self.firstLineFingerprint(descriptor, key: key)
+        fingerprint = Self.firstLineFingerprint(handle, in: fs, key: key)
         // Opened past its start (a restart, a fresh start from the end): a
         // W3C log's columns are named by its last `#Fields:` line before.
-        if offset > 0, let header = Self.lastFieldsLine(descriptor, before: offset) { self.scanner.fields(header) }
+        if offset > 0, let header = Self.lastFieldsLine(handle, in: fs, before: offset) { self.scanner.fields(header) }
     }
 
     /// The last W3C `#Fields:` line (without its newline) that ends before
     /// `end`, in a file that starts with a directive (`#`); nil otherwise.
     /// Read in pieces from the start: IIS writes its header at the top and
     /// again after each restart of the site.
-    static func lastFieldsLine(_ fd: Int32, before end: Int64) -> [UInt8]? {
-        var first: UInt8 = 0
-        guard pread(fd, &first, 1, 0) == 1, first == .hash else { return nil }
+    static func lastFieldsLine(_ handle: Int32, in fs: any FileSystem, before end: Int64) -> [UInt8]? {
+        guard fs.read(handle, at: 0, count: 1) == [.hash] else { return nil }
         let prefix = Array("#Fields:".utf8)
         var found: [UInt8]?
         var line: [UInt8] = []
@@ -93,7 +93,7 @@ final class FollowedFile {
         var at: Int64 = 0
         while at < end {
             let want = Int(min(Int64(buffer.count), end - at))
-            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, want, off_t(at)) }
+            let n = buffer.withUnsafeMutableBytes { fs.read(handle, at: at, into: UnsafeMutableRawBufferPointer(rebasing: $0[..<want])) }
             guard n > 0 else { break }
             for byte in buffer[0..<n] {
                 if byte == .newline {
@@ -109,13 +109,13 @@ final class FollowedFile {
         return found
     }
 
-    deinit { close(descriptor) }
+    deinit { fs.close(handle) }
 
     /// The file's size now, or nil when it cannot be looked at.
-    var size: Int64? {
-        var info = stat()
-        return fstat(descriptor, &info) == 0 ? Int64(info.st_size) : nil
-    }
+    var size: Int64? { fs.info(handle)?.size }
+
+    /// Bytes read that wait for their newline.
+    var pendingCount: Int { pending.count }
 
     /// Bytes written and not yet read.
     var unread: Int64 { max(0, (size ?? 0) - offset - Int64(pending.count)) }
@@ -123,9 +123,9 @@ final class FollowedFile {
     /// The fingerprint of the first line of the file open on `fd`, keyed
     /// by `key`: of its first `fingerprintBytes` when the line is longer;
     /// nil while the file has neither.
-    static func firstLineFingerprint(_ fd: Int32, key: Fingerprint) -> UInt64? {
-        var buffer = [UInt8](repeating: 0, count: fingerprintBytes)
-        let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, fingerprintBytes, 0) }
+    static func firstLineFingerprint(_ handle: Int32, in fs: any FileSystem, key: Fingerprint) -> UInt64? {
+        let buffer = fs.read(handle, at: 0, count: fingerprintBytes)
+        let n = buffer.count
         guard n > 0 else { return nil }
         let end = buffer[..<n].firstIndex(of: .newline).map { $0 + 1 } ?? (n == fingerprintBytes ? n : nil)
         guard let end else { return nil }
@@ -138,7 +138,7 @@ final class FollowedFile {
         guard let size else { return false }
         if size < offset + Int64(pending.count) { return true }
         guard let fingerprint else { return false }
-        return Self.firstLineFingerprint(descriptor, key: key).map { $0 != fingerprint } ?? (size < Int64(Self.fingerprintBytes))
+        return Self.firstLineFingerprint(handle, in: fs, key: key).map { $0 != fingerprint } ?? (size < Int64(Self.fingerprintBytes))
     }
 
     /// Reads what was appended, at most `budget` bytes, handing each
@@ -148,13 +148,13 @@ final class FollowedFile {
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while total < budget {
             let at = offset + Int64(pending.count)
-            let n = chunk.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(at)) }
+            let n = chunk.withUnsafeMutableBytes { fs.read(handle, at: at, into: $0) }
             guard n > 0 else { break }
             total += n
             sizeSeen = max(sizeSeen, at + Int64(n))
             grewAt = now
             pending.append(contentsOf: chunk[..<n])
-            if fingerprint == nil { fingerprint = Self.firstLineFingerprint(descriptor, key: key) }
+            if fingerprint == nil { fingerprint = Self.firstLineFingerprint(handle, in: fs, key: key) }
             hand()
         }
         return total
@@ -205,6 +205,7 @@ final class FollowedFile {
     /// Where it stands, for a checkpoint; a file without a first line yet
     /// is known by its inode (`Position.empty`).
     var position: FollowState.Position {
-        FollowState.Position(device: device, inode: inode, fingerprint: fingerprint ?? FollowState.Position.empty, offset: offset, lines: lines, name: name)
+        FollowState.Position(
+            device: identity.device, inode: identity.inode, fingerprint: fingerprint ?? FollowState.Position.empty, offset: offset, lines: lines, name: name)
     }
 }

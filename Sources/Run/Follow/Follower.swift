@@ -7,15 +7,15 @@ import Reports
 import Rules
 import Writing
 
-/// The follow loop's state: the files open, the rules, the findings
-/// stream, and the commit. `FollowRun` prepares it; `loop` runs it.
+/// The follow loop's state: the files (`TailSet`), the rules, the findings
+/// stream, and the commit. `FollowRun` prepares it; `loop` runs it, a
+/// `turn` at a time (the follow tests drive turns over a model file system).
 ///
 /// Not `Sendable`: one thread owns it.
 final class Follower {
     private let run: FollowRun
-    /// The follower's own files (checkpoint, its lock and temporary names,
-    /// findings): a pattern or a rotated name that matches one skips it.
-    private let skipping: OwnOutputs
+    private let taken: CheckpointLoader.Taken?
+    private let server: MetricsServer?
     private let configuration: AuditConfiguration
     private let key: Fingerprint
     private let metrics: FollowMetrics
@@ -33,25 +33,17 @@ final class Follower {
     /// Runs of the chain before this one.
     private let previousRun: Int
 
-    /// Every file open, oldest first: rotated ones are read before the
-    /// file that took their name.
-    private var files: [FollowedFile] = []
-    /// The file open at each name.
-    private var current: [String: FollowedFile] = [:]
-    /// By rank: the name a file was opened under and its first line's
-    /// fingerprint (finding ids, sources).
-    private var rankNames: [String] = []
-    private var rankFingerprints: [UInt64] = []
-    /// Names already said to be missing or not a file (said once).
-    private var said: Set<String> = []
-    /// Inputs and files not seen at the last look, and why: the coverage.
-    private var unseen: [String: String] = [:]
+    /// The files read, and every decision about them.
+    let tails: TailSet
+    private let fs: any FileSystem
+    /// Where what the follower has to say goes (standard error).
+    private let say: (String) -> Void
     /// The coverage last said, and when (milliseconds; 0: never).
     private var coverageSaid = LiveCoverage.complete
     private var coverageSaidAt: Int64 = 0
     /// When the follower started (milliseconds): the newest record's age
     /// counts from it before the first record.
-    private let startedAt = Follower.wallClock()
+    private let startedAt: Int64
     /// Malformed lines said per rank (the first few).
     private var malformedSaid: [Int32: Int] = [:]
     private var lastCommit: Int64 = 0
@@ -63,12 +55,6 @@ final class Follower {
     private var newest: [Int32: Int64] = [:]
     private var committedOnce = false
 
-    /// Time a rotated file that no longer grows is kept open (milliseconds):
-    /// a server may still write to it until it reopens its log.
-    static let rotationGrace: Int64 = 2000
-    /// Time a rotated file is kept at most while the name it left holds no
-    /// file written to (milliseconds): its server has not reopened its log.
-    static let rotationHold: Int64 = 300_000
     /// Descriptors a follower keeps free of logs: standard streams, inotify,
     /// the signal pipe, findings, the checkpoint's lock and temporary file,
     /// --listen's socket, libmicrohttpd's own and its connections.
@@ -96,24 +82,34 @@ final class Follower {
     static let mergeWait: Int64 = 1000
     /// Bytes read from one file in one turn, at most.
     static let readBudget = 4 << 20
-    /// Suffixes of files that are never followed.
-    static let compressed = [".gz", ".bz2", ".xz", ".zst", ".lz4", ".Z", ".zip"]
-
     /// `committedAt`: when `carried` was committed (its file's time, milliseconds).
+    /// `fs`: where logs are read, and the clock; `say`: where messages go.
+    /// `taken`: the checkpoint and its lock, held for the follower's life;
+    /// `server`: --listen's, kept running as long.
     init?(
-        run: FollowRun, configuration: AuditConfiguration, carried: Checkpoint?, committedAt: Int64, metrics: FollowMetrics, signals: Int32,
-        skipping: OwnOutputs
+        run: FollowRun, configuration: AuditConfiguration, taken: consuming CheckpointLoader.Taken?, committedAt: Int64, metrics: FollowMetrics,
+        signals: Int32, skipping: OwnOutputs, server: MetricsServer?, fs: any FileSystem, say: @escaping (String) -> Void
     ) {
+        let carried = taken?.carried
+        self.taken = taken
+        self.server = server
         self.run = run
-        self.skipping = skipping
         self.configuration = configuration
         key = configuration.fingerprint
         self.metrics = metrics
+        self.fs = fs
+        self.say = say
+        startedAt = fs.now
         watch = FileWatch(signals: signals)
+        for input in run.inputs {
+            let folder = (input as NSString).deletingLastPathComponent
+            watch.watch(folder: folder.isEmpty ? "." : folder)
+        }
         previousRun = carried?.run ?? 0
         duplicates = DuplicateFilter(carried: carried?.records ?? [], retention: Int64(configuration.reuseWindowSeconds) * 1000)
-        rankNames = carried?.files ?? []
-        rankFingerprints = rankNames.indices.map { carried?.follow?.sources[$0] ?? 0 }
+        tails = TailSet(
+            fs: fs, inputs: run.inputs, fromStart: run.fromStart, skipping: skipping, configuration: configuration, metrics: metrics,
+            carried: carried, openLimit: Self.descriptorLimit - Self.descriptorReserve, say: say)
 
         // The findings file, and what was written to it after the last commit.
         var descriptor = STDOUT_FILENO
@@ -121,7 +117,7 @@ final class Follower {
         if let path = run.findings {
             descriptor = Glibc.open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0o640)
             guard descriptor >= 0 else {
-                StandardError().write("flipaudit: follow: --findings \(TerminalText.escape(path)): \(String(cString: strerror(errno)))")
+                say("flipaudit: follow: --findings \(TerminalText.escape(path)): \(String(cString: strerror(errno)))")
                 return nil
             }
             let mark = carried?.follow?.findings
@@ -145,90 +141,122 @@ final class Follower {
         }
         stream = FindingStream(
             format: run.ocsf ? .ocsf : .ndjson, path: run.findings, descriptor: descriptor, key: key, written: written, metrics: metrics
-        ) { [unowned self] rank in
-            let i = Int(rank)
-            return rankNames.indices.contains(i) ? (rankNames[i], rankFingerprints[i]) : ("?", 0)
-        }
+        ) { [unowned self] rank in tails.source(rank) }
         tracker = SessionTracker(configuration: configuration, files: 0, sink: stream, carried: carried)
         // Tiers named by --tiers, by the names the files were opened under.
         let globs = configuration.tiers
         twins = TwinMemory { [unowned self] a, b in
             let (i, j) = (Int(a), Int(b))
-            guard rankNames.indices.contains(i), rankNames.indices.contains(j) else { return false }
-            return !Tiers.named(globs, names: [rankNames[i], rankNames[j]]).isEmpty
+            guard tails.rankNames.indices.contains(i), tails.rankNames.indices.contains(j) else { return false }
+            return !Tiers.named(globs, names: [tails.rankNames[i], tails.rankNames[j]]).isEmpty
         }
-        resume(carried?.follow?.positions ?? [], fresh: carried == nil, committedAt: committedAt)
+        tails.handOn = { [unowned self] file in
+            var events: [FlipEvent] = []
+            take(file, into: &events)
+            held += events.map { ($0, fs.now) }
+        }
+        apply(tails.resume(carried?.follow?.positions ?? [], fresh: carried == nil, committedAt: committedAt))
     }
 
     // MARK: The loop
 
-    func loop(server: MetricsServer?) -> ExitStatus {
-        // Committed before the first line is read, with where each file
-        // stands: a stop right after start loses nothing.
-        look(now: Self.wallClock())
-        if !commit() && run.checkpoint != nil { return .outputFailed }
+    func loop() -> ExitStatus {
+        if let status = start() { return status }
         while true {
             // A record held for a slower file is released a second after
             // it was read, not up to a turn later.
-            let before = Self.wallClock()
+            let before = fs.now
             let due = held.lazy.map(\.arrived).min().map { $0 + Self.mergeWait - before } ?? Int64(FileWatch.tick)
-            let signals = watch.wait(busy: behind, within: due)
-            let now = Self.wallClock()
-            for signal in signals {
-                switch signal {
-                case SIGHUP:
-                    stream.reopen()
-                    _ = commit()
-                case SIGINT, SIGTERM, SIGQUIT:
-                    return stop()
-                default:
-                    break
-                }
+            if let status = turn(signals: watch.wait(busy: behind, within: due)) { return status }
+        }
+    }
+
+    /// Looks at the names and commits before the first line is read, with
+    /// where each file stands: a stop right after start loses nothing. A
+    /// status when the follower cannot go on.
+    func start() -> ExitStatus? {
+        apply(tails.scan(now: fs.now))
+        return !commit() && run.checkpoint != nil ? .outputFailed : nil
+    }
+
+    /// One turn, after a wait: the signals that came, the names looked at,
+    /// what was appended read and audited, the clock moved, rotated files
+    /// let go, a commit when due. A status when the follower stops.
+    func turn(signals: [Int32]) -> ExitStatus? {
+        let now = fs.now
+        for signal in signals {
+            switch signal {
+            case SIGHUP:
+                stream.reopen()
+                _ = commit()
+            case SIGINT, SIGTERM, SIGQUIT:
+                return stop()
+            default:
+                break
             }
-            stream.reopenIfMoved()
-            // A finding that could not be written holds everything back.
-            guard stream.writeBacklog() else {
-                if run.findings == nil && errno == EPIPE { return .outputFailed }
-                publish(now: now)
-                continue
-            }
-            look(now: now)
-            _ = readAll(now: now)
-            behind = files.contains { $0.unread > 0 }
-            if !behind {
-                // Caught up, quiet or busy: the rules' clock follows the wall
-                // clock less the reorder window (a log of health checks holds
-                // no timeout back), never past a record still held.
-                let oldestHeld = held.lazy.map(\.event.time).min() ?? .max
-                tracker.advance(to: min(now - AuditConfiguration.reorderWindow, oldestHeld))
-                stream.endStep()
-            }
-            retire(now: now)
-            if now - lastCommit >= Int64(run.commitInterval) * 1000 { _ = commit() }
+        }
+        stream.reopenIfMoved()
+        // A finding that could not be written holds everything back.
+        guard stream.writeBacklog() else {
+            if run.findings == nil && errno == EPIPE { return .outputFailed }
             publish(now: now)
+            return nil
+        }
+        apply(tails.scan(now: now))
+        readAll(now: now)
+        behind = tails.unread > 0
+        if !behind {
+            // Caught up, quiet or busy: the rules' clock follows the wall
+            // clock less the reorder window (a log of health checks holds
+            // no timeout back), never past a record still held.
+            let oldestHeld = held.lazy.map(\.event.time).min() ?? .max
+            tracker.advance(to: min(now - AuditConfiguration.reorderWindow, oldestHeld))
+            stream.endStep()
+        }
+        apply(tails.retire(now: now))
+        if now - lastCommit >= Int64(run.commitInterval) * 1000 { _ = commit() }
+        publish(now: now)
+        return nil
+    }
+
+    /// What the files' changes mean for records read: a renamed file's
+    /// newest record goes with its new rank; a truncated file's is gone; a
+    /// file let go hands on its last line.
+    private func apply(_ changes: [TailSet.Change]) {
+        for change in changes {
+            switch change {
+            case .renamed(let from, let to):
+                newest[to] = newest.removeValue(forKey: from)
+            case .truncated(let rank):
+                newest[rank] = nil
+            case .letGo(let file):
+                finish(file)
+            case .opened, .gone:
+                break
+            }
         }
     }
 
     /// SIGTERM or SIGINT: a last commit, then exit 0.
     private func stop() -> ExitStatus {
         guard stream.writeBacklog(), commit() || run.checkpoint == nil else {
-            StandardError().write("flipaudit: follow: stopped without a last commit; a restart reads again from the one before")
+            say("flipaudit: follow: stopped without a last commit; a restart reads again from the one before")
             return .outputFailed
         }
         return .clean
     }
 
     private func publish(now: Int64) {
-        metrics.files = files.count
-        metrics.bytesUnread = files.reduce(0) { $0 + $1.unread }
+        metrics.files = tails.files.count
+        metrics.bytesUnread = tails.unread
         metrics.openSessions = tracker.openSessions
         metrics.newestRecordOrStart = metrics.newestRecord ?? startedAt
-        let followed = current.sorted { $0.key < $1.key }
+        let followed = tails.current.sorted { $0.key < $1.key }
         // A file whose sessions the rules closed unobservable, and that has
         // logged no Location since it was opened.
         let unobservable = followed.filter { !$0.value.sawLocation && tracker.unobservableFiles.contains($0.value.rank) }.map(\.key)
         let coverage = LiveCoverage.judge(
-            unseen: unseen.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
+            unseen: tails.unseen.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
             followed: followed.map { ($0.key, $0.value.accounting, $0.value.tally) }, unobservable: unobservable,
             format: configuration.format)
         metrics.coverage = coverage
@@ -246,290 +274,30 @@ final class Follower {
         coverageSaid = coverage
         coverageSaidAt = now
         if coverage.verdict == .complete && !changed { return }
-        StandardError().write("flipaudit: follow: \(TerminalText.escape(coverage.sentence))\(coverage.verdict == .complete ? " again" : "")")
-    }
-
-    // MARK: Names and rotations
-
-    /// Looks at every name: a new file, one renamed away or deleted, one
-    /// replaced by another.
-    private func look(now: Int64) {
-        unseen = [:]
-        for input in run.inputs {
-            watch.watch(folder: (input as NSString).deletingLastPathComponent.isEmpty ? "." : (input as NSString).deletingLastPathComponent)
-            if Self.isPattern(input) {
-                let names = Self.expand(input)
-                // Clean is not blind: a pattern that matches nothing (a
-                // typo, a folder not there yet) is said, not followed silently.
-                if names.isEmpty {
-                    sayOnce(input, "matches no file (yet)", then: "looked for again every \(FileWatch.tick) ms")
-                } else {
-                    said.remove(input)
-                }
-                for name in names where !Self.isCompressed(name) && !isOwn(name) { check(name, named: false, now: now) }
-            } else {
-                check(input, named: true, now: now)
-            }
-        }
-        // A name a glob no longer matches: its file was renamed or deleted.
-        for (name, file) in current where !Self.exists(name) {
-            rotated(file, now: now)
-            current[name] = nil
-        }
-        looked = true
-    }
-
-    private func check(_ name: String, named: Bool, now: Int64) {
-        var info = stat()
-        guard stat(name, &info) == 0 else {
-            // Read before anything else can change it.
-            let error = errno
-            if let file = current[name] {
-                // Just rotated away (`create` makes the new file a moment
-                // later): said only if the name is still missing next turn.
-                rotated(file, now: now)
-                current[name] = nil
-                return
-            }
-            if named {
-                // What stat(2) says: missing, or a folder on the way that
-                // cannot be searched (not "does not exist").
-                let why = error == ENOENT ? "does not exist (yet)" : "cannot be looked at: \(String(cString: strerror(error)))"
-                sayOnce(name, why, then: "looked for again every \(FileWatch.tick) ms")
-            }
-            return
-        }
-        if Self.isCompressed(name) {
-            sayOnce(name, "is compressed: never followed", then: "a batch run reads rotated files whole")
-            return
-        }
-        guard info.st_mode & S_IFMT == S_IFREG else {
-            sayOnce(name, info.st_mode & S_IFMT == S_IFDIR ? "is a directory, not a log file" : "is not a regular file", then: "looked at again")
-            return
-        }
-        if let file = current[name] {
-            if file.device == UInt64(info.st_dev) && file.inode == UInt64(info.st_ino) { return }
-            rotated(file, now: now)
-            current[name] = nil
-        }
-        // Already read under another name (a file renamed onto this one).
-        if files.contains(where: { $0.device == UInt64(info.st_dev) && $0.inode == UInt64(info.st_ino) }) { return }
-        // A file there when a fresh follower starts is read from its end;
-        // any other from its start: it came after.
-        let fromEnd = !looked && fresh && !run.fromStart
-        if let file = open(name, offset: 0, lines: 0, now: now, fromEnd: fromEnd) {
-            current[name] = file
-            said.remove(name)
-        }
-    }
-
-    /// No checkpoint was taken in; the names have not been looked at yet.
-    private var fresh = true
-    private var looked = false
-
-    /// A file that left its name: renamed (its lines are named by its new
-    /// name from now on) or deleted; read to its end, then let go.
-    private func rotated(_ file: FollowedFile, now: Int64) {
-        guard file.rotatedAt == nil else { return }
-        file.rotatedAt = now
-        file.leftName = file.name
-        metrics.rotations += 1
-        for name in rotatedNames(of: file.name) {
-            var info = stat()
-            guard stat(name, &info) == 0, UInt64(info.st_dev) == file.device, UInt64(info.st_ino) == file.inode else { continue }
-            // Its lines already taken keep the old name.
-            var events: [FlipEvent] = []
-            take(file, into: &events)
-            held += events.map { ($0, now) }
-            let rank = Int32(rankNames.count)
-            rankNames.append(name)
-            rankFingerprints.append(rankFingerprints[Int(file.rank)])
-            newest[rank] = newest.removeValue(forKey: file.rank)
-            file.renamed(to: name, rank: rank)
-            break
-        }
-    }
-
-    /// Opens `name` at `offset` (a line boundary, `lines` lines in), or at
-    /// its last line end; nil when it cannot be read (said once).
-    private func open(_ name: String, offset: Int64, lines: Int64, now: Int64, fromEnd: Bool = false) -> FollowedFile? {
-        // Descriptors kept for the findings, the checkpoint's commit and
-        // --listen's connections: a log too many is not opened (said, and
-        // counted as not seen), rather than /metrics going dark for good.
-        guard files.count + Self.descriptorReserve < Self.descriptorLimit else {
-            let why =
-                "not opened: \(files.count) files open, \(Self.descriptorLimit) descriptors allowed (ulimit -n), "
-                + "\(Self.descriptorReserve) kept for findings, checkpoint and --listen"
-            sayOnce(name, why, then: "raise LimitNOFILE, or follow fewer files")
-            return nil
-        }
-        let fd = Glibc.open(name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
-        guard fd >= 0 else {
-            sayOnce(name, "cannot be read: \(String(cString: strerror(errno)))", then: "tried again")
-            return nil
-        }
-        var info = stat()
-        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-            close(fd)
-            return nil
-        }
-        var at = (offset, lines)
-        if fromEnd { at = Self.lastLineEnd(fd) }
-        let rank = Int32(rankNames.count)
-        guard let scanner = try? LineScanner(fileIndex: rank, configuration: configuration) else {
-            close(fd)
-            return nil
-        }
-        let file = FollowedFile(
-            descriptor: fd, info: info, name: name, rank: rank, offset: at.0, lines: at.1, scanner: scanner, maxLine: configuration.maxLine,
-            key: key, now: now)
-        rankNames.append(name)
-        rankFingerprints.append(file.fingerprint ?? 0)
-        files.append(file)
-        return file
-    }
-
-    /// Picks up the files of a checkpoint's positions: by device and inode
-    /// first, under their name or a rotated one; else a plain copy with the
-    /// same first line (copytruncate while stopped). What cannot be found is
-    /// a possible gap, said.
-    private func resume(_ positions: [FollowState.Position], fresh: Bool, committedAt: Int64) {
-        self.fresh = fresh
-        let now = Self.wallClock()
-        for p in positions {
-            // Its name, its rotation names, then any file of its folder: a
-            // file read as access.log.1 may be access.log.2 by now.
-            var candidates = [p.name] + rotatedNames(of: p.name)
-            candidates += folderFiles(of: p.name).filter { !candidates.contains($0) }
-            var found: (name: String, copy: Bool)?
-            for name in candidates {
-                var info = stat()
-                guard stat(name, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
-                let same = UInt64(info.st_dev) == p.device && UInt64(info.st_ino) == p.inode
-                if files.contains(where: { $0.device == UInt64(info.st_dev) && $0.inode == UInt64(info.st_ino) }) { continue }
-                // Empty when committed: known by its inode alone.
-                if p.fingerprint == FollowState.Position.empty {
-                    if same { found = (name, false) }
-                    if same { break } else { continue }
-                }
-                let fd = Glibc.open(name, O_RDONLY | O_CLOEXEC | O_NOCTTY)
-                guard fd >= 0 else { continue }
-                let fingerprint = FollowedFile.firstLineFingerprint(fd, key: key)
-                close(fd)
-                guard fingerprint == p.fingerprint else { continue }
-                found = (name, !same)
-                if same { break }
-            }
-            guard let found else {
-                metrics.gaps += 1
-                StandardError().write(
-                    "flipaudit: follow: \(TerminalText.escape(p.name)): the file read up to byte \(p.offset) is gone (compressed or deleted since); possible gap"
-                )
-                continue
-            }
-            if found.copy {
-                // Only a copy holds the rest: lines written after the copy
-                // may be in neither file, counted and said as a live one is.
-                metrics.rotations += 1
-                metrics.gaps += 1
-                let shown = TerminalText.escape(p.name)
-                let copy = TerminalText.escape(found.name)
-                var info = stat()
-                let inPlace = stat(p.name, &info) == 0 && UInt64(info.st_dev) == p.device && UInt64(info.st_ino) == p.inode
-                StandardError().write(
-                    inPlace
-                        ? "flipaudit: follow: \(shown) was truncated in place (copytruncate) while the follower was stopped; the rest read from its copy \(copy); possible gap (lines written between the copy and the truncation)"
-                        : "flipaudit: follow: \(shown): the file read up to byte \(p.offset) is gone; the rest read from its copy \(copy); possible gap (lines written after the copy)"
-                )
-            }
-            guard let file = open(found.name, offset: p.offset, lines: p.lines, now: now) else { continue }
-            // Under a name it follows, it goes on (found under another
-            // followed name, there); under a rotated name (stopped after a
-            // rotation), it is read to its end, let go.
-            if !found.copy && follows(found.name) {
-                current[found.name] = file
-            } else {
-                file.rotatedAt = now
-                // Renamed away from a followed name since the commit: its
-                // server may still write to it until it reopens that name.
-                if !found.copy && found.name != p.name && follows(p.name) { file.leftName = p.name }
-            }
-        }
-        if !fresh { rotatedWhileStopped(names: Set(positions.map(\.name)).filter(follows).sorted(), committedAt: committedAt, now: now) }
-    }
-
-    /// Files rotated in and out while the follower was stopped: beside a
-    /// name it followed at the commit, every rotated file written after the
-    /// commit that no position found (the middle one of two rotations, a
-    /// copy of a file empty at the commit) holds only lines never read: it
-    /// is read from its start, oldest first. (One compressed already is
-    /// not read: docs/follow.md asks for `delaycompress`.)
-    private func rotatedWhileStopped(names: [String], committedAt: Int64, now: Int64) {
-        for followed in names {
-            var found: [(name: String, modified: Int64)] = []
-            // A name followed itself is the look's to open (from its start).
-            for name in rotatedNames(of: followed) where !follows(name) {
-                var info = stat()
-                guard stat(name, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
-                let modified = Int64(info.st_mtim.tv_sec) * 1000 + Int64(info.st_mtim.tv_nsec) / 1_000_000
-                guard modified >= committedAt, !files.contains(where: { $0.device == UInt64(info.st_dev) && $0.inode == UInt64(info.st_ino) })
-                else { continue }
-                found.append((name, modified))
-            }
-            for (name, _) in found.sorted(by: { ($0.modified, $0.name) < ($1.modified, $1.name) }) {
-                guard let file = open(name, offset: 0, lines: 0, now: now) else { continue }
-                file.rotatedAt = now
-                StandardError().write(
-                    "flipaudit: follow: \(TerminalText.escape(name)) was rotated in and out while the follower was stopped: read from its start")
-            }
-        }
-    }
-
-    /// Lets go of rotated files read to their end that no longer grow,
-    /// once the name they left holds a file that has been written to: until
-    /// then its server may not have reopened its log, and writes late to
-    /// the old file (a graceful restart, a late USR1).
-    private func retire(now: Int64) {
-        // The names that hold a file written to (not read inside removeAll).
-        let written = Set(files.filter { $0.rotatedAt == nil && ($0.size ?? 0) > 0 }.map(\.name))
-        files.removeAll { file in
-            guard let at = file.rotatedAt, file.unread == 0, now - max(at, file.grewAt) >= Self.rotationGrace else { return false }
-            if let left = file.leftName, !written.contains(left) {
-                guard now - max(at, file.grewAt) >= Self.rotationHold else { return false }
-                StandardError().write(
-                    "flipaudit: follow: \(TerminalText.escape(file.name)) let go \(Self.rotationHold / 1000) s after its last write, though nothing was written to \(TerminalText.escape(left)) since it left that name: a later write to it is not read"
-                )
-            }
-            finish(file)
-            return true
-        }
+        say("flipaudit: follow: \(TerminalText.escape(coverage.sentence))\(coverage.verdict == .complete ? " again" : "")")
     }
 
     // MARK: Reading
 
-    /// Reads what every file has appended; the bytes read.
-    private func readAll(now: Int64) -> Int {
+    /// Reads what every file has appended.
+    private func readAll(now: Int64) {
         var total = 0
         var events: [FlipEvent] = []
-        for file in files {
-            if file.rotatedAt == nil, file.wasTruncated(key: key) { truncated(file, now: now) }
-        }
         // A record more than an hour past the wall clock is in the future
         // (malformed), the hour counted from now, not from the start.
         let futureAfter = AuditConfiguration.futureLimit(now: now)
-        for file in files {
+        for file in tails.files {
             file.scanner.futureAfter = futureAfter
             let n = file.read(budget: Self.readBudget, key: key, now: now)
             if n > 0 {
                 total += n
-                if rankFingerprints[Int(file.rank)] == 0, let f = file.fingerprint { rankFingerprints[Int(file.rank)] = f }
+                tails.noteFirstLine(file)
                 take(file, into: &events)
             }
         }
         metrics.bytesRead += total
         held += events.map { ($0, now) }
         release(now: now, all: false)
-        return total
     }
 
     /// What a file's new lines found: counts, messages, events.
@@ -545,7 +313,7 @@ final class Follower {
         for note in scan.malformed where malformedSaid[file.rank, default: 0] < AuditConfiguration.malformedMessageLimit {
             malformedSaid[file.rank, default: 0] += 1
             let detail = note.detail.map { ", " + $0 } ?? ""
-            StandardError().write(
+            say(
                 "flipaudit: follow: \(TerminalText.escape(file.name)):\(before + note.line): malformed line (\(note.reason.rawValue)\(detail))")
         }
         if let newest = scan.peaks.last?.time {
@@ -566,7 +334,7 @@ final class Follower {
     private func release(now: Int64, all: Bool) {
         guard !held.isEmpty else { return }
         held.sort { ($0.event.time, $0.event.source) < ($1.event.time, $1.event.source) }
-        let frontier = files.compactMap { newest[$0.rank] }.min() ?? .max
+        let frontier = tails.files.compactMap { newest[$0.rank] }.min() ?? .max
         guard let last = all ? held.indices.last : held.lastIndex(where: { $0.event.time <= frontier || now - $0.arrived >= Self.mergeWait }) else {
             return
         }
@@ -606,56 +374,17 @@ final class Follower {
         sampled = 0
         // Only the files still followed: a rank per rotation would
         // otherwise keep its sample for as long as the follower runs.
-        let followed = Set(files.map(\.rank))
+        let followed = Set(tails.files.map(\.rank))
         samples = samples.filter { followed.contains($0.key) }
         guard samples.count >= 2, let top = samples.keys.max() else { return }
         let list = (0...top).map { samples[$0] ?? TwinSample() }
-        for pair in Tiers.detect(list).sorted() where rankNames.indices.contains(Int(pair.b)) {
-            let (a, b) = (rankNames[Int(pair.a)], rankNames[Int(pair.b)])
+        for pair in Tiers.detect(list).sorted() where tails.rankNames.indices.contains(Int(pair.b)) {
+            let (a, b) = (tails.rankNames[Int(pair.a)], tails.rankNames[Int(pair.b)])
             guard Tiers.named(configuration.tiers, names: [a, b]).isEmpty, tiersSaid.insert(a + "\u{0}" + b).inserted else { continue }
-            StandardError().write(
+            say(
                 "flipaudit: follow: \(TerminalText.escape(a)) and \(TerminalText.escape(b)) log the same requests (a proxy and its backend?): "
                     + "each is audited twice; follow with --tiers '\(TerminalText.escape(a)),\(TerminalText.escape(b))' to audit each once")
         }
-    }
-
-    /// A file truncated in place (copytruncate): what it had not handed on
-    /// is read from the plain copy when one has its first line; bytes it
-    /// had that neither holds are a gap. It is then read again from 0.
-    private func truncated(_ file: FollowedFile, now: Int64) {
-        metrics.rotations += 1
-        metrics.gaps += 1
-        var copySize: Int64 = -1
-        var copyRead = false
-        for name in rotatedNames(of: file.name) {
-            var info = stat()
-            guard stat(name, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
-                !files.contains(where: { $0.device == UInt64(info.st_dev) && $0.inode == UInt64(info.st_ino) })
-            else { continue }
-            let fd = Glibc.open(name, O_RDONLY | O_CLOEXEC | O_NOCTTY)
-            guard fd >= 0 else { continue }
-            let fingerprint = FollowedFile.firstLineFingerprint(fd, key: key)
-            close(fd)
-            guard fingerprint != nil, fingerprint == file.fingerprint else { continue }
-            copySize = Int64(info.st_size)
-            // Read past the copy already (lines written before the truncation).
-            guard copySize > file.offset, let copy = open(name, offset: file.offset, lines: file.lines, now: now) else { break }
-            copyRead = true
-            copy.rotatedAt = now
-            // Read before the file that is read again from 0.
-            files.removeAll { $0 === copy }
-            files.insert(copy, at: files.firstIndex { $0 === file } ?? 0)
-            break
-        }
-        let lost = max(0, file.sizeSeen - max(copySize, file.offset))
-        metrics.gapBytes += lost
-        StandardError().write(
-            "flipaudit: follow: \(TerminalText.escape(file.name)) was truncated in place (copytruncate)\(copyRead ? "; the rest read from its copy" : copySize >= 0 ? ", read past its copy already" : ", no plain copy found"); possible gap (lines written between the copy and the truncation)\(lost > 0 ? ", \(lost) bytes seen and lost" : "")"
-        )
-        files.removeAll { $0 === file }
-        newest[file.rank] = nil
-        current[file.name] = nil
-        if let again = open(file.name, offset: 0, lines: 0, now: now) { current[file.name] = again }
     }
 
     /// A file let go: a last line without its newline is read as it is.
@@ -664,7 +393,7 @@ final class Follower {
         file.finish()
         take(file, into: &events)
         newest[file.rank] = nil
-        held += events.map { ($0, Self.wallClock()) }
+        held += events.map { ($0, fs.now) }
     }
 
     // MARK: Commit
@@ -673,31 +402,31 @@ final class Follower {
     /// and fsynced first. False when it could not be.
     @discardableResult
     private func commit() -> Bool {
-        let now = Self.wallClock()
+        let now = fs.now
         lastCommit = now
         // The positions cover every record read: each is audited first.
         release(now: now, all: true)
         guard let path = run.checkpoint else { return true }
         guard stream.backlog.isEmpty, stream.sync() else {
-            StandardError().write("flipaudit: follow: findings not all written and synced; the checkpoint is left as it was")
+            say("flipaudit: follow: findings not all written and synced; the checkpoint is left as it was")
             return false
         }
         // A restored clock lies the reorder window before the watermark it came from.
         let watermark = max(tracker.now, Checkpoint.noWatermark)
-        var (next, ranks) = tracker.snapshot(watermark: watermark, names: rankNames)
+        var (next, ranks) = tracker.snapshot(watermark: watermark, names: tails.rankNames)
         next.key = configuration.fingerprint.keyBytes ?? []
         next.legacyFingerprints = false
         next.run = previousRun + 1
         next.records = duplicates.handedOn(watermark: watermark)
         var sources: [Int: UInt64] = [:]
-        for (index, rank) in ranks.enumerated() where rankFingerprints.indices.contains(Int(rank)) {
-            sources[index] = rankFingerprints[Int(rank)]
+        for (index, rank) in ranks.enumerated() where tails.rankFingerprints.indices.contains(Int(rank)) {
+            sources[index] = tails.rankFingerprints[Int(rank)]
         }
         // Ids not decided again yet, past the time their sessions closed at the latest.
         stream.forgetWritten(before: watermark - Int64(configuration.sessionTimeoutSeconds) * 1000 - AuditConfiguration.reorderWindow)
-        next.follow = FollowState(positions: files.map(\.position), sources: sources, findings: stream.mark, written: stream.written)
+        next.follow = FollowState(positions: tails.files.map(\.position), sources: sources, findings: stream.mark, written: stream.written)
         do { try AtomicFile.write(bytes: next.encoded(), to: path, mode: 0o600) } catch {
-            StandardError().write("flipaudit: follow: --checkpoint \(TerminalText.escape(path)): \(error); the previous commit stands")
+            say("flipaudit: follow: --checkpoint \(TerminalText.escape(path)): \(error); the previous commit stands")
             return false
         }
         committedOnce = true
@@ -711,7 +440,7 @@ final class Follower {
     static func renamedFindings(_ path: String, mark: FollowState.FindingsMark, besides fd: Int32) -> String? {
         var open = stat()
         guard fstat(fd, &open) == 0, UInt64(open.st_dev) != mark.device || UInt64(open.st_ino) != mark.inode else { return nil }
-        return rotatedNames(of: path).first { name in
+        return TailSet.rotatedNames(of: path, in: LocalFileSystem()).first { name in
             var info = stat()
             return stat(name, &info) == 0 && UInt64(info.st_dev) == mark.device && UInt64(info.st_ino) == mark.inode
         }
@@ -758,96 +487,5 @@ final class Follower {
             }
         }
         return ids
-    }
-
-    // MARK: Helpers
-
-    /// `name` is not seen, for `why` (the coverage counts it until a look
-    /// sees it); said once, with what the follower does about it (`then`).
-    private func sayOnce(_ name: String, _ why: String, then: String) {
-        unseen[name] = why
-        guard said.insert(name).inserted else { return }
-        StandardError().write("flipaudit: follow: \(TerminalText.escape(name)) \(why); \(then)")
-    }
-
-    static func wallClock() -> Int64 {
-        var t = timespec()
-        clock_gettime(CLOCK_REALTIME, &t)
-        return Int64(t.tv_sec) * 1000 + Int64(t.tv_nsec) / 1_000_000
-    }
-
-    static func isPattern(_ input: String) -> Bool { input.contains { "*?[".contains($0) } }
-
-    /// Whether `name` is one the follower follows: named, or matched by a glob.
-    private func follows(_ name: String) -> Bool {
-        guard !Self.isCompressed(name) else { return false }
-        return run.inputs.contains { Self.isPattern($0) ? fnmatch($0, name, FNM_PATHNAME) == 0 : $0 == name }
-    }
-
-    static func isCompressed(_ name: String) -> Bool { compressed.contains { name.hasSuffix($0) } }
-
-    static func exists(_ name: String) -> Bool {
-        var info = stat()
-        return stat(name, &info) == 0
-    }
-
-    /// The names a glob matches now, sorted.
-    static func expand(_ pattern: String) -> [String] {
-        var result = glob_t()
-        defer { globfree(&result) }
-        guard glob(pattern, 0, nil, &result) == 0 else { return [] }
-        return (0..<Int(result.gl_pathc)).compactMap { result.gl_pathv[$0].map { String(cString: $0) } }.sorted()
-    }
-
-    /// `Follower.rotatedNames`, but the follower's own files.
-    private func rotatedNames(of name: String) -> [String] {
-        Self.rotatedNames(of: name).filter { !isOwn($0) }
-    }
-
-    /// The plain files of `name`'s folder, sorted, but the follower's own
-    /// and compressed ones.
-    private func folderFiles(of name: String) -> [String] {
-        let folder = (name as NSString).deletingLastPathComponent
-        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder) else { return [] }
-        return entries.sorted().map { folder.isEmpty ? $0 : folder + "/" + $0 }.filter { !Self.isCompressed($0) && !isOwn($0) }
-    }
-
-    /// Whether `name` is one of the follower's own files.
-    private func isOwn(_ name: String) -> Bool {
-        let path = FilePaths.canonical(name)
-        let folder = FilePaths.directory(of: path)
-        let base = FilePaths.name(of: path)
-        if skipping.namesByFolder[folder]?.contains(base) == true || skipping.isTemporary(name: base, in: folder) { return true }
-        return FileIdentity.of(path: name).map(skipping.contains) ?? false
-    }
-
-    /// Plain files beside `name` whose names begin with it (`access.log.1`,
-    /// `access.log-20261129`): where logrotate puts a rotated file.
-    static func rotatedNames(of name: String) -> [String] {
-        let folder = (name as NSString).deletingLastPathComponent
-        let base = (name as NSString).lastPathComponent
-        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder) else { return [] }
-        return entries.filter { $0.hasPrefix(base) && $0 != base && !isCompressed($0) }.sorted().map {
-            folder.isEmpty ? $0 : folder + "/" + $0
-        }
-    }
-
-    /// The offset after the last newline of the file open on `fd`, and the
-    /// lines before it.
-    static func lastLineEnd(_ fd: Int32) -> (Int64, Int64) {
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        var at: Int64 = 0
-        var lines: Int64 = 0
-        var lastEnd: Int64 = 0
-        while true {
-            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(at)) }
-            guard n > 0 else { break }
-            for i in 0..<n where buffer[i] == .newline {
-                lines += 1
-                lastEnd = at + Int64(i) + 1
-            }
-            at += Int64(n)
-        }
-        return (lastEnd, lines)
     }
 }

@@ -1,0 +1,264 @@
+import Audit
+import Foundation
+import Testing
+
+@testable import Reading
+@testable import Rules
+@testable import Run
+
+/// The follower over a model file system (`ModelFileSystem`) and a clock
+/// the test moves: seeded random sequences of writes, rotations (create,
+/// with the server reopening late; copytruncate), restarts, kills and
+/// time away, replayed against what was written, as Vector's file-source
+/// model tests do. Every finding is written once; none is missing unless
+/// the follower said a gap.
+@Suite("flipaudit follow: a model file system")
+struct FollowModelTests {
+    static let folder = "/model"
+    static let log = folder + "/access.log"
+
+    /// One follower's life after another over one model, one chain.
+    final class World {
+        let model: ModelFileSystem
+        let run: FollowRun
+        let findings: String
+        var follower: Follower?
+        var metrics = FollowMetrics()
+        var commits = 0
+        /// When the last commit was made, on the model's clock.
+        var committedAt: Int64 = 0
+        var gaps = 0
+        var messages: [String] = []
+        private let signals: [Int32]
+
+        init(inputs: [String] = [FollowModelTests.log], now: Int64 = 1_795_000_000_000) {
+            model = ModelFileSystem(now: now)
+            let dir = temporaryDirectory()
+            findings = dir + "/findings.ndjson"
+            run = FollowRun(
+                inputs: inputs, configuration: AuditConfiguration(), checkpoint: dir + "/follow.ckpt", findings: findings, ocsf: false, fromStart: true,
+                listen: nil, commitInterval: 2)
+            var fds: [Int32] = [0, 0]
+            _ = pipe(&fds)
+            signals = fds
+        }
+
+        deinit { for fd in signals { close(fd) } }
+
+        var running: Bool { follower != nil }
+
+        func start() throws {
+            metrics = FollowMetrics()
+            commits = 0
+            let follower = try run.follower(signals: signals[0], metrics: metrics, fs: model, committedAt: committedAt) { [unowned self] in
+                messages.append($0)
+            }
+            self.follower = follower
+            let status = follower.start()
+            #expect(status == nil)
+            noteCommit()
+        }
+
+        /// A turn; the exit status when the follower stopped (nil: it goes on).
+        func turn(_ signals: [Int32] = []) -> Int32? {
+            guard let follower else { return nil }
+            let status = follower.turn(signals: signals)
+            noteCommit()
+            return status?.rawValue
+        }
+
+        /// SIGTERM: a last commit, then gone.
+        func stop() {
+            #expect(turn([SIGTERM]) == 0)
+            end()
+        }
+
+        /// SIGKILL: gone without a word.
+        func end() {
+            gaps += metrics.gaps
+            follower = nil
+        }
+
+        private func noteCommit() {
+            if metrics.commits > commits {
+                commits = metrics.commits
+                committedAt = model.now
+            }
+        }
+
+        /// The states of the `state-reuse` findings written, in order.
+        var reused: [String] {
+            fileText(findings).split(separator: "\n").compactMap { line in
+                guard line.contains("\"kind\":\"state-reuse\""), let r = line.range(of: "\"state\":\"") else { return nil }
+                return String(line[r.upperBound...].prefix { $0 != "\"" })
+            }
+        }
+    }
+
+    /// A server writing `access.log`: two authorize requests of one state
+    /// (one `state-reuse` each), to the file it has open.
+    struct Server {
+        var file: ModelFileSystem.Node
+        var written: [String] = []
+
+        mutating func write(_ states: Int, in model: ModelFileSystem) {
+            let time = logTime(Date(timeIntervalSince1970: Double(model.now) / 1000))
+            for _ in 0..<states {
+                let state = "m\(written.count)"
+                written.append(state)
+                for n in 1...2 {
+                    model.append(
+                        "203.0.113.9 - - [\(time)] \"GET \(authorize(state: state)) HTTP/1.1\" 302 0 \"-\" \"GoogleApp/1.0\" \"\(opa)?code=\(state)c\(n)&state=\(state)\"\n",
+                        to: file)
+                }
+            }
+        }
+    }
+
+    /// logrotate's shift: `.3` deleted, `.2` → `.3`, `.1` → `.2`.
+    static func shift(_ model: ModelFileSystem) {
+        model.delete(log + ".3")
+        model.rename(log + ".2", to: log + ".3")
+        model.rename(log + ".1", to: log + ".2")
+    }
+
+    /// One seeded sequence; what went wrong, in words, with the sequence's
+    /// last steps and what the follower said (empty: nothing).
+    static func replay(seed: UInt64, steps: Int, copytruncate: Bool) throws -> [String] {
+        var random = SplitMix(seed: seed)
+        var trace: [String] = []
+        func note(_ step: String) { trace.append(step) }
+        func roll(_ n: UInt64) -> UInt64 { random.next() % n }
+        let world = World()
+        let model = world.model
+        var server = Server(file: model.create(log))
+        try world.start()
+        for _ in 0..<steps {
+            switch roll(100) {
+            case 0..<40:
+                server.write(Int(roll(3)) + 1, in: model)
+                note("write -> m\(server.written.count - 1) into inode \(server.file.inode)")
+            case 40..<65:
+                model.now += Int64(roll(1500)) + 1
+                if world.running { #expect(world.turn() == nil) }
+                note(
+                    "turn at \(model.now) running \(world.running) files \(world.follower.map { $0.tails.files.map { "\($0.name)#\($0.identity.inode)@\($0.offset)" } } ?? [])"
+                )
+            case 65..<73:
+                shift(model)
+                if copytruncate {
+                    model.copyTruncate(log, copy: log + ".1")
+                } else {
+                    // create: the server writes on to the renamed file
+                    // until it reopens its log.
+                    model.rename(log, to: log + ".1")
+                    model.create(log)
+                }
+                note("rotate: \(model.names.map { "\($0.key)#\($0.value.inode)" }.sorted())")
+            case 73..<81:
+                // The server reopens its log (USR1, a graceful restart).
+                server.file = model.names[log] ?? model.create(log)
+                note("reopen -> \(server.file.inode)")
+            case 81..<87:
+                note(world.running ? "stop" : "start")
+                if world.running { world.stop() } else { try world.start() }
+            case 87..<93:
+                note(world.running ? "kill" : "start")
+                if world.running { world.end() } else { try world.start() }
+            default:
+                if !world.running { try world.start() }
+            }
+        }
+        // The end: the server on its log, the follower running long enough
+        // for every held record and rotated file, then stopped.
+        server.file = model.names[log] ?? model.create(log)
+        server.write(1, in: model)
+        if !world.running { try world.start() }
+        for _ in 0..<8 {
+            model.now += 50_000
+            #expect(world.turn() == nil)
+        }
+        world.stop()
+        var wrong: [String] = []
+        let found = world.reused
+        if Set(found).count != found.count {
+            wrong.append("written twice: \(Dictionary(grouping: found, by: { $0 }).filter { $0.value.count > 1 }.keys.sorted())")
+        }
+        let missing = Set(server.written).subtracting(found)
+        if !missing.isEmpty && world.gaps == 0 {
+            wrong.append("missing with no gap said: \(missing.sorted { $0.count < $1.count || ($0.count == $1.count && $0 < $1) })")
+        }
+        if !Set(found).isSubset(of: server.written) { wrong.append("not written: \(Set(found).subtracting(server.written).sorted())") }
+        if model.openHandles != 0 { wrong.append("\(model.openHandles) handles left open") }
+        if !wrong.isEmpty { wrong.append("last steps:\n" + (trace.suffix(40) + world.messages).joined(separator: "\n")) }
+        return wrong
+    }
+
+    @Test("a rotated file whose name stays empty is kept 300 s after its last write, then let go, said")
+    func rotationHold() throws {
+        let world = World()
+        let model = world.model
+        var server = Server(file: model.create(Self.log))
+        try world.start()
+        // logrotate `create`; the server never reopens its log.
+        model.rename(Self.log, to: Self.log + ".1")
+        model.create(Self.log)
+        model.now += 1000
+        #expect(world.turn() == nil)
+        server.write(1, in: model)
+        model.now += 1000
+        #expect(world.turn() == nil)
+        model.now += TailSet.rotationHold - 1
+        #expect(world.turn() == nil)
+        #expect(world.follower?.tails.files.map(\.name) == [Self.log + ".1", Self.log])
+        #expect(!world.messages.contains { $0.contains("let go") })
+        model.now += 1
+        #expect(world.turn() == nil)
+        #expect(world.follower?.tails.files.map(\.name) == [Self.log])
+        #expect(
+            world.messages.contains(
+                "flipaudit: follow: /model/access.log.1 let go 300 s after its last write, though nothing was written to /model/access.log since it left that name: a later write to it is not read"
+            ), "\(world.messages)")
+        world.stop()
+        #expect(world.reused == ["m0"])
+    }
+
+    @Test("a coverage that is not complete is said at start, then again every hour while it lasts")
+    func coverageEveryHour() throws {
+        let world = World(inputs: [Self.log, Self.folder + "/missing.log"])
+        let model = world.model
+        model.create(Self.log)
+        try world.start()
+        #expect(world.turn() == nil)
+        let said = world.messages.filter { $0.contains("coverage") }
+        #expect(said.count == 1, "\(world.messages)")
+        model.now += 3_600_000 - 1
+        #expect(world.turn() == nil)
+        #expect(world.messages.filter { $0.contains("coverage") } == said)
+        model.now += 1
+        #expect(world.turn() == nil)
+        #expect(world.messages.filter { $0.contains("coverage") } == said + said)
+        // Seen at last: complete again, said once.
+        model.create(Self.folder + "/missing.log")
+        model.now += 1000
+        #expect(world.turn() == nil)
+        #expect(world.messages.last?.hasSuffix("again") == true, "\(world.messages)")
+        world.stop()
+    }
+
+    @Test("create rotations, late reopens, restarts and kills: every finding once, none lost", arguments: 0..<4)
+    func create(batch: UInt64) throws {
+        for seed in (batch * 50)..<(batch * 50 + 50) {
+            let wrong = try Self.replay(seed: seed, steps: 150, copytruncate: false)
+            #expect(wrong.isEmpty, "seed \(seed): \(wrong.joined(separator: "; "))")
+        }
+    }
+
+    @Test("copytruncate rotations, restarts and kills: every finding once, none lost without a gap said", arguments: 0..<2)
+    func copytruncate(batch: UInt64) throws {
+        for seed in (1000 + batch * 50)..<(1000 + batch * 50 + 50) {
+            let wrong = try Self.replay(seed: seed, steps: 150, copytruncate: true)
+            #expect(wrong.isEmpty, "seed \(seed): \(wrong.joined(separator: "; "))")
+        }
+    }
+}
