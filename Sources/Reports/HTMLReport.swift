@@ -227,8 +227,17 @@ package enum HTMLReport {
     /// stream with its files, its last record and whether it went quiet;
     /// the records that wait for the next run; the inputs seen before.
     static func deployment(_ result: AuditResult) -> String {
-        guard !result.streams.isEmpty || !result.skipped.isEmpty || !result.tiers.isEmpty else { return "" }
+        guard !result.streams.isEmpty || !result.skipped.isEmpty || !result.tiers.isEmpty || !result.offsets.isEmpty else { return "" }
         var out = ""
+        if !result.offsets.isEmpty {
+            out +=
+                "<h3 id=\"offsets\">Times read in different zones</h3>\n<p>Inputs whose records of one state sit a whole number of quarter hours apart, state after state: sessions across them are wrong until both are read in their zones.</p>\n<div class=\"scroll\"><table><thead><tr><th>first</th><th>second</th><th class=\"n\">offset</th><th class=\"n\">states</th></tr></thead><tbody>\n"
+            for o in result.offsets {
+                out +=
+                    "<tr data-offset-seconds=\"\(o.offset / 1000)\"><td class=\"mono\">\(esc(o.first))</td><td class=\"mono\">\(esc(o.second))</td><td class=\"n\">\(esc(ClockOffset.duration(o.offset)))</td><td class=\"n\">\(o.states)</td></tr>\n"
+            }
+            out += "</tbody></table></div>\n"
+        }
         if !result.tiers.isEmpty {
             out +=
                 "<h3 id=\"tiers\">Tiers</h3>\n<p>Inputs that log the same requests (a proxy and its backend): each request both logged is audited once, as the record that logs a Location (else the earlier).</p>\n<div class=\"scroll\"><table><thead><tr><th>first</th><th>second</th><th class=\"n\">requests shared</th></tr></thead><tbody>\n"

@@ -49,12 +49,25 @@ package enum JSONReport {
         /// Pairs of inputs read as tiers of one another (a proxy and its
         /// backend), with the requests both logged (audited once).
         var tiers: [Tier]
+        /// Pairs of inputs whose records sit a whole number of quarter
+        /// hours apart: read in different zones (absent when none).
+        var offsets: [Offset]?
         var streams: [Stream]
         /// Flip records after the watermark, carried to the next run.
         var waiting: Waiting?
         /// What was said of each input an earlier run of the chain audited
         /// (skipped).
         var skipped: [String]
+    }
+
+    struct Offset: Encodable {
+        var first: String
+        var second: String
+        /// How far `second`'s records sit after `first`'s.
+        var offset_seconds: Int64
+        var states: Int
+        /// The one of the two whose times carry no zone (read in --tz).
+        var zoneless: String?
     }
 
     struct Tier: Encodable {
@@ -195,6 +208,11 @@ package enum JSONReport {
             new_kinds: result.newKinds.map(\.rawValue),
             deployment: Deployment(
                 tiers: result.tiers.map { Tier(first: $0.first, second: $0.second, shared: $0.shared) },
+                offsets: result.offsets.isEmpty
+                    ? nil
+                    : result.offsets.map {
+                        Offset(first: $0.first, second: $0.second, offset_seconds: $0.offset / 1000, states: $0.states, zoneless: $0.zoneless)
+                    },
                 streams: result.streams.map { Stream(files: $0.files, last_record: Timestamp.iso8601($0.last), quiet: $0.quiet) },
                 waiting: result.waiting.map { Waiting(records: $0.count, stream: $0.stream, watermark: Timestamp.iso8601($0.watermark)) },
                 skipped: result.skipped))

@@ -61,6 +61,12 @@ package struct TerminalReport {
                     "  tiers                \(esc(t.first)) and \(esc(t.second)): \(Self.count(t.shared, "request", "requests")) logged by both, audited once")
                 + "\n"
         }
+        for o in result.offsets {
+            out +=
+                SummaryWidth.wrap(
+                    "  times                \(esc(o.second)) sits \(ClockOffset.duration(o.offset)) from \(esc(o.first)) (\(Self.count(o.states, "state", "states")) both log): read in different zones"
+                ) + "\n"
+        }
         guard streams.count > 1 || streams.contains(where: { $0.files.count > 1 }) || result.waiting != nil else { return out }
         let files = streams.reduce(0) { $0 + $1.files.count }
         out +=

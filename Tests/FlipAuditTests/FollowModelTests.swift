@@ -1,7 +1,7 @@
-import Audit
 import Foundation
 import Testing
 
+@testable import Audit
 @testable import Reading
 @testable import Rules
 @testable import Run
@@ -243,6 +243,25 @@ struct FollowModelTests {
         model.now += 1000
         #expect(world.turn() == nil)
         #expect(world.messages.last?.hasSuffix("again") == true, "\(world.messages)")
+        world.stop()
+    }
+
+    @Test("two followed files an hour apart (HAProxy's local time read as UTC): said once, with the --tz that reads them")
+    func clockOffset() throws {
+        let front = Self.folder + "/haproxy.log"
+        let back = Self.folder + "/backend.log"
+        let world = World(inputs: [front, back], now: 1_795_348_800_000)
+        let model = world.model
+        model.append(ClockOffsetTests.haproxy(hour: 11).map { $0 + "\n" }.joined(), to: model.create(front))
+        model.append(TierTests.logs().backend.map { $0 + "\n" }.joined(), to: model.create(back))
+        try world.start()
+        for _ in 0..<3 {
+            model.now += 1000
+            #expect(world.turn() == nil)
+        }
+        let said = world.messages.filter { $0.contains("read in different zones") }
+        #expect(said.count == 1, "\(world.messages)")
+        #expect(said.first?.hasSuffix("/model/haproxy.log's times carry no zone: read them with --tz +01:00") == true, "\(said)")
         world.stop()
     }
 

@@ -165,6 +165,20 @@ struct StageTests {
         return [a, b, c, d, damaged, dir + "/missing.log"]
     }
 
+    @Test("inputs an hour apart: the stages name the offset as one process does")
+    func clockOffset() throws {
+        let dir = temporaryDirectory()
+        let (proxy, backend) = TierTests.logs()
+        let paths = [
+            writeLog(proxy, named: "proxy.log", in: dir), writeLog(backend.map(ClockOffsetTests.hourLater), named: "backend.log", in: dir),
+        ]
+        let one = try single(paths)
+        #expect(one.json.contains("\"offset_seconds\" : 3600"), "\(one.json)")
+        for (partitions, reversed) in [(1, false), (3, true)] {
+            #expect(try StagePipeline(partitions: partitions, reversed: reversed).run(paths).json == one.json, "\(partitions) reducers")
+        }
+    }
+
     @Test("reuse across files, a late record, Location from mid-file, no state, a damaged gzip")
     func hard() throws {
         let paths = hardCase()

@@ -221,3 +221,66 @@ struct FollowTierTests {
         #expect(said.contains("flipaudit: follow: \(pattern) matches no file (yet); looked for again every"), "\(said)")
     }
 }
+
+/// Times that cannot be wrong silently (docs/contract.md §9): two inputs
+/// whose records of one state sit a whole number of quarter hours apart.
+@Suite("Clock offsets between inputs")
+struct ClockOffsetTests {
+    /// `line` an hour later (10:mm → 11:mm on 22 Nov).
+    static func hourLater(_ line: String) -> String { line.replacingOccurrences(of: "22/Nov/2026:10:", with: "22/Nov/2026:11:") }
+
+    /// The proxy's twenty flows as HAProxy logs them (`option httplog`:
+    /// times with no zone), written in local time `hour`:mm.
+    static func haproxy(hour: Int) -> [String] {
+        (0..<20).map { n in
+            let second = n * 7
+            let time = String(format: "22/Nov/2026:%02d:%02d:%02d.000", hour, second / 60, second % 60)
+            return "203.0.113.\(n + 1):41234 [\(time)] www be/s1 0/0/1/2/3 302 171 - - ---- 1/1/0/0/0 0/0 {} \"GET \(authorize(state: "st\(n)")) HTTP/1.1\""
+        }
+    }
+
+    @Test("a backend an hour off its proxy is said, with both names and the offset; in step, nothing is said")
+    func hourOff() {
+        let (proxy, backend) = TierTests.logs()
+        let inStep = audit(["backend.log": backend, "proxy.log": proxy])
+        #expect(inStep.result.offsets.isEmpty)
+        let off = audit(["backend.log": backend.map(Self.hourLater), "proxy.log": proxy])
+        #expect(off.result.offsets.count == 1)
+        let o = off.result.offsets.first
+        #expect(o.map { [$0.first, $0.second].map { ($0 as NSString).lastPathComponent } } == ["proxy.log", "backend.log"])
+        #expect(o?.offset == 3_600_000)
+        #expect(o?.states == 20)
+        #expect(o?.zoneless == nil)
+        #expect(
+            o?.sentence(zone: nil).hasSuffix(
+                "give the log whose times are off a format with its zone (--log-format with %z), or mend its server's clock or zone") == true)
+        // Unrelated inputs (no state in common) are never compared.
+        let apart = audit(["a.log": Array(backend.prefix(10)).map(Self.hourLater), "b.log": Array(proxy.suffix(10))])
+        #expect(apart.result.offsets.isEmpty)
+    }
+
+    @Test("HAProxy's local times read as UTC: the run says which --tz reads them, and that --tz reads them in step")
+    func zonelessAdvice() throws {
+        let dir = temporaryDirectory()
+        // HAProxy in Berlin (+01:00 in November) in front of a backend
+        // logging UTC with its zone: HAProxy's 11:mm is the backend's 10:mm.
+        let front = writeLog(Self.haproxy(hour: 11), named: "haproxy.log", in: dir)
+        let back = writeLog(TierTests.logs().backend, named: "backend.log", in: dir)
+        let utc = try runCLI([front, back, "--client-id", googleClient, "--no-color", "--json", dir + "/r.json"])
+        #expect(
+            utc.stderr.contains(
+                "\(dir)/haproxy.log's records sit +1 h from \(dir)/backend.log's on 20 states both log: they are read in different zones, and sessions across them are wrong; \(dir)/haproxy.log's times carry no zone: read them with --tz +01:00"
+            ), "\(utc.stderr)")
+        #expect(utc.stdout.contains("times                ") && utc.stdout.contains("sits +1 h from"), "\(utc.stdout)")
+        let json = try String(contentsOfFile: dir + "/r.json", encoding: .utf8)
+        #expect(json.contains("\"offset_seconds\" : 3600"), "\(json)")
+        #expect(json.contains("\"zoneless\" : \"\(dir)/haproxy.log\""))
+        // The setting it gives reads both in step: no offset, and the two
+        // fronts found as tiers of one another.
+        let berlin = try runCLI([front, back, "--client-id", googleClient, "--no-color", "--tz", "+01:00", "--json", dir + "/r2.json"])
+        #expect(!berlin.stderr.contains("read in different zones"), "\(berlin.stderr)")
+        let fixed = try String(contentsOfFile: dir + "/r2.json", encoding: .utf8)
+        #expect(!fixed.contains("offset_seconds"))
+        #expect(fixed.contains("\"shared\" : 20"), "\(fixed)")
+    }
+}

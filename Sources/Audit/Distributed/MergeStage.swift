@@ -142,6 +142,9 @@ package enum MergeStage {
         result.tiers = tierTwins.keys.sorted().map { pair in
             TierPair(first: plan.files[Int(pair.a)].displayName, second: plan.files[Int(pair.b)].displayName, shared: tierTwins[pair]!)
         }
+        result.offsets = ClockOffset.detect(
+            facts.map { $0?.sample ?? TwinSample() }, names: plan.files.map(\.displayName), formats: result.files.map(\.format))
+        for offset in result.offsets { warn(offset.sentence(zone: configuration.zone)) }
         result.streams = Streams.summaries(
             ends, names: plan.files.map(\.displayName), timeout: Int64(configuration.sessionTimeoutSeconds) * 1000)
         return result

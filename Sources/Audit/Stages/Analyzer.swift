@@ -353,6 +353,8 @@ package final class Analyzer {
         result.tiers = rules.tiers.known.sorted().map { pair in
             TierPair(first: inputs[Int(pair.a)].displayName, second: inputs[Int(pair.b)].displayName, shared: rules.tiers.paired[pair] ?? 0)
         }
+        result.offsets = ClockOffset.detect(samples, names: inputs.map(\.displayName), formats: result.files.map(\.format))
+        for offset in result.offsets { warn(offset.sentence(zone: configuration.zone)) }
         result.watermark = waiting.watermark
         result.skipped = ranked.skipped
         result.streams = Streams.summaries(

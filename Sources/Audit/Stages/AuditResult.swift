@@ -40,6 +40,9 @@ package struct AuditResult: Sendable {
     /// Pairs of inputs read as tiers (a proxy and its backend), with the
     /// requests they shared (audited once).
     package var tiers: [TierPair] = []
+    /// Pairs of inputs whose records sit a whole number of quarter hours
+    /// apart (read in different zones), said first.
+    package var offsets: [ClockOffset] = []
     /// Names of earlier runs' inputs that carried sessions' sources name
     /// (ranked after `inputs`).
     var carriedFiles: [String] = []

@@ -385,6 +385,17 @@ final class Follower {
                 "flipaudit: follow: \(TerminalText.escape(a)) and \(TerminalText.escape(b)) log the same requests (a proxy and its backend?): "
                     + "each is audited twice; follow with --tiers '\(TerminalText.escape(a)),\(TerminalText.escape(b))' to audit each once")
         }
+        // Files read in different zones: said once per pair, as a batch run says it.
+        let names = (0...top).map { tails.source(Int32($0)).0 }
+        let formats = (0...top).map { rank -> String in
+            guard let tally = tails.files.first(where: { $0.rank == Int32(rank) })?.tally else { return "" }
+            let most = (0..<16).max { tally.records[$0] < tally.records[$1] } ?? 0
+            return tally.records[most] > 0 ? RecordFormat(rawValue: most)?.name ?? "" : ""
+        }
+        for offset in ClockOffset.detect(list, names: names, formats: formats)
+        where tiersSaid.insert(offset.first + "\u{0}" + offset.second + "\u{0}offset").inserted {
+            say("flipaudit: follow: " + TerminalText.escape(offset.sentence(zone: configuration.zone)))
+        }
     }
 
     /// A file let go: a last line without its newline is read as it is.
