@@ -108,7 +108,7 @@ struct FlipAuditCommand: ParsableCommand {
         StandardDescriptors.reserve()
         Interruption.install()
         if let shortage = Descriptors.shortage() {
-            StandardStreams.writeError("flipaudit: " + shortage)
+            Diagnostics.audit.say(shortage)
             Foundation.exit(ExitStatus.usage.rawValue)
         }
         // A closed pipe is an error of the write (EPIPE), handled where it
@@ -148,17 +148,19 @@ struct FlipAuditCommand: ParsableCommand {
         } catch let code as ExitCode {
             return ExitStatus(rawValue: code.rawValue) ?? .usage
         } catch let error as ConfigFile.ConfigError {
-            StandardStreams.writeError("flipaudit: --config \(TerminalText.escape(error.description))")
+            Diagnostics.audit.say("--config \(TerminalText.escape(error.description))")
             return .usage
         } catch let error as ConfigurationError {
             // It may name a file as a checkpoint stored it: escaped.
-            StandardStreams.writeError("flipaudit: \(TerminalText.escape("\(error)"))")
+            Diagnostics.audit.say("\(TerminalText.escape("\(error)"))")
             return .usage
         } catch let error as StageError {
-            StandardStreams.writeError("flipaudit: stage: \(TerminalText.escape(error.description))")
+            Diagnostics.stage.say("\(TerminalText.escape(error.description))")
             return error.status
         } catch let error as OutputError {
-            StandardStreams.writeError("flipaudit: stage: \(error)")
+            // Named by the command that wrote it (a stage's output, or a
+            // completion script on standard output).
+            (arguments.first == StageCommand.name ? Diagnostics.stage : Diagnostics.audit).say("\(error)")
             return .outputFailed
         } catch let failure as StageCommand.Failure {
             return parserFailure(failure.error, of: StageCommand.self)
@@ -181,13 +183,15 @@ struct FlipAuditCommand: ParsableCommand {
         if command.exitCode(for: error) == .success {
             do { try StandardStreams.writeOutput(message + "\n") } catch {
                 if !error.isBrokenPipe {
-                    StandardStreams.writeError("flipaudit: \(error)")
+                    Diagnostics.audit.say("\(error)")
                     return .outputFailed
                 }
             }
             return .clean
         }
         let source = ConfigArguments.source(of: message, arguments: arguments)
+        // ArgumentParser's own message ("Error: …", then the usage), as it
+        // writes it: only a value the config file set is named before it.
         StandardStreams.writeError((source.map { "flipaudit: --config \(TerminalText.escape($0)): " } ?? "") + message)
         return .usage
     }

@@ -74,7 +74,7 @@ struct StageCommand: ParsableCommand {
     }
 
     static func warn(_ message: String) {
-        StandardStreams.writeError("flipaudit: " + TerminalText.escape(message))
+        Diagnostics.audit.say(TerminalText.escape(message))
     }
 }
 

@@ -37,21 +37,12 @@ package enum MetricsReport {
         _ result: AuditResult, exitStatus: Int32, duration: Double, now: Double,
         previousSuccess: Double? = nil, carriedIn: Int = 0, carriedOut: Int = 0
     ) -> String {
-        var out = ""
+        var out = MetricsText()
         let stats = result.statistics
         let a = result.accounting
 
-        func family(_ name: String, _ help: String, _ samples: [([(String, String)], String)]) {
-            out += "# HELP \(name) \(help)\n# TYPE \(name) gauge\n"
-            for (labels, value) in samples {
-                out += name
-                if !labels.isEmpty {
-                    out += "{" + labels.map { "\($0.0)=\"\(escapeLabel($0.1))\"" }.joined(separator: ",") + "}"
-                }
-                out += " " + value + "\n"
-            }
-        }
-        func single(_ name: String, _ help: String, _ value: String) { family(name, help, [([], value)]) }
+        func family(_ name: String, _ help: String, _ samples: [([(String, String)], String)]) { out.family(name, "gauge", help, samples) }
+        func single(_ name: String, _ help: String, _ value: String) { out.single(name, "gauge", help, value) }
 
         family(
             "flipaudit_findings", "Findings of the last run, by kind and severity.",
@@ -131,7 +122,7 @@ package enum MetricsReport {
                 "flipaudit_last_success_timestamp_seconds",
                 "When the last run that read all its input and wrote all its outputs ended (exit status 0 or 1), in seconds since 1970.", number(success))
         }
-        return out
+        return out.text
     }
 
     /// Error values with their counts, most frequent first, capped at
@@ -152,21 +143,6 @@ package enum MetricsReport {
     /// text `\x0a`) and a file read with `cat` cannot drive the terminal.
     static func shown(_ error: String) -> String {
         TerminalText.escape(error.contains("\\") ? error.replacingOccurrences(of: "\\", with: "\\\\") : error)
-    }
-
-    /// A label value as the text format asks: backslash, double quote and
-    /// line feed escaped. Invalid UTF-8 cannot occur (Swift Strings).
-    static func escapeLabel(_ value: String) -> String {
-        var out = ""
-        for c in value.unicodeScalars {
-            switch c {
-            case "\\": out += "\\\\"
-            case "\"": out += "\\\""
-            case "\n": out += "\\n"
-            default: out.unicodeScalars.append(c)
-            }
-        }
-        return out
     }
 
     /// A float as Go's parser reads it: integers without a fraction,

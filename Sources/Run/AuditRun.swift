@@ -2,6 +2,7 @@ import Audit
 import Foundation
 import Reports
 import Rules
+import Writing
 
 /// One audit's life in one process, from options to exit status: prepare
 /// (every output checked and the CSV folder made before any input is read,
@@ -34,7 +35,6 @@ package struct AuditRun {
     package func run() throws -> ExitStatus {
         let started = ContinuousClock.now
         var config = configuration
-        let stderr = StandardError()
         let checkpoint = self.checkpoint.map(CheckpointLock.target)
         var plan = try delivery.plan(inputs: inputs, checkpoint: dryRun ? nil : checkpoint)
         var carried: Checkpoint?
@@ -53,7 +53,7 @@ package struct AuditRun {
         let analyzer = Analyzer(
             configuration: config,
             warn: {
-                meter?.clear(); stderr.write("flipaudit: " + TerminalText.escape($0))
+                meter?.clear(); Diagnostics.audit.say(TerminalText.escape($0))
             },
             progress: onProgress)
         // Output files are written through temporary files; a run ended by
@@ -77,7 +77,7 @@ package struct AuditRun {
         let status = delivery.write(result, plan: plan, writer: writer, started: started, checkpoint: next)
         _ = consume taken
         if dryRun {
-            stderr.write("flipaudit: --dry-run: no file written\(checkpoint == nil ? "" : ", the checkpoint is as it was: the next run audits this night")")
+            Diagnostics.audit.say("--dry-run: no file written\(checkpoint == nil ? "" : ", the checkpoint is as it was: the next run audits this night")")
         }
         return status
     }

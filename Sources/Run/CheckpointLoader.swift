@@ -3,6 +3,7 @@ import Foundation
 import Reading
 import Reports
 import Rules
+import Writing
 
 /// A run's checkpoint, taken in one place for every driver: locked (a run
 /// that writes it), loaded and validated (`Checkpoint.load`), and the
@@ -31,8 +32,8 @@ enum CheckpointLoader {
     enum Chain {
         case nightly, follow
 
-        /// What a message starts with.
-        var prefix: String { self == .nightly ? "flipaudit: " : "flipaudit: follow: " }
+        /// Who says its messages.
+        var diagnostics: Diagnostics { self == .nightly ? .audit : .follow }
         /// What a refusal ends with: a nightly run writes its outputs at
         /// the end, a follower its findings from the start.
         var nothing: String { self == .nightly ? "nothing written" : "nothing read" }
@@ -52,7 +53,7 @@ enum CheckpointLoader {
         var lock: CheckpointLock?
         if !dryRun {
             do { lock = try CheckpointLock(checkpoint: path) } catch {
-                StandardError().write("\(chain.prefix)--checkpoint \(shown) \(error)")
+                chain.diagnostics.say("--checkpoint \(shown) \(error)")
                 plan.removeMadeFolders()
                 throw .usage
             }
@@ -65,19 +66,19 @@ enum CheckpointLoader {
         plan.ownOutputs.namesByFolder[FilePaths.directory(of: FilePaths.canonical(lockPath)), default: []].append(FilePaths.name(of: lockPath))
         let carried: Checkpoint?
         do { carried = try Checkpoint.load(path) } catch {
-            StandardError().write("\(chain.prefix)--checkpoint \(shown): \(TerminalText.escape("\(error)")); \(chain.nothing)")
+            chain.diagnostics.say("--checkpoint \(shown): \(TerminalText.escape("\(error)")); \(chain.nothing)")
             plan.removeMadeFolders()
             throw .usage
         }
         if let carried, (carried.follow != nil) != (chain == .follow) {
-            StandardError().write(
+            chain.diagnostics.say(
                 chain == .nightly
-                    ? "flipaudit: --checkpoint \(shown) is a follower's checkpoint (flipaudit follow); a nightly chain keeps its own; nothing written"
-                    : "flipaudit: follow: --checkpoint \(shown) is a nightly run's checkpoint; a follower keeps its own (name another file)")
+                    ? "--checkpoint \(shown) is a follower's checkpoint (flipaudit follow); a nightly chain keeps its own; nothing written"
+                    : "--checkpoint \(shown) is a nightly run's checkpoint; a follower keeps its own (name another file)")
             plan.removeMadeFolders()
             throw .usage
         }
-        if carried == nil { StandardError().write("\(chain.prefix)--checkpoint \(shown) does not exist: starting fresh") }
+        if carried == nil { chain.diagnostics.say("--checkpoint \(shown) does not exist: starting fresh") }
         return Taken(lock: lock, carried: carried, fingerprint: fingerprint(of: carried))
     }
 
@@ -89,12 +90,12 @@ enum CheckpointLoader {
     static func forReplay(_ path: String, inputs: [String]) throws(ExitStatus) -> (carried: Checkpoint?, fingerprint: Fingerprint) {
         let replay: Replay?
         do { replay = try replayed(path, inputs: inputs) } catch {
-            StandardError().write("flipaudit: explain: --checkpoint \(TerminalText.escape(path)): \(error)")
+            Diagnostics.explain.say("--checkpoint \(TerminalText.escape(path)): \(error)")
             throw .usage
         }
         switch replay {
         case nil:
-            StandardError().write("flipaudit: explain: --checkpoint \(TerminalText.escape(path)) does not exist")
+            Diagnostics.explain.say("--checkpoint \(TerminalText.escape(path)) does not exist")
             throw .usage
         case .chainStart?:
             return (nil, fingerprint(of: nil))

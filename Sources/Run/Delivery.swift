@@ -63,7 +63,7 @@ package struct Delivery: Sendable {
                 csv: csv, json: json, files: files, regularOnly: ["--checkpoint"],
                 arguments: inputs, usesStandardOutput: json == "-" || !quiet)
         } catch {
-            StandardError().write("flipaudit: \(error)")
+            Diagnostics.audit.say("\(error)")
             throw .usage
         }
     }
@@ -75,7 +75,7 @@ package struct Delivery: Sendable {
             return try CSVWriter(
                 directory: plan.csvDirectory ?? ".", targets: OutputPlan.csvNames.map { plan.csvFiles[$0]! })
         } catch {
-            StandardError().write("flipaudit: --csv: \(error)")
+            Diagnostics.audit.say("--csv: \(error)")
             throw .usage
         }
     }
@@ -90,14 +90,13 @@ package struct Delivery: Sendable {
         _ result: AuditResult, plan: OutputPlan, writer: CSVWriter?, started: ContinuousClock.Instant,
         checkpoint: (bytes: [UInt8], target: OutputTarget)? = nil
     ) -> ExitStatus {
-        let stderr = StandardError()
         // Standard output closed or broken (its reader left) is an output
         // not written completely, as a full disk is (docs/contract.md §6):
         // exit 4, and the checkpoint stays, so the night can be run again.
         var outputFailed = false
         func failed(_ error: OutputError, option: String) {
             outputFailed = true
-            stderr.write("flipaudit: \(option): \(error)")
+            Diagnostics.audit.say("\(option): \(error)")
         }
         if let writer {
             do {
@@ -107,7 +106,7 @@ package struct Delivery: Sendable {
             } catch {
                 writer.discard()
                 outputFailed = true
-                stderr.write("flipaudit: \(error)")
+                Diagnostics.audit.say("\(error)")
             }
         }
         if let target = plan.json {
@@ -115,7 +114,7 @@ package struct Delivery: Sendable {
                 let text = try JSONReport.render(result)
                 try OutputWriter.stage(text, to: target)
             } catch let error as OutputError { failed(error, option: "--json") } catch {
-                stderr.write("flipaudit: --json: \(error)")
+                Diagnostics.audit.say("--json: \(error)")
                 outputFailed = true
             }
         }
@@ -150,8 +149,8 @@ package struct Delivery: Sendable {
                     blind
                     ? "the run was blind (give the format that reads the input)"
                     : result.hadInputErrors ? "some input could not be read completely" : "an output could not be written"
-                stderr.write(
-                    "flipaudit: --checkpoint \(TerminalText.escape(checkpoint.target.given)) left as it was: \(why) (run this night again once it is mended)"
+                Diagnostics.audit.say(
+                    "--checkpoint \(TerminalText.escape(checkpoint.target.given)) left as it was: \(why) (run this night again once it is mended)"
                 )
             } else {
                 do {
@@ -159,13 +158,13 @@ package struct Delivery: Sendable {
                         bytes: checkpoint.bytes, to: checkpoint.target.path, mode: 0o600, shownAs: checkpoint.target.given,
                         option: "--checkpoint", isCheckpoint: true)
                 } catch {
-                    stderr.write("flipaudit: --checkpoint: \(error)")
+                    Diagnostics.audit.say("--checkpoint: \(error)")
                     outputFailure()
                 }
             }
         }
         for (option, error) in OutputCommit.shared.apply() {
-            stderr.write("flipaudit: \(option): \(error)")
+            Diagnostics.audit.say("\(option): \(error)")
             outputFailure()
         }
         return status
@@ -176,7 +175,7 @@ package struct Delivery: Sendable {
     /// written).
     static func stageOutput(_ text: String, to target: OutputTarget) -> Bool {
         do { try OutputWriter.stage(text, to: target) } catch {
-            StandardError().write("flipaudit: \(target.option): \(error)")
+            Diagnostics.audit.say("\(target.option): \(error)")
             return false
         }
         return true

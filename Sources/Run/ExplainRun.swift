@@ -32,10 +32,10 @@ package struct ExplainRun {
             carried = replay.carried
             config.fingerprint = replay.fingerprint
         }
-        let analyzer = Analyzer(configuration: config, warn: { StandardError().write("flipaudit: " + TerminalText.escape($0)) })
+        let analyzer = Analyzer(configuration: config, warn: { Diagnostics.audit.say(TerminalText.escape($0)) })
         let explanation = try analyzer.explain(target, arguments: inputs, carried: carried)
         if !explanation.found {
-            StandardError().write("flipaudit: explain: \(TerminalText.escape(target)) matches no session and no record")
+            Diagnostics.explain.say("\(TerminalText.escape(target)) matches no session and no record")
         }
         do {
             if json {
@@ -45,7 +45,7 @@ package struct ExplainRun {
             }
         } catch let error as OutputError {
             if !error.isBrokenPipe {
-                StandardError().write("flipaudit: explain: \(error)")
+                Diagnostics.explain.say("\(error)")
                 return .outputFailed
             }
         }
@@ -53,7 +53,7 @@ package struct ExplainRun {
         let coverage = explanation.result.coverage
         if coverage.verdict == .blind {
             for gap in coverage.gaps where gap.check == "read" {
-                StandardError().write("flipaudit: explain: blind: " + TerminalText.escape(gap.detail))
+                Diagnostics.explain.say("blind: " + TerminalText.escape(gap.detail))
             }
             return .blind
         }

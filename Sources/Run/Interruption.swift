@@ -82,11 +82,10 @@ package enum Interruption {
         let committed = OutputCommit.shared.hold()
         TemporaryOutputs.shared.removeAll()
         onExit.withLock { $0 }()
-        StandardStreams.writeError(
+        Diagnostics.audit.say(
             committed
-                ? "flipaudit: interrupted (signal \(signalNumber)) after every output file was written"
-                : "flipaudit: interrupted (signal \(signalNumber)); no output file written, the previous ones (and the checkpoint) are as they were"
-        )
+                ? "interrupted (signal \(signalNumber)) after every output file was written"
+                : "interrupted (signal \(signalNumber)); no output file written, the previous ones (and the checkpoint) are as they were")
         _exit(128 + signalNumber)
     }
 }

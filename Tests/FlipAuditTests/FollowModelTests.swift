@@ -217,7 +217,7 @@ struct FollowModelTests {
         #expect(world.follower?.tails.files.map(\.name) == [Self.log])
         #expect(
             world.messages.contains(
-                "flipaudit: follow: /model/access.log.1 let go 300 s after its last write, though nothing was written to /model/access.log since it left that name: a later write to it is not read"
+                "/model/access.log.1 let go 300 s after its last write, though nothing was written to /model/access.log since it left that name: a later write to it is not read"
             ), "\(world.messages)")
         world.stop()
         #expect(world.reused == ["m0"])

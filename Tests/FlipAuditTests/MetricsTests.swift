@@ -172,7 +172,7 @@ struct MetricsTests {
         let labels = try parseMetrics(MetricsReport.render(twins.result, exitStatus: 0, duration: 0, now: 0))
             .filter { $0.name == "flipaudit_error_sessions" }.compactMap { $0.labels["error"] }
         #expect(labels.count == 2 && Set(labels).count == 2)
-        #expect(MetricsReport.escapeLabel("a\\b\"c\nd") == #"a\\b\"c\nd"#)
+        #expect(MetricsText.escapeLabel("a\\b\"c\nd") == #"a\\b\"c\nd"#)
     }
 
     @Test("past the cap, the rarest error values are summed as (other)")

@@ -154,6 +154,10 @@ else ko "folder with current -> access.log.1" "exit $st"; fi
 "$bin" basic.log > /dev/full 2> e9a.txt; st=$?
 if [ $st = 4 ] && ! crashed e9a.txt && grep -q "standard output: No space left on device" e9a.txt; then ok "summary to /dev/full: exit 4, one line"
 else ko "summary to /dev/full" "exit $st: $(tail -2 e9a.txt)"; fi
+"$bin" --generate-completion-script bash > /dev/full 2> e9d.txt; st=$?
+if [ $st = 4 ] && [ "$(cat e9d.txt)" = "flipaudit: cannot write standard output: No space left on device" ]; then
+  ok "completion script to /dev/full: exit 4, said as the audit's (not a stage's)"
+else ko "completion script to /dev/full" "exit $st: $(tail -2 e9d.txt)"; fi
 "$bin" --json - basic.log > /dev/full 2> e9b.txt; st=$?
 if [ $st = 4 ] && ! crashed e9b.txt; then ok "--json - to /dev/full: exit 4"
 else ko "--json - to /dev/full" "exit $st"; fi

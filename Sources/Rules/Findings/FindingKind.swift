@@ -155,26 +155,3 @@ package struct FindingKindSet: Sendable, Equatable {
         hasher.combine(line)
     }
 }
-
-/// One finding: docs/contract.md §4's kind, severity, session state, a one-line detail
-/// and the record that shows it.
-package struct Finding: Sendable {
-    package var kind: FindingKind
-    package var time: Int64
-    package var state: String
-    package var clientID: String
-    package var redirectURI: String
-    package var detail: String
-    package var source: SourceRef
-    package var severity: Severity { kind.severity }
-
-    package init(kind: FindingKind, time: Int64, state: String, clientID: String, redirectURI: String, detail: String, source: SourceRef) {
-        self.kind = kind
-        self.time = time
-        self.state = state
-        self.clientID = clientID
-        self.redirectURI = redirectURI
-        self.detail = detail
-        self.source = source
-    }
-}

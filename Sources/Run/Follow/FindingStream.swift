@@ -116,8 +116,8 @@ final class FindingStream: AuditSink {
                 if !failing {
                     failing = true
                     let shown = path.map { TerminalText.escape($0) } ?? "standard output"
-                    StandardError().write(
-                        "flipaudit: follow: cannot write a finding to \(shown): \(String(cString: strerror(errno))); nothing more is read or committed until it can be"
+                    Diagnostics.follow.say(
+                        "cannot write a finding to \(shown): \(String(cString: strerror(errno))); nothing more is read or committed until it can be"
                     )
                 }
                 return false
@@ -127,7 +127,7 @@ final class FindingStream: AuditSink {
         }
         if failing {
             failing = false
-            StandardError().write("flipaudit: follow: findings are written again")
+            Diagnostics.follow.say("findings are written again")
         }
         return true
     }
@@ -145,8 +145,8 @@ final class FindingStream: AuditSink {
         guard let path else { return }
         let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0o640)
         guard fd >= 0 else {
-            StandardError().write(
-                "flipaudit: follow: cannot reopen \(TerminalText.escape(path)): \(String(cString: strerror(errno))); still writing the file open before")
+            Diagnostics.follow.say(
+                "cannot reopen \(TerminalText.escape(path)): \(String(cString: strerror(errno))); still writing the file open before")
             return
         }
         // What went to the old file is durable before the commit that
@@ -170,8 +170,8 @@ final class FindingStream: AuditSink {
         var named = stat()
         let there = stat(path, &named) == 0
         if there && named.st_dev == open.st_dev && named.st_ino == open.st_ino { return false }
-        StandardError().write(
-            "flipaudit: follow: --findings \(TerminalText.escape(path)) was \(there ? "replaced" : "renamed or deleted") without a SIGHUP: reopened")
+        Diagnostics.follow.say(
+            "--findings \(TerminalText.escape(path)) was \(there ? "replaced" : "renamed or deleted") without a SIGHUP: reopened")
         reopen()
         return true
     }
@@ -186,28 +186,20 @@ final class FindingStream: AuditSink {
 
     // MARK: Lines
 
-    private struct Line: Encodable {
-        var id, time, severity, kind, state: String
-        var client_id, redirect_uri, detail, source: String
-        var outcome: String?
-    }
-
+    /// One line: the finding's columns as `findings.csv` has them
+    /// (`Finding.text`), its id, and the outcome of its session when known.
     private func encode(_ f: Finding, id: String, outcome: Outcome?) -> [UInt8] {
         let file = files(f.source.file)
         let source = "\(file.name):\(f.source.line)"
+        var fields: [String: String] = ["id": id]
+        for column in FindingColumn.allCases { fields[column.rawValue] = f.text(column, source: source) }
+        if let outcome { fields["outcome"] = outcome.rawValue }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        var data: Data
+        let data: Data
         switch format {
-        case .ndjson:
-            data =
-                (try? encoder.encode(
-                    Line(
-                        id: id, time: Timestamp.iso8601(f.time), severity: f.severity.rawValue, kind: f.kind.rawValue, state: f.state,
-                        client_id: f.clientID, redirect_uri: f.redirectURI, detail: f.detail, source: source, outcome: outcome?.rawValue)))
-                ?? Data()
-        case .ocsf:
-            data = (try? encoder.encode(OCSFFinding(f, id: id, source: source, outcome: outcome))) ?? Data()
+        case .ndjson: data = (try? encoder.encode(fields)) ?? Data()
+        case .ocsf: data = (try? encoder.encode(OCSFFinding(f, fields: fields))) ?? Data()
         }
         return Array(data) + [.newline]
     }

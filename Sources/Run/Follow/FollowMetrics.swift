@@ -1,4 +1,5 @@
 import Foundation
+import Reports
 import Rules
 import Synchronization
 
@@ -67,21 +68,17 @@ final class FollowMetrics {
     }
 
     func render(now: Double) -> String {
-        var out = ""
-        func family(_ name: String, _ type: String, _ help: String, _ samples: [(String, String)]) {
-            out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
-            for (labels, value) in samples { out += name + labels + " " + value + "\n" }
-        }
-        func counter(_ name: String, _ help: String, _ value: some BinaryInteger) { family(name, "counter", help, [("", "\(value)")]) }
-        func gauge(_ name: String, _ help: String, _ value: String) { family(name, "gauge", help, [("", value)]) }
-        family(
+        var out = MetricsText()
+        func counter(_ name: String, _ help: String, _ value: some BinaryInteger) { out.single(name, "counter", help, "\(value)") }
+        func gauge(_ name: String, _ help: String, _ value: String) { out.single(name, "gauge", help, value) }
+        out.family(
             "flipaudit_findings_total", "counter", "Findings written since start, by kind and severity.",
             FindingKind.allCases.map { kind in
-                ("{kind=\"\(kind.rawValue)\",severity=\"\(kind.severity.rawValue)\"}", "\(findings[kind.severity.rawValue + "\t" + kind.rawValue] ?? 0)")
+                ([("kind", kind.rawValue), ("severity", kind.severity.rawValue)], "\(findings[kind.severity.rawValue + "\t" + kind.rawValue] ?? 0)")
             })
-        family(
+        out.family(
             "flipaudit_sessions_total", "counter", "Sessions closed since start, by outcome.",
-            Outcome.allCases.map { ("{outcome=\"\($0.rawValue)\"}", "\(sessions[$0.rawValue] ?? 0)") })
+            Outcome.allCases.map { ([("outcome", $0.rawValue)], "\(sessions[$0.rawValue] ?? 0)") })
         counter("flipaudit_input_lines_total", "Lines read since start.", lines)
         counter("flipaudit_input_records_total", "Records read since start.", records)
         counter("flipaudit_input_malformed_lines_total", "Malformed lines since start.", malformedLines)
@@ -100,14 +97,14 @@ final class FollowMetrics {
         gauge(
             "flipaudit_follow_newest_record_age_seconds", "Wall-clock time since the newest record read (since the start before the first).",
             String(format: "%.3f", max(0, now - Double(newestRecordOrStart) / 1000)))
-        family(
+        out.family(
             "flipaudit_follow_coverage", "gauge",
             "1 for what the follower can see now: complete, partial (an input not seen), blind (a file not understood, or none followed).",
-            Coverage.Verdict.allCases.map { ("{verdict=\"\($0.rawValue)\"}", coverage.verdict == $0 ? "1" : "0") })
+            Coverage.Verdict.allCases.map { ([("verdict", $0.rawValue)], coverage.verdict == $0 ? "1" : "0") })
         gauge(
             "flipaudit_follow_unseen_inputs", "Inputs not seen now: a pattern that matches no file, a name missing or not readable.",
             "\(coverage.unseen)")
         gauge("flipaudit_follow_blind_files", "Files followed whose lines are mostly not understood (their format).", "\(coverage.blind)")
-        return out
+        return out.text
     }
 }

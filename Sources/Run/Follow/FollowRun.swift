@@ -49,7 +49,7 @@ package struct FollowRun {
     /// Follows until SIGTERM or SIGINT (0), or a failure (its status).
     package func run() throws(ExitStatus) -> ExitStatus {
         guard let signals = Interruption.handOver() else {
-            StandardError().write("flipaudit: follow: cannot set up signal handling")
+            Diagnostics.follow.say("cannot set up signal handling")
             return .usage
         }
         return try follower(signals: signals, metrics: FollowMetrics()).loop()
@@ -64,13 +64,13 @@ package struct FollowRun {
     /// file's time).
     func follower(
         signals: Int32, metrics: FollowMetrics, fs: any FileSystem = LocalFileSystem(), committedAt: Int64? = nil,
-        say: @escaping (String) -> Void = { StandardError().write($0) }
+        say: @escaping (String) -> Void = { Diagnostics.follow.say($0) }
     ) throws(ExitStatus) -> Follower {
         var run = self
         run.checkpoint = checkpoint.map(CheckpointLock.target)
         var plan: OutputPlan
         do { plan = try OutputPlan.follow(checkpoint: run.checkpoint, findings: findings, inputs: inputs) } catch {
-            say("flipaudit: follow: \(error)")
+            say("\(error)")
             throw .usage
         }
         var configuration = self.configuration
@@ -85,14 +85,14 @@ package struct FollowRun {
         configuration.keysLines = true
         configuration.lateBefore = .min
         do { _ = try configuration.readers() } catch {
-            say("flipaudit: follow: \(TerminalText.escape("\(error)"))")
+            say("\(TerminalText.escape("\(error)"))")
             plan.removeMadeFolders()
             throw .usage
         }
         var server: MetricsServer?
         if let listen {
             do { server = try MetricsServer(listen: listen, metrics: metrics) } catch {
-                say("flipaudit: follow: \(error)")
+                say("\(error)")
                 plan.removeMadeFolders()
                 throw .usage
             }

@@ -117,7 +117,7 @@ final class Follower {
         if let path = run.findings {
             descriptor = Glibc.open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0o640)
             guard descriptor >= 0 else {
-                say("flipaudit: follow: --findings \(TerminalText.escape(path)): \(String(cString: strerror(errno)))")
+                say("--findings \(TerminalText.escape(path)): \(String(cString: strerror(errno)))")
                 return nil
             }
             let mark = carried?.follow?.findings
@@ -240,7 +240,7 @@ final class Follower {
     /// SIGTERM or SIGINT: a last commit, then exit 0.
     private func stop() -> ExitStatus {
         guard stream.writeBacklog(), commit() || run.checkpoint == nil else {
-            say("flipaudit: follow: stopped without a last commit; a restart reads again from the one before")
+            say("stopped without a last commit; a restart reads again from the one before")
             return .outputFailed
         }
         return .clean
@@ -274,7 +274,7 @@ final class Follower {
         coverageSaid = coverage
         coverageSaidAt = now
         if coverage.verdict == .complete && !changed { return }
-        say("flipaudit: follow: \(TerminalText.escape(coverage.sentence))\(coverage.verdict == .complete ? " again" : "")")
+        say("\(TerminalText.escape(coverage.sentence))\(coverage.verdict == .complete ? " again" : "")")
     }
 
     // MARK: Reading
@@ -314,7 +314,7 @@ final class Follower {
             malformedSaid[file.rank, default: 0] += 1
             let detail = note.detail.map { ", " + $0 } ?? ""
             say(
-                "flipaudit: follow: \(TerminalText.escape(file.name)):\(before + note.line): malformed line (\(note.reason.rawValue)\(detail))")
+                "\(TerminalText.escape(file.name)):\(before + note.line): malformed line (\(note.reason.rawValue)\(detail))")
         }
         if let newest = scan.peaks.last?.time {
             metrics.newestRecord = max(metrics.newestRecord ?? .min, newest)
@@ -382,7 +382,7 @@ final class Follower {
             let (a, b) = (tails.rankNames[Int(pair.a)], tails.rankNames[Int(pair.b)])
             guard Tiers.named(configuration.tiers, names: [a, b]).isEmpty, tiersSaid.insert(a + "\u{0}" + b).inserted else { continue }
             say(
-                "flipaudit: follow: \(TerminalText.escape(a)) and \(TerminalText.escape(b)) log the same requests (a proxy and its backend?): "
+                "\(TerminalText.escape(a)) and \(TerminalText.escape(b)) log the same requests (a proxy and its backend?): "
                     + "each is audited twice; follow with --tiers '\(TerminalText.escape(a)),\(TerminalText.escape(b))' to audit each once")
         }
         // Files read in different zones: said once per pair, as a batch run says it.
@@ -394,7 +394,7 @@ final class Follower {
         }
         for offset in ClockOffset.detect(list, names: names, formats: formats)
         where tiersSaid.insert(offset.first + "\u{0}" + offset.second + "\u{0}offset").inserted {
-            say("flipaudit: follow: " + TerminalText.escape(offset.sentence(zone: configuration.zone)))
+            say(TerminalText.escape(offset.sentence(zone: configuration.zone)))
         }
     }
 
@@ -419,7 +419,7 @@ final class Follower {
         release(now: now, all: true)
         guard let path = run.checkpoint else { return true }
         guard stream.backlog.isEmpty, stream.sync() else {
-            say("flipaudit: follow: findings not all written and synced; the checkpoint is left as it was")
+            say("findings not all written and synced; the checkpoint is left as it was")
             return false
         }
         // A restored clock lies the reorder window before the watermark it came from.
@@ -437,7 +437,7 @@ final class Follower {
         stream.forgetWritten(before: watermark - Int64(configuration.sessionTimeoutSeconds) * 1000 - AuditConfiguration.reorderWindow)
         next.follow = FollowState(positions: tails.files.map(\.position), sources: sources, findings: stream.mark, written: stream.written)
         do { try AtomicFile.write(bytes: next.encoded(), to: path, mode: 0o600) } catch {
-            say("flipaudit: follow: --checkpoint \(TerminalText.escape(path)): \(error); the previous commit stands")
+            say("--checkpoint \(TerminalText.escape(path)): \(error); the previous commit stands")
             return false
         }
         committedOnce = true
@@ -478,8 +478,8 @@ final class Follower {
         }
         if let last = bytes.last, last != .newline {
             let keep = bytes.lastIndex(of: .newline).map { $0 + 1 } ?? 0
-            StandardError().write(
-                "flipaudit: follow: --findings \(TerminalText.escape(path)): its last line was cut off (\(bytes.count - keep) bytes, a stop in its write); cut away, its finding is written again"
+            Diagnostics.follow.say(
+                "--findings \(TerminalText.escape(path)): its last line was cut off (\(bytes.count - keep) bytes, a stop in its write); cut away, its finding is written again"
             )
             _ = ftruncate(fd, off_t(from + Int64(keep)))
             bytes.removeSubrange(keep...)

@@ -52,10 +52,11 @@ struct OCSFFinding: Encodable {
     var type_uid = 200_401
     var unmapped: Unmapped
 
-    init(_ f: Finding, id: String, source: String, outcome: Outcome?) {
+    /// `fields`: the finding's NDJSON fields (its columns, `id`, `outcome`).
+    init(_ f: Finding, fields: [String: String]) {
         let kind = f.kind.rawValue
         finding_info = Info(
-            analytic: Analytic(name: kind, uid: kind), desc: f.detail, first_seen_time: f.time, title: kind, types: [kind], uid: id)
+            analytic: Analytic(name: kind, uid: kind), desc: f.detail, first_seen_time: f.time, title: kind, types: [kind], uid: fields["id"] ?? "")
         message = "\(kind): \(f.detail)"
         (severity, severity_id) =
             switch f.severity {
@@ -66,6 +67,9 @@ struct OCSFFinding: Encodable {
             case .critical: ("Critical", 5)
             }
         time = f.time
-        unmapped = Unmapped(client_id: f.clientID, redirect_uri: f.redirectURI, source: source, state: f.state, outcome: outcome?.rawValue)
+        // What OCSF has no attribute for, under the names NDJSON gives them.
+        let text = { (c: FindingColumn) in fields[c.rawValue] ?? "" }
+        unmapped = Unmapped(
+            client_id: text(.clientID), redirect_uri: text(.redirectURI), source: text(.source), state: text(.state), outcome: fields["outcome"])
     }
 }

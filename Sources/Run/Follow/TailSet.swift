@@ -166,7 +166,7 @@ final class TailSet {
             if let left = file.leftName, !written.contains(left) {
                 guard now - max(at, file.grewAt) >= Self.rotationHold else { return false }
                 say(
-                    "flipaudit: follow: \(TerminalText.escape(file.name)) let go \(Self.rotationHold / 1000) s after its last write, though nothing was written to \(TerminalText.escape(left)) since it left that name: a later write to it is not read"
+                    "\(TerminalText.escape(file.name)) let go \(Self.rotationHold / 1000) s after its last write, though nothing was written to \(TerminalText.escape(left)) since it left that name: a later write to it is not read"
                 )
             }
             changes.append(.letGo(file))
@@ -327,7 +327,7 @@ final class TailSet {
                 metrics.gaps += 1
                 changes.append(.gone(name: p.name))
                 say(
-                    "flipaudit: follow: \(TerminalText.escape(p.name)): the file read up to byte \(p.offset) is gone (compressed or deleted since); possible gap"
+                    "\(TerminalText.escape(p.name)): the file read up to byte \(p.offset) is gone (compressed or deleted since); possible gap"
                 )
                 continue
             }
@@ -341,8 +341,8 @@ final class TailSet {
                 let inPlace = (try? fs.look(p.name).get())?.identity == identity
                 say(
                     inPlace
-                        ? "flipaudit: follow: \(shown) was truncated in place (copytruncate) while the follower was stopped; the rest read from its copy \(copy); possible gap (lines written between the copy and the truncation)"
-                        : "flipaudit: follow: \(shown): the file read up to byte \(p.offset) is gone; the rest read from its copy \(copy); possible gap (lines written after the copy)"
+                        ? "\(shown) was truncated in place (copytruncate) while the follower was stopped; the rest read from its copy \(copy); possible gap (lines written between the copy and the truncation)"
+                        : "\(shown): the file read up to byte \(p.offset) is gone; the rest read from its copy \(copy); possible gap (lines written after the copy)"
                 )
             }
             guard let file = open(found.name, offset: p.offset, lines: p.lines, now: now) else { continue }
@@ -386,8 +386,8 @@ final class TailSet {
                 guard let file = open(name, offset: before?.offset ?? 0, lines: before?.lines ?? 0, now: now) else { continue }
                 file.rotatedAt = now
                 say(
-                    before.map { "flipaudit: follow: \(TerminalText.escape(name)) was written to after it was let go: read on from byte \($0.offset)" }
-                        ?? "flipaudit: follow: \(TerminalText.escape(name)) was rotated in and out \(when): read from its start")
+                    before.map { "\(TerminalText.escape(name)) was written to after it was let go: read on from byte \($0.offset)" }
+                        ?? "\(TerminalText.escape(name)) was rotated in and out \(when): read from its start")
             }
         }
     }
@@ -418,7 +418,7 @@ final class TailSet {
         let lost = max(0, file.sizeSeen - max(copySize, file.offset))
         metrics.gapBytes += lost
         say(
-            "flipaudit: follow: \(TerminalText.escape(file.name)) was truncated in place (copytruncate)\(copyRead ? "; the rest read from its copy" : copySize >= 0 ? ", read past its copy already" : ", no plain copy found"); possible gap (lines written between the copy and the truncation)\(lost > 0 ? ", \(lost) bytes seen and lost" : "")"
+            "\(TerminalText.escape(file.name)) was truncated in place (copytruncate)\(copyRead ? "; the rest read from its copy" : copySize >= 0 ? ", read past its copy already" : ", no plain copy found"); possible gap (lines written between the copy and the truncation)\(lost > 0 ? ", \(lost) bytes seen and lost" : "")"
         )
         files.removeAll { $0 === file }
         changes.append(.truncated(rank: file.rank))
@@ -433,7 +433,7 @@ final class TailSet {
     private func sayOnce(_ name: String, _ why: String, then: String) {
         unseen[name] = why
         guard said.insert(name).inserted else { return }
-        say("flipaudit: follow: \(TerminalText.escape(name)) \(why); \(then)")
+        say("\(TerminalText.escape(name)) \(why); \(then)")
     }
 
     /// Whether the file `info` shows is open already, under any name.
