@@ -23,6 +23,19 @@ public func fuzzReadBack(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         carryOn(checkpoint)
     }
 
+    // The same bytes as a follower's journal after a snapshot (its header
+    // first, so that the commits are read): refused or read, never a trap;
+    // what it reads writes back to a checkpoint that reads back the same.
+    let snapshot = journalSnapshot
+    let snapshotBytes = snapshot.encoded()
+    for journal in [bytes, CheckpointJournal.header(for: snapshotBytes) + bytes] {
+        if let read = try? CheckpointJournal.apply(journal, to: snapshot, snapshotBytes: snapshotBytes) {
+            invariant(read.cutOff >= 0 && read.cutOff <= journal.count, "a journal's cut-off bytes lie outside it")
+            invariant((try? Checkpoint.decode(read.checkpoint.encoded())) == read.checkpoint, "a checkpoint read from a journal differs once written again")
+            carryOn(read.checkpoint)
+        }
+    }
+
     if let plan = try? JobPlan.decode(bytes, name: "plan") {
         invariant((try? JobPlan.decode(plan.encoded(), name: "plan")) == plan, "a plan read back differs once written again")
     }
@@ -98,3 +111,13 @@ private final class DiscardingSink: AuditSink {
     func finding(_ finding: consuming Finding) {}
     func sessionClosed(_ session: consuming SessionRecord) {}
 }
+
+/// A follower's snapshot for the journal's read-back.
+private let journalSnapshot: Checkpoint = {
+    let body = [
+        "flipaudit follow checkpoint 1", "watermark\t1795953977263", "key\t" + String(repeating: "b1", count: 32), "serial\t21", "run\t1",
+        "file\t0\taccess.log", "state\tb4b8e2f8fd6f1342\t1795937648000", "position\t65024\t1114216\t2f483a23f0b85e3f\t56978\t300\taccess.log",
+        "source\t0\t2f483a23f0b85e3f", "findings\t65024\t1114233\t407",
+    ]
+    return try! Checkpoint.decode(Checkpoint.sealing(Array(body.map { $0 + "\n" }.joined().utf8)))
+}()

@@ -64,8 +64,30 @@ enum CheckpointLoader {
             if let identity = FileIdentity.of(path: file) { plan.ownOutputs.identities.insert(identity) }
         }
         plan.ownOutputs.namesByFolder[FilePaths.directory(of: FilePaths.canonical(lockPath)), default: []].append(FilePaths.name(of: lockPath))
-        let carried: Checkpoint?
-        do { carried = try Checkpoint.load(path) } catch {
+        // A follower's journal beside it (`CheckpointJournal`): its own too.
+        let journalPath = CheckpointJournal.path(of: path)
+        if chain == .follow {
+            plan.ownOutputs.namesByFolder[FilePaths.directory(of: FilePaths.canonical(journalPath)), default: []].append(FilePaths.name(of: journalPath))
+        }
+        var carried: Checkpoint?
+        do {
+            carried = try Checkpoint.load(path)
+            if chain == .follow, let snapshot = carried, snapshot.follow != nil, let journal = FileManager.default.contents(atPath: journalPath) {
+                let bytes = FileManager.default.contents(atPath: path).map(Array.init) ?? []
+                let read = try CheckpointJournal.apply(Array(journal), to: snapshot, snapshotBytes: bytes)
+                carried = read.checkpoint
+                let shownJournal = TerminalText.escape(journalPath)
+                if read.stale {
+                    chain.diagnostics.say(
+                        "--checkpoint \(shown): \(shownJournal) follows an earlier snapshot (a compaction cut short): left out, the snapshot holds it")
+                }
+                if read.cutOff > 0 {
+                    chain.diagnostics.say(
+                        "--checkpoint \(shown): the last commit in \(shownJournal) was cut off (\(read.cutOff) bytes, a stop in its write); the one before stands"
+                    )
+                }
+            }
+        } catch {
             chain.diagnostics.say("--checkpoint \(shown): \(TerminalText.escape("\(error)")); \(chain.nothing)")
             plan.removeMadeFolders()
             throw .usage

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import Audit
@@ -25,6 +26,7 @@ struct FollowModelTests {
         var follower: Follower?
         var metrics = FollowMetrics()
         var commits = 0
+        var snapshots = 0
         /// When the last commit was made, on the model's clock.
         var committedAt: Int64 = 0
         var gaps = 0
@@ -50,6 +52,7 @@ struct FollowModelTests {
         func start() throws {
             metrics = FollowMetrics()
             commits = 0
+            snapshots = 0
             let follower = try run.follower(signals: signals[0], metrics: metrics, fs: model, committedAt: committedAt) { [unowned self] in
                 messages.append($0)
             }
@@ -79,11 +82,24 @@ struct FollowModelTests {
             follower = nil
         }
 
+        /// Commits appended to the journal, and those whose snapshot and
+        /// journal read back did not hold the whole checkpoint.
+        var appended = 0
+        /// Whether each commit is read back and compared (dear in a debug build).
+        var readsBack = false
+        var unequal: [String] = []
+
         private func noteCommit() {
-            if metrics.commits > commits {
-                commits = metrics.commits
-                committedAt = model.now
-            }
+            guard metrics.commits > commits else { return }
+            appended += (metrics.commits - commits) - (metrics.snapshots - snapshots)
+            commits = metrics.commits
+            snapshots = metrics.snapshots
+            committedAt = model.now
+            // What a restart takes in (the snapshot, then the journal) is
+            // the whole checkpoint the commit stood for.
+            guard readsBack, let follower, let path = run.checkpoint else { return }
+            let whole = follower.checkpointNow().encoded()
+            if Array(committedCheckpoint(path).utf8) != whole { unequal.append("commit \(commits) at \(model.now)") }
         }
 
         /// The states of the `state-reuse` findings written, in order.
@@ -130,6 +146,7 @@ struct FollowModelTests {
         func note(_ step: String) { trace.append(step) }
         func roll(_ n: UInt64) -> UInt64 { random.next() % n }
         let world = World()
+        world.readsBack = seed % 10 == 0
         let model = world.model
         var server = Server(file: model.create(log))
         try world.start()
@@ -189,6 +206,8 @@ struct FollowModelTests {
             wrong.append("missing with no gap said: \(missing.sorted { $0.count < $1.count || ($0.count == $1.count && $0 < $1) })")
         }
         if !Set(found).isSubset(of: server.written) { wrong.append("not written: \(Set(found).subtracting(server.written).sorted())") }
+        if !world.unequal.isEmpty { wrong.append("journal read back unlike the whole checkpoint: \(world.unequal.prefix(3))") }
+        appendedCommits.withLock { $0 += world.appended }
         if model.openHandles != 0 { wrong.append("\(model.openHandles) handles left open") }
         if !wrong.isEmpty { wrong.append("last steps:\n" + (trace.suffix(40) + world.messages).joined(separator: "\n")) }
         return wrong
@@ -265,12 +284,16 @@ struct FollowModelTests {
         world.stop()
     }
 
+    /// Commits appended to a journal over every sequence: the journal is used.
+    static let appendedCommits = Mutex(0)
+
     @Test("create rotations, late reopens, restarts and kills: every finding once, none lost", arguments: 0..<4)
     func create(batch: UInt64) throws {
         for seed in (batch * 50)..<(batch * 50 + 50) {
             let wrong = try Self.replay(seed: seed, steps: 150, copytruncate: false)
             #expect(wrong.isEmpty, "seed \(seed): \(wrong.joined(separator: "; "))")
         }
+        #expect(Self.appendedCommits.withLock { $0 } > 50)
     }
 
     @Test("copytruncate rotations, restarts and kills: every finding once, none lost without a gap said", arguments: 0..<2)

@@ -86,12 +86,13 @@ struct FollowOutputsTests {
         let findings = dir + "/findings.ndjson"
         let follower = try FollowerProcess(
             ["--checkpoint", checkpoint, "--findings", findings, "--from-start", "--commit-interval", "1", dir + "/*"])
-        // Three commits: each renames a new checkpoint into place, which a
-        // pattern matching it would open on its next look.
-        var seen: Set<UInt64> = []
+        // Three commits: the first renames a snapshot and its journal into
+        // place, the others append to the journal; a pattern matching
+        // either would open it on its next look.
+        var seen: Set<String> = []
         #expect(
             waitUntil(60) {
-                if let inode = Self.inode(checkpoint) { seen.insert(inode) }
+                seen.insert(commitMark(checkpoint))
                 return seen.count >= 3
             })
         #expect(follower.stop() == 0)

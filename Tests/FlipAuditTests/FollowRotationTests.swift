@@ -88,8 +88,7 @@ struct FollowRotationTests {
         // access.log.1, and a commit records it under that name.
         try FileManager.default.moveItem(atPath: log, toPath: log + ".1")
         _ = FileManager.default.createFile(atPath: log, contents: nil)
-        let before = try String(contentsOfFile: checkpoint, encoding: .utf8)
-        #expect(waitUntil(60) { ((try? String(contentsOfFile: checkpoint, encoding: .utf8)) ?? before).contains("access.log.1") })
+        #expect(waitUntil(60) { committedCheckpoint(checkpoint).contains("access.log.1") })
         #expect(first.stop() == 0)
         // Stopped: the server writes late to it, then the next rotation
         // moves it on to .2.
@@ -151,7 +150,7 @@ struct FollowRotationTests {
 
     /// Open sessions in a follow checkpoint (its `session` lines).
     private static func openSessions(_ checkpoint: String) -> Int {
-        ((try? String(contentsOfFile: checkpoint, encoding: .utf8)) ?? "").split(separator: "\n").filter { $0.hasPrefix("session\t") }.count
+        committedCheckpoint(checkpoint).split(separator: "\n").filter { $0.hasPrefix("session\t") }.count
     }
 
     private static func inode(_ path: String) -> UInt64? {
@@ -159,11 +158,12 @@ struct FollowRotationTests {
         return stat(path, &info) == 0 ? UInt64(info.st_ino) : nil
     }
 
-    /// SIGHUP (a commit: a new file renamed into place), and whether it came.
+    /// SIGHUP (a commit: appended to the journal, or a new snapshot), and
+    /// whether it came.
     private static func commit(_ follower: FollowerProcess, _ checkpoint: String) -> Bool {
-        let before = inode(checkpoint)
+        let before = commitMark(checkpoint)
         kill(follower.process.processIdentifier, SIGHUP)
-        return waitUntil(60) { inode(checkpoint) != before }
+        return waitUntil(60) { commitMark(checkpoint) != before }
     }
 
     @Test("a no-return whose requests span longer than the window ids are kept by is not written twice after a SIGKILL")
@@ -208,7 +208,9 @@ struct FollowRotationTests {
         #expect(
             waitUntil(90) {
                 Self.commit(second, checkpoint)
-                    && fileText(checkpoint).split(separator: "\n").contains { $0.hasPrefix("position\t") && $0.split(separator: "\t")[4] == "\(size)" }
+                    && committedCheckpoint(checkpoint).split(separator: "\n").contains {
+                        $0.hasPrefix("position\t") && $0.split(separator: "\t")[4] == "\(size)"
+                    }
             })
         #expect(second.stop() == 0)
         #expect(noReturn() == 1, "\(fileText(findings)) \(second.stderr) \(first.stderr)")

@@ -60,6 +60,85 @@ struct FollowTests {
         }
     }
 
+    @Test("a journal read back: commits in order, states and codes added up, a cut last commit left out, damage named, another snapshot's left out")
+    func journal() throws {
+        var snapshot = Self.followCheckpoint()
+        snapshot.endedStates = [Checkpoint.Remembered(key: 1, time: 10), Checkpoint.Remembered(key: 2, time: 20)]
+        let snapshotBytes = snapshot.encoded()
+        var first = snapshot
+        first.watermark += 1000
+        first.serial = 4
+        let firstBlock = CheckpointJournal.commit(first, states: [Checkpoint.Remembered(key: 1, time: 30)], codes: [Checkpoint.Remembered(key: 9, time: 25)])
+        var second = first
+        second.watermark += 1000
+        second.follow?.positions[0].offset = 8192
+        let secondBlock = CheckpointJournal.commit(second, states: [Checkpoint.Remembered(key: 3, time: 40)], codes: [])
+        let journal = CheckpointJournal.header(for: snapshotBytes) + firstBlock + secondBlock
+        let read = try CheckpointJournal.apply(journal, to: snapshot, snapshotBytes: snapshotBytes)
+        #expect(read.commits == 2 && read.cutOff == 0 && !read.stale)
+        var whole = second
+        whole.endedStates = [
+            Checkpoint.Remembered(key: 2, time: 20), Checkpoint.Remembered(key: 1, time: 30), Checkpoint.Remembered(key: 3, time: 40),
+        ]
+        whole.returnedCodes = [Checkpoint.Remembered(key: 9, time: 25)]
+        #expect(read.checkpoint == whole)
+        // A stop in the last commit's write: the one before stands.
+        let cut = try CheckpointJournal.apply(Array(journal.dropLast(17)), to: snapshot, snapshotBytes: snapshotBytes)
+        #expect(cut.commits == 1 && cut.cutOff == secondBlock.count - 17)
+        #expect(cut.checkpoint.watermark == first.watermark && cut.checkpoint.follow?.positions[0].offset == 4096)
+        // A changed byte in a commit that is not the last: refused, named.
+        var damaged = journal
+        damaged[CheckpointJournal.header(for: snapshotBytes).count + 40] ^= 1
+        #expect {
+            try CheckpointJournal.apply(damaged, to: snapshot, snapshotBytes: snapshotBytes)
+        } throws: { ($0 as? Checkpoint.Damaged)?.description.hasPrefix("journal lines 2–") == true }
+        // The journal of another snapshot (a compaction cut short): left out.
+        let stale = try CheckpointJournal.apply(journal, to: first, snapshotBytes: first.encoded())
+        #expect(stale.stale && stale.commits == 0 && stale.checkpoint == first)
+        #expect(throws: Checkpoint.Damaged.self) { try CheckpointJournal.apply(Array("not a journal\n".utf8), to: snapshot, snapshotBytes: snapshotBytes) }
+    }
+
+    @Test("a follower commits what changed to its journal; a restart takes snapshot and journal in, and says a cut last commit")
+    func journalRestart() throws {
+        let dir = temporaryDirectory()
+        let log = dir + "/access.log"
+        let checkpoint = dir + "/follow.ckpt"
+        let findings = dir + "/findings.ndjson"
+        let arguments = ["--checkpoint", checkpoint, "--findings", findings, "--commit-interval", "1", log]
+        let time = logTime(Date())
+        func request(_ state: String, _ n: Int) -> String {
+            "203.0.113.9 - - [\(time)] \"GET \(authorize(state: state)) HTTP/1.1\" 302 0 \"-\" \"GoogleApp/1.0\" \"\(opa)?code=\(state)c\(n)&state=\(state)\"\n"
+        }
+        try appendText(request("j1", 1), to: log)
+        let first = try FollowerProcess(["--from-start"] + arguments)
+        // Committed at least twice after the session ended: the second in
+        // the journal, with the ended state the snapshot does not have.
+        #expect(waitUntil(60) { committedCheckpoint(checkpoint).contains("\nstate\t") })
+        let journal = CheckpointJournal.path(of: checkpoint)
+        let size = { (try? FileManager.default.attributesOfItem(atPath: journal)[.size] as? Int) ?? 0 }
+        let before = size()
+        #expect(waitUntil(60) { size() > before })
+        #expect(first.stop() == 0)
+        let snapshot = fileText(checkpoint)
+        #expect(committedCheckpoint(checkpoint) != snapshot, "the last commits are in the journal")
+        // A stop in a commit's write: its last bytes never made it.
+        let handle = FileHandle(forWritingAtPath: journal)!
+        handle.seekToEndOfFile()
+        handle.write(Data("flipaudit follow checkpoint 1\nwatermark\t17".utf8))
+        try handle.close()
+        // Rotated and compressed while stopped (never read again), then the
+        // same state again: a reuse known only from what the journal holds.
+        try FileManager.default.moveItem(atPath: log, toPath: log + ".1.gz")
+        try appendText(request("j1", 2), to: log)
+        let second = try FollowerProcess(arguments)
+        #expect(waitUntil(60) { fileText(findings).contains("\"kind\":\"state-reuse\"") }, "\(second.stderr)")
+        #expect(second.stop() == 0)
+        #expect(
+            second.stderr.contains(
+                "--checkpoint \(checkpoint): the last commit in \(journal) was cut off (42 bytes, a stop in its write); the one before stands"),
+            "\(second.stderr)")
+    }
+
     @Test("a nightly run refuses a follow checkpoint, and a follower a nightly one (exit 2)")
     func kindsRefuseEachOther() throws {
         let dir = temporaryDirectory()

@@ -1,5 +1,7 @@
 import Foundation
 
+@testable import Rules
+
 /// A follower started in the background; its standard error goes to a file.
 final class FollowerProcess {
     let process = Process()
@@ -78,3 +80,21 @@ private let logTimeFormat: DateFormatter = {
     f.dateFormat = "dd/MMM/yyyy:HH:mm:ss Z"
     return f
 }()
+
+/// A follow checkpoint as its snapshot and journal hold it, as text (""
+/// when there is none): what a restart takes in.
+func committedCheckpoint(_ path: String) -> String {
+    guard let snapshot = try? Checkpoint.load(path), let bytes = FileManager.default.contents(atPath: path) else { return "" }
+    let journal = FileManager.default.contents(atPath: CheckpointJournal.path(of: path))
+    let read = journal.flatMap { try? CheckpointJournal.apply(Array($0), to: snapshot, snapshotBytes: Array(bytes)) }
+    return String(decoding: (read?.checkpoint ?? snapshot).encoded(), as: UTF8.self)
+}
+
+/// Changes with every commit to a follow checkpoint: the snapshot's inode
+/// and the journal's size.
+func commitMark(_ path: String) -> String {
+    var info = stat()
+    let inode = stat(path, &info) == 0 ? info.st_ino : 0
+    let journal = stat(CheckpointJournal.path(of: path), &info) == 0 ? info.st_size : -1
+    return "\(inode):\(journal)"
+}

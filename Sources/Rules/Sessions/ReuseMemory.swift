@@ -31,7 +31,15 @@ package struct ReuseMemory {
     /// Clock of the last sweep.
     private var swept = Int64.min
 
+    /// What was remembered since it was last taken (a follower's journal,
+    /// `CheckpointJournal`); nil when nobody takes it.
+    var changes: [Checkpoint.Remembered]?
     package init(retention: Int64) { self.retention = retention }
+    /// What was remembered since the last call, in order; kept from now on.
+    mutating func takeChanges() -> [Checkpoint.Remembered] {
+        defer { changes = [] }
+        return changes ?? []
+    }
 
     /// Remembers `key` from `time` on (again, if it was known from an
     /// earlier time).
@@ -42,7 +50,10 @@ package struct ReuseMemory {
             insert(key, time, at: i)
         } else if slots[i].time < time {
             slots[i].time = time
+        } else {
+            return
         }
+        changes?.append(Checkpoint.Remembered(key: key, time: time))
     }
 
     /// When `key` was remembered, if that is within `retention` of `now`;
@@ -54,10 +65,12 @@ package struct ReuseMemory {
         let known = slots[i].time
         if known == .min {
             insert(key, now, at: i)
+            changes?.append(Checkpoint.Remembered(key: key, time: now))
             return nil
         }
         if now - known <= retention { return known }
         slots[i].time = now
+        changes?.append(Checkpoint.Remembered(key: key, time: now))
         return nil
     }
 

@@ -191,6 +191,12 @@ package final class SessionTracker {
     /// Sessions open now.
     package var openSessions: Int { table.count }
 
+    /// States and codes remembered since the last call (a follower's
+    /// journal commits them): recorded from the first call on.
+    package func takeRememberedChanges() -> (states: [Checkpoint.Remembered], codes: [Checkpoint.Remembered]) {
+        (endedStates.takeChanges(), returnedCodes.takeChanges())
+    }
+
     /// What `carry` hands on, leaving every session open and the clock as
     /// it is: a follower commits it and goes on.
     /// `ranks` gives, by the checkpoint's file index, the rank it stands for.

@@ -54,6 +54,13 @@ final class Follower {
     private var held: [(event: FlipEvent, arrived: Int64)] = []
     private var newest: [Int32: Int64] = [:]
     private var committedOnce = false
+    /// The journal open for appending (-1: the next commit writes the
+    /// whole checkpoint), its size, and the snapshot's it follows.
+    private var journal: Int32 = -1
+    private var journalBytes = 0
+    private var snapshotBytes = 0
+    /// A journal this large is compacted whatever the snapshot's size.
+    static let journalFloor = 1 << 20
 
     /// Descriptors a follower keeps free of logs: standard streams, inotify,
     /// the signal pipe, findings, the checkpoint's lock and temporary file,
@@ -157,6 +164,8 @@ final class Follower {
         }
         apply(tails.resume(carried?.follow?.positions ?? [], fresh: carried == nil, committedAt: committedAt))
     }
+
+    deinit { if journal >= 0 { close(journal) } }
 
     // MARK: The loop
 
@@ -422,6 +431,31 @@ final class Follower {
             say("findings not all written and synced; the checkpoint is left as it was")
             return false
         }
+        let next = checkpointNow()
+        let changes = tracker.takeRememberedChanges()
+        // What changed, appended to the journal; the whole, once the
+        // journal has grown as large as the snapshot (or at the first
+        // commit, or after a journal could not be written).
+        if journal < 0 || journalBytes >= max(snapshotBytes, Self.journalFloor) || !append(next, changes, path: path) {
+            let bytes = next.encoded()
+            do { try AtomicFile.write(bytes: bytes, to: path, mode: 0o600) } catch {
+                say("--checkpoint \(TerminalText.escape(path)): \(error); the previous commit stands")
+                return false
+            }
+            snapshotBytes = bytes.count
+            startJournal(for: bytes, path: path)
+            metrics.snapshots += 1
+        }
+        committedOnce = true
+        metrics.commits += 1
+        metrics.lastCommit = Double(now) / 1000
+        return true
+    }
+
+    /// The whole checkpoint a commit now holds: the rules' state, the
+    /// records near the watermark, where each file stands, the findings
+    /// written and not decided again yet.
+    func checkpointNow() -> Checkpoint {
         // A restored clock lies the reorder window before the watermark it came from.
         let watermark = max(tracker.now, Checkpoint.noWatermark)
         var (next, ranks) = tracker.snapshot(watermark: watermark, names: tails.rankNames)
@@ -436,14 +470,44 @@ final class Follower {
         // Ids not decided again yet, past the time their sessions closed at the latest.
         stream.forgetWritten(before: watermark - Int64(configuration.sessionTimeoutSeconds) * 1000 - AuditConfiguration.reorderWindow)
         next.follow = FollowState(positions: tails.files.map(\.position), sources: sources, findings: stream.mark, written: stream.written)
-        do { try AtomicFile.write(bytes: next.encoded(), to: path, mode: 0o600) } catch {
-            say("--checkpoint \(TerminalText.escape(path)): \(error); the previous commit stands")
+        return next
+    }
+
+    /// Appends a commit to the journal and fsyncs it; false (the journal
+    /// cut back to its last whole commit, and closed) when it cannot be.
+    private func append(_ checkpoint: Checkpoint, _ changes: (states: [Checkpoint.Remembered], codes: [Checkpoint.Remembered]), path: String)
+        -> Bool
+    {
+        let block = CheckpointJournal.commit(checkpoint, states: changes.states, codes: changes.codes)
+        do {
+            try Descriptor.writeAll(journal, block, path: CheckpointJournal.path(of: path))
+            guard fsync(journal) == 0 else { throw OutputError.system(CheckpointJournal.path(of: path)) }
+        } catch {
+            say("--checkpoint \(TerminalText.escape(CheckpointJournal.path(of: path))): \(error); the whole checkpoint is written instead")
+            _ = ftruncate(journal, off_t(journalBytes))
+            close(journal)
+            journal = -1
             return false
         }
-        committedOnce = true
-        metrics.commits += 1
-        metrics.lastCommit = Double(now) / 1000
+        journalBytes += block.count
+        metrics.commitBytes += block.count
         return true
+    }
+
+    /// A new journal after the snapshot `bytes`: its first line, written
+    /// whole and renamed into place; appended to from the next commit on.
+    private func startJournal(for bytes: [UInt8], path: String) {
+        if journal >= 0 { close(journal) }
+        journal = -1
+        let journalPath = CheckpointJournal.path(of: path)
+        let header = CheckpointJournal.header(for: bytes)
+        metrics.commitBytes += bytes.count + header.count
+        do { try AtomicFile.write(bytes: header, to: journalPath, mode: 0o600) } catch {
+            say("--checkpoint \(TerminalText.escape(journalPath)): \(error); each commit writes the whole checkpoint")
+            return
+        }
+        journal = Glibc.open(journalPath, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY)
+        journalBytes = header.count
     }
 
     /// The file the commit's `mark` names under a rotated name of `path`

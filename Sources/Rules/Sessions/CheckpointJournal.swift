@@ -1,0 +1,110 @@
+import Reading
+
+/// A follower's commits between two snapshots (docs/follow.md, "Commits"):
+/// a commit appends to `CHECKPOINT.journal` what changed since the commit
+/// before, so that it writes and fsyncs bytes in proportion to the change,
+/// not to all the reuse window remembers. Filebeat's registry (a log of
+/// changes and a snapshot) and SQLite's write-ahead log are the models.
+///
+///     flipaudit follow journal 1   SHA-256 of the snapshot it follows
+///     <a commit>                   a follow checkpoint, sealed: every line
+///     <a commit>                   but `state` and `code`, which hold only
+///     …                            what was remembered since the one before
+///
+/// Read back, the snapshot and then each commit in order: a commit's lines
+/// stand in for the ones before, but its remembered states and codes are
+/// added to the ones before (the later time of a key wins); what has
+/// outlived the reuse window is left to the tracker that takes it in, which
+/// drops it as a whole checkpoint's. A journal of another snapshot (a
+/// compaction that stopped between its two renames) is stale: the snapshot
+/// holds it already. A last commit cut off (a stop in its write) is left
+/// out: the commit before it stands, as after a stop before a commit.
+package enum CheckpointJournal {
+    static let magic = "flipaudit follow journal 1"
+
+    /// The journal's file beside a checkpoint's.
+    package static func path(of checkpoint: String) -> String { checkpoint + ".journal" }
+
+    /// A new journal's first line, for the snapshot `snapshot` (its bytes).
+    package static func header(for snapshot: [UInt8]) -> [UInt8] {
+        Array("\(magic)\t\(Checkpoint.hex(Array(SHA256.hash(data: snapshot))))\n".utf8)
+    }
+
+    /// One commit: `checkpoint` with only `states` and `codes` remembered.
+    package static func commit(_ checkpoint: Checkpoint, states: [Checkpoint.Remembered], codes: [Checkpoint.Remembered]) -> [UInt8] {
+        var block = checkpoint
+        block.endedStates = states
+        block.returnedCodes = codes
+        return block.encoded()
+    }
+
+    /// What a journal read back made of its snapshot.
+    package struct Read {
+        package var checkpoint: Checkpoint
+        /// Commits taken from the journal.
+        package var commits = 0
+        /// The bytes of a last commit cut off, left out (0: none).
+        package var cutOff = 0
+        /// The journal follows another snapshot: left out whole.
+        package var stale = false
+    }
+
+    /// The checkpoint `snapshot` (read from `snapshotBytes`) and the
+    /// `journal` after it hold. A damaged commit that is not the last is
+    /// an error naming its line in the journal.
+    package static func apply(_ journal: [UInt8], to snapshot: Checkpoint, snapshotBytes: [UInt8]) throws(Checkpoint.Damaged) -> Read {
+        var read = Read(checkpoint: snapshot)
+        let head = header(for: snapshotBytes)
+        guard journal.starts(with: Array("\(magic)\t".utf8)) else {
+            throw Checkpoint.Damaged(description: "journal line 1: not a flipaudit follow journal")
+        }
+        guard journal.starts(with: head) else {
+            read.stale = true
+            return read
+        }
+        var states: [UInt64: Int64] = [:]
+        var codes: [UInt64: Int64] = [:]
+        for r in snapshot.endedStates { states[r.key] = max(states[r.key] ?? .min, r.time) }
+        for r in snapshot.returnedCodes { codes[r.key] = max(codes[r.key] ?? .min, r.time) }
+        // Each commit ends at its `end` line.
+        var start = head.count
+        var line = 2
+        var i = start
+        var lineStart = start
+        var firstLine = line
+        while i < journal.count {
+            guard journal[i] == .newline else {
+                i += 1
+                continue
+            }
+            let isEnd = journal[lineStart..<i].starts(with: "end\t".utf8)
+            i += 1
+            line += 1
+            lineStart = i
+            guard isEnd else { continue }
+            let block = Array(journal[start..<i])
+            let commit: Checkpoint
+            do { commit = try Checkpoint.decode(block) } catch {
+                throw Checkpoint.Damaged(description: "journal lines \(firstLine)–\(line - 1): \(error.description)")
+            }
+            guard commit.follow != nil, commit.key == snapshot.key else {
+                throw Checkpoint.Damaged(description: "journal lines \(firstLine)–\(line - 1): not a commit of this follower's chain")
+            }
+            for r in commit.endedStates { states[r.key] = max(states[r.key] ?? .min, r.time) }
+            for r in commit.returnedCodes { codes[r.key] = max(codes[r.key] ?? .min, r.time) }
+            read.checkpoint = commit
+            read.commits += 1
+            start = i
+            firstLine = line
+        }
+        read.cutOff = journal.count - start
+        read.checkpoint.endedStates = sorted(states)
+        read.checkpoint.returnedCodes = sorted(codes)
+        return read
+    }
+
+    /// By time, then key: as a whole checkpoint lists them.
+    private static func sorted(_ table: [UInt64: Int64]) -> [Checkpoint.Remembered] {
+        table.map { Checkpoint.Remembered(key: $0.key, time: $0.value) }.sorted { ($0.time, $0.key) < ($1.time, $1.key) }
+    }
+}
