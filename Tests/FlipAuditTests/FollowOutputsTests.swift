@@ -165,6 +165,10 @@ struct FollowOutputsTests {
         #expect(link(findings, findings + ".1") == 0)
         _ = FileManager.default.createFile(atPath: findings + ".new", contents: nil)
         #expect(rename(findings + ".new", findings) == 0)
+        // Once it has seen the new file: a finding decided in the turn that
+        // looked just before the rename goes to the old one, as any
+        // writer's line before its reopen does.
+        #expect(waitUntil(60) { follower.stderr.contains("was replaced without a SIGHUP: reopened") }, "\(follower.stderr)")
         try appendText(Self.more, to: log)
         #expect(waitUntil(60) { fileText(findings).contains("\"state\":\"s2\"") }, "\(follower.stderr)")
         #expect(follower.stop() == 0)

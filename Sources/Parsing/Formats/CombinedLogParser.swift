@@ -284,11 +284,34 @@ package struct CombinedLogParser: RecordParser {
                     i += 2
                     continue
                 }
+                // Apache writes whitespace in C's notation (`\t`, `\n`, …;
+                // `ap_escape_logitem`); nginx writes a backslash as `\x5C`,
+                // so these never stand in its lines for themselves.
+                if let c = Self.cEscape(n) {
+                    scratch.append(c)
+                    i += 2
+                    continue
+                }
             }
             scratch.append(b)
             i += 1
         }
         return scratch.view(from: mark)
+    }
+}
+
+extension CombinedLogParser {
+    /// The byte a C-style escape letter stands for (`b`, `n`, `r`, `t`, `v`).
+    @inline(__always)
+    static func cEscape(_ letter: UInt8) -> UInt8? {
+        switch letter {
+        case UInt8(ascii: "b"): return 0x08
+        case UInt8(ascii: "n"): return 0x0A
+        case UInt8(ascii: "r"): return 0x0D
+        case UInt8(ascii: "t"): return 0x09
+        case UInt8(ascii: "v"): return 0x0B
+        default: return nil
+        }
     }
 }
 

@@ -26,6 +26,8 @@ package struct HAProxyLogParser: RecordParser {
         var i = 0
         if line.count > 5, line[0] == UInt8(ascii: "<"), let close = Bytes.find(UInt8(ascii: ">"), in: Bytes.slice(line, 0, min(6, line.count))) {
             i = close + 1
+            // RFC 5424 (HAProxy's `format rfc5424`): a version, `1`, then a space.
+            if i + 1 < line.count, line[i] == UInt8(ascii: "1"), line[i + 1] == .space { i += 2 }
         }
         // YYYY-MM-DDTHH:MM:SS, a fraction, then Z or ±HH:MM, then a space.
         guard i + 20 < line.count, line[i + 4] == .minus, line[i + 10] == UInt8(ascii: "T"), line[i + 13] == .colon else { return nil }

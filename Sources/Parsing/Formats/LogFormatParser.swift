@@ -172,7 +172,9 @@ package struct LogFormatParser: RecordParser {
             case .variable:
                 var end = line.count
                 if k + 1 < pieces.count, case .literal(let next) = pieces[k + 1] {
-                    guard let found = next.withUnsafeBytes({ Self.search($0, in: line, from: at) }) else { return .unparsable }
+                    guard let found = next.withUnsafeBytes({ Self.search($0, in: line, from: at, escaped: syntax == .apache) }) else {
+                        return .unparsable
+                    }
                     end = found
                 }
                 values[v] = Bytes.slice(line, at, end)
@@ -185,13 +187,21 @@ package struct LogFormatParser: RecordParser {
         return build(&record)
     }
 
-    private static func search(_ needle: UnsafeRawBufferPointer, in hay: UnsafeRawBufferPointer, from: Int) -> Int? {
+    /// Where `needle` next starts in `hay` from `from`. `escaped`: a quote
+    /// after an odd number of backslashes is Apache's `\"`, part of the
+    /// field, not the literal that ends it.
+    private static func search(_ needle: UnsafeRawBufferPointer, in hay: UnsafeRawBufferPointer, from: Int, escaped: Bool) -> Int? {
         guard let first = needle.first else { return from }
         var i = from
         while let hit = Bytes.find(first, in: hay, from: i) {
             if hit + needle.count > hay.count { return nil }
-            if Bytes.equal(Bytes.slice(hay, hit, hit + needle.count), needle) { return hit }
             i = hit + 1
+            if escaped && first == .quote {
+                var slashes = 0
+                while hit - slashes - 1 >= from && hay[hit - slashes - 1] == .backslash { slashes += 1 }
+                if slashes % 2 == 1 { continue }
+            }
+            if Bytes.equal(Bytes.slice(hay, hit, hit + needle.count), needle) { return hit }
         }
         return nil
     }
@@ -209,6 +219,9 @@ package struct LogFormatParser: RecordParser {
                 i += 4
             } else if syntax == .apache, raw[i] == .backslash, i + 1 < raw.count, raw[i + 1] == .quote || raw[i + 1] == .backslash {
                 scratch.append(raw[i + 1])
+                i += 2
+            } else if syntax == .apache, raw[i] == .backslash, i + 1 < raw.count, let c = CombinedLogParser.cEscape(raw[i + 1]) {
+                scratch.append(c)
                 i += 2
             } else {
                 scratch.append(raw[i])
