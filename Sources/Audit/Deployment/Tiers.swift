@@ -224,21 +224,36 @@ package struct TwinMemory {
     /// Whether the inputs of two ranks are tiers of one another.
     private let tiers: (Int32, Int32) -> Bool
     private var recent: Deque<Seen> = []
+    /// How many of `recent` carry each state: a state seen once in the
+    /// window (nearly every one) pairs with nothing, found without a scan.
+    private var states: [UInt64: Int] = [:]
 
     package init(tiers: @escaping (Int32, Int32) -> Bool) { self.tiers = tiers }
 
     /// Notes `event` as audited, whatever it pairs with.
     package mutating func remember(_ event: FlipEvent) {
-        while let first = recent.first, first.time < event.time - Tiers.window { recent.removeFirst() }
+        forget(before: event.time - Tiers.window)
         guard let twin = event.twin, let state = event.stateKey else { return }
-        recent.append(Seen(time: event.time, file: event.source.file, state: state, twin: twin, line: event.lineKey))
+        add(Seen(time: event.time, file: event.source.file, state: state, twin: twin, line: event.lineKey))
+    }
+
+    private mutating func add(_ seen: Seen) {
+        recent.append(seen)
+        states[seen.state, default: 0] += 1
+    }
+
+    private mutating func forget(before time: Int64) {
+        while let first = recent.first, first.time < time {
+            recent.removeFirst()
+            if let n = states[first.state], n > 1 { states[first.state] = n - 1 } else { states[first.state] = nil }
+        }
     }
 
     /// Whether `event` is to be audited: false for the second of twins.
     package mutating func admits(_ event: FlipEvent) -> Bool {
-        while let first = recent.first, first.time < event.time - Tiers.window { recent.removeFirst() }
+        forget(before: event.time - Tiers.window)
         guard let twin = event.twin, let state = event.stateKey else { return true }
-        if let i = recent.indices.first(where: { i in
+        if states[state] != nil, let i = recent.indices.first(where: { i in
             let s = recent[i]
             return !s.matched && s.file != event.source.file && s.state == state && s.line != event.lineKey && s.twin.matches(twin)
                 && tiers(s.file, event.source.file)
@@ -246,7 +261,7 @@ package struct TwinMemory {
             recent[i].matched = true
             return false
         }
-        recent.append(Seen(time: event.time, file: event.source.file, state: state, twin: twin, line: event.lineKey))
+        add(Seen(time: event.time, file: event.source.file, state: state, twin: twin, line: event.lineKey))
         return true
     }
 }
