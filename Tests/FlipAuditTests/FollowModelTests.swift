@@ -66,6 +66,9 @@ struct FollowModelTests {
         func turn(_ signals: [Int32] = []) -> Int32? {
             guard let follower else { return nil }
             let status = follower.turn(signals: signals)
+            // A commit is written on a thread of its own: waited for here,
+            // so that a kill comes after it or before the next.
+            if status == nil { follower.settle() }
             noteCommit()
             return status?.rawValue
         }

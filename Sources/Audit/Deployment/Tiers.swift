@@ -253,11 +253,13 @@ package struct TwinMemory {
     package mutating func admits(_ event: FlipEvent) -> Bool {
         forget(before: event.time - Tiers.window)
         guard let twin = event.twin, let state = event.stateKey else { return true }
-        if states[state] != nil, let i = recent.indices.first(where: { i in
-            let s = recent[i]
-            return !s.matched && s.file != event.source.file && s.state == state && s.line != event.lineKey && s.twin.matches(twin)
-                && tiers(s.file, event.source.file)
-        }) {
+        if states[state] != nil,
+            let i = recent.indices.first(where: { i in
+                let s = recent[i]
+                return !s.matched && s.file != event.source.file && s.state == state && s.line != event.lineKey && s.twin.matches(twin)
+                    && tiers(s.file, event.source.file)
+            })
+        {
             recent[i].matched = true
             return false
         }

@@ -28,7 +28,7 @@
 ///
 /// `@unchecked Sendable`: it exists to be shared between threads, and its
 /// mutable storage (`state`, `sleepers`) is touched only with the lock held.
-final class HandOff<State>: @unchecked Sendable {
+package final class HandOff<State>: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private var state: State
     /// Threads asleep in `wait`, with what each one waits for.
@@ -53,7 +53,7 @@ final class HandOff<State>: @unchecked Sendable {
         }
     }
 
-    init(_ state: State) {
+    package init(_ state: State) {
         self.state = state
         mutex = .allocate(capacity: 1)
         pthread_mutex_init(mutex, nil)
@@ -69,7 +69,7 @@ final class HandOff<State>: @unchecked Sendable {
     /// `until` true: what `step` needs, or more (a producer that found no
     /// room may sleep until there is room for several items). A closure
     /// that captures nothing costs no allocation.
-    func wait<Result>(for step: (inout State) -> Result?, until: @escaping (State) -> Bool) -> Result {
+    package func wait<Result>(for step: (inout State) -> Result?, until: @escaping (State) -> Bool) -> Result {
         pthread_mutex_lock(mutex)
         while true {
             if let result = step(&state) {
@@ -87,7 +87,7 @@ final class HandOff<State>: @unchecked Sendable {
 
     /// Takes one turn at `change`.
     @discardableResult
-    func change<Result>(_ change: (inout State) -> Result) -> Result {
+    package func change<Result>(_ change: (inout State) -> Result) -> Result {
         pthread_mutex_lock(mutex)
         let result = change(&state)
         let woken = wakeable()

@@ -200,7 +200,11 @@ package final class SessionTracker {
     /// What `carry` hands on, leaving every session open and the clock as
     /// it is: a follower commits it and goes on.
     /// `ranks` gives, by the checkpoint's file index, the rank it stands for.
-    package func snapshot(watermark: Int64, names: [String], waiting: [FlipEvent] = []) -> (checkpoint: Checkpoint, ranks: [Int32]) {
+    /// `remembered`: false leaves out the states and codes remembered (a
+    /// follower's journal commit, which takes only the new ones).
+    package func snapshot(watermark: Int64, names: [String], waiting: [FlipEvent] = [], remembered: Bool = true) -> (
+        checkpoint: Checkpoint, ranks: [Int32]
+    ) {
         let now = max(clock, watermark)
         var files: [String] = []
         var index: [Int32: Int32] = [:]
@@ -234,7 +238,7 @@ package final class SessionTracker {
         }
         let checkpoint = Checkpoint(
             watermark: watermark, key: [], serial: nextSerial, files: files, sessions: sessions,
-            endedStates: endedStates.live(now: now), returnedCodes: returnedCodes.live(now: now),
+            endedStates: remembered ? endedStates.live(now: now) : [], returnedCodes: remembered ? returnedCodes.live(now: now) : [],
             waiting: lines, locations: locations.filter { $0.value.any })
         return (checkpoint, ranks)
     }

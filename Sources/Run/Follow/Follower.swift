@@ -54,13 +54,8 @@ final class Follower {
     private var held: [(event: FlipEvent, arrived: Int64)] = []
     private var newest: [Int32: Int64] = [:]
     private var committedOnce = false
-    /// The journal open for appending (-1: the next commit writes the
-    /// whole checkpoint), its size, and the snapshot's it follows.
-    private var journal: Int32 = -1
-    private var journalBytes = 0
-    private var snapshotBytes = 0
-    /// A journal this large is compacted whatever the snapshot's size.
-    static let journalFloor = 1 << 20
+    /// Writes the commits on a thread of its own.
+    private let writer = CommitWriter()
 
     /// Descriptors a follower keeps free of logs: standard streams, inotify,
     /// the signal pipe, findings, the checkpoint's lock and temporary file,
@@ -165,7 +160,7 @@ final class Follower {
         apply(tails.resume(carried?.follow?.positions ?? [], fresh: carried == nil, committedAt: committedAt))
     }
 
-    deinit { if journal >= 0 { close(journal) } }
+    deinit { writer.finish() }
 
     // MARK: The loop
 
@@ -185,7 +180,7 @@ final class Follower {
     /// status when the follower cannot go on.
     func start() -> ExitStatus? {
         apply(tails.scan(now: fs.now))
-        return !commit() && run.checkpoint != nil ? .outputFailed : nil
+        return !commit(wait: true) && run.checkpoint != nil ? .outputFailed : nil
     }
 
     /// One turn, after a wait: the signals that came, the names looked at,
@@ -197,7 +192,7 @@ final class Follower {
             switch signal {
             case SIGHUP:
                 stream.reopen()
-                _ = commit()
+                _ = commit(wait: false)
             case SIGINT, SIGTERM, SIGQUIT:
                 return stop()
             default:
@@ -223,7 +218,8 @@ final class Follower {
             stream.endStep()
         }
         apply(tails.retire(now: now))
-        if now - lastCommit >= Int64(run.commitInterval) * 1000 { _ = commit() }
+        if now - lastCommit >= Int64(run.commitInterval) * 1000 { _ = commit(wait: false) }
+        _ = collect()
         publish(now: now)
         return nil
     }
@@ -248,7 +244,7 @@ final class Follower {
 
     /// SIGTERM or SIGINT: a last commit, then exit 0.
     private func stop() -> ExitStatus {
-        guard stream.writeBacklog(), commit() || run.checkpoint == nil else {
+        guard stream.writeBacklog(), commit(wait: true) || run.checkpoint == nil else {
             say("stopped without a last commit; a restart reads again from the one before")
             return .outputFailed
         }
@@ -419,46 +415,71 @@ final class Follower {
     // MARK: Commit
 
     /// Commits the checkpoint (when there is one): every finding written
-    /// and fsynced first. False when it could not be.
+    /// first, then handed to the commit writer (`CommitWriter`), which
+    /// flushes them and writes the commit while the loop goes on. `wait`:
+    /// until it is written (at start and at a stop); else a commit due
+    /// while the one before is still written waits for the next turn. False
+    /// when it could not be made.
     @discardableResult
-    private func commit() -> Bool {
+    private func commit(wait: Bool) -> Bool {
         let now = fs.now
-        lastCommit = now
         // The positions cover every record read: each is audited first.
         release(now: now, all: true)
-        guard let path = run.checkpoint else { return true }
-        guard stream.backlog.isEmpty, stream.sync() else {
+        guard let path = run.checkpoint else {
+            lastCommit = now
+            return true
+        }
+        if writer.busy {
+            guard wait else { return true }
+            writer.waitIdle()
+        }
+        _ = collect()
+        lastCommit = now
+        guard stream.backlog.isEmpty else {
             say("findings not all written and synced; the checkpoint is left as it was")
             return false
         }
-        let next = checkpointNow()
+        let whole = writer.wantsSnapshot
         let changes = tracker.takeRememberedChanges()
-        // What changed, appended to the journal; the whole, once the
-        // journal has grown as large as the snapshot (or at the first
-        // commit, or after a journal could not be written).
-        if journal < 0 || journalBytes >= max(snapshotBytes, Self.journalFloor) || !append(next, changes, path: path) {
-            let bytes = next.encoded()
-            do { try AtomicFile.write(bytes: bytes, to: path, mode: 0o600) } catch {
-                say("--checkpoint \(TerminalText.escape(path)): \(error); the previous commit stands")
-                return false
-            }
-            snapshotBytes = bytes.count
-            startJournal(for: bytes, path: path)
-            metrics.snapshots += 1
-        }
+        writer.submit(
+            CommitWriter.Job(
+                checkpoint: checkpointNow(whole: whole), states: changes.states, codes: changes.codes, whole: whole,
+                findings: run.findings == nil ? -1 : dup(stream.descriptor), path: path))
+        guard wait else { return true }
+        writer.waitIdle()
+        return collect() ?? false
+    }
+
+    /// Takes the outcome of the last commit written, if new: counted, said.
+    @discardableResult
+    private func collect() -> Bool? {
+        guard let outcome = writer.take() else { return nil }
+        for message in outcome.messages { say(message) }
+        guard outcome.ok else { return false }
         committedOnce = true
         metrics.commits += 1
-        metrics.lastCommit = Double(now) / 1000
+        if outcome.snapshot { metrics.snapshots += 1 }
+        metrics.commitBytes += outcome.bytes
+        metrics.lastCommit = Double(fs.now) / 1000
         return true
+    }
+
+    /// Waits for a commit being written and takes its outcome (the follow
+    /// tests' view of a commit, as a restart finds it).
+    func settle() {
+        writer.waitIdle()
+        _ = collect()
     }
 
     /// The whole checkpoint a commit now holds: the rules' state, the
     /// records near the watermark, where each file stands, the findings
-    /// written and not decided again yet.
-    func checkpointNow() -> Checkpoint {
+    /// written and not decided again yet. `whole`: with every remembered
+    /// state and code (a snapshot); else with none (a journal commit adds
+    /// those remembered since the one before).
+    func checkpointNow(whole: Bool = true) -> Checkpoint {
         // A restored clock lies the reorder window before the watermark it came from.
         let watermark = max(tracker.now, Checkpoint.noWatermark)
-        var (next, ranks) = tracker.snapshot(watermark: watermark, names: tails.rankNames)
+        var (next, ranks) = tracker.snapshot(watermark: watermark, names: tails.rankNames, remembered: whole)
         next.key = configuration.fingerprint.keyBytes ?? []
         next.legacyFingerprints = false
         next.run = previousRun + 1
@@ -471,43 +492,6 @@ final class Follower {
         stream.forgetWritten(before: watermark - Int64(configuration.sessionTimeoutSeconds) * 1000 - AuditConfiguration.reorderWindow)
         next.follow = FollowState(positions: tails.files.map(\.position), sources: sources, findings: stream.mark, written: stream.written)
         return next
-    }
-
-    /// Appends a commit to the journal and fsyncs it; false (the journal
-    /// cut back to its last whole commit, and closed) when it cannot be.
-    private func append(_ checkpoint: Checkpoint, _ changes: (states: [Checkpoint.Remembered], codes: [Checkpoint.Remembered]), path: String)
-        -> Bool
-    {
-        let block = CheckpointJournal.commit(checkpoint, states: changes.states, codes: changes.codes)
-        do {
-            try Descriptor.writeAll(journal, block, path: CheckpointJournal.path(of: path))
-            guard fsync(journal) == 0 else { throw OutputError.system(CheckpointJournal.path(of: path)) }
-        } catch {
-            say("--checkpoint \(TerminalText.escape(CheckpointJournal.path(of: path))): \(error); the whole checkpoint is written instead")
-            _ = ftruncate(journal, off_t(journalBytes))
-            close(journal)
-            journal = -1
-            return false
-        }
-        journalBytes += block.count
-        metrics.commitBytes += block.count
-        return true
-    }
-
-    /// A new journal after the snapshot `bytes`: its first line, written
-    /// whole and renamed into place; appended to from the next commit on.
-    private func startJournal(for bytes: [UInt8], path: String) {
-        if journal >= 0 { close(journal) }
-        journal = -1
-        let journalPath = CheckpointJournal.path(of: path)
-        let header = CheckpointJournal.header(for: bytes)
-        metrics.commitBytes += bytes.count + header.count
-        do { try AtomicFile.write(bytes: header, to: journalPath, mode: 0o600) } catch {
-            say("--checkpoint \(TerminalText.escape(journalPath)): \(error); each commit writes the whole checkpoint")
-            return
-        }
-        journal = Glibc.open(journalPath, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY)
-        journalBytes = header.count
     }
 
     /// The file the commit's `mark` names under a rotated name of `path`
