@@ -46,14 +46,17 @@ enum CheckpointLoader {
     /// against `chain`. A missing checkpoint starts a chain (said once).
     /// `path` is the file itself (`CheckpointLock.target`): through a
     /// symbolic link, both drivers lock and write the link's target.
+    /// `say`: where its messages go (the chain's driver on standard error
+    /// when nil; a follower passes its own).
     static func take(
-        _ path: String, for chain: Chain = .nightly, dryRun: Bool = false, plan: inout OutputPlan
+        _ path: String, for chain: Chain = .nightly, dryRun: Bool = false, plan: inout OutputPlan, say: ((String) -> Void)? = nil
     ) throws(ExitStatus) -> Taken {
+        let say = say ?? chain.diagnostics.say
         let shown = TerminalText.escape(path)
         var lock: CheckpointLock?
         if !dryRun {
             do { lock = try CheckpointLock(checkpoint: path) } catch {
-                chain.diagnostics.say("--checkpoint \(shown) \(error)")
+                say("--checkpoint \(shown) \(error)")
                 plan.removeMadeFolders()
                 throw .usage
             }
@@ -78,29 +81,29 @@ enum CheckpointLoader {
                 carried = read.checkpoint
                 let shownJournal = TerminalText.escape(journalPath)
                 if read.stale {
-                    chain.diagnostics.say(
+                    say(
                         "--checkpoint \(shown): \(shownJournal) follows an earlier snapshot (a compaction cut short): left out, the snapshot holds it")
                 }
                 if read.cutOff > 0 {
-                    chain.diagnostics.say(
+                    say(
                         "--checkpoint \(shown): the last commit in \(shownJournal) was cut off (\(read.cutOff) bytes, a stop in its write); the one before stands"
                     )
                 }
             }
         } catch {
-            chain.diagnostics.say("--checkpoint \(shown): \(TerminalText.escape("\(error)")); \(chain.nothing)")
+            say("--checkpoint \(shown): \(TerminalText.escape("\(error)")); \(chain.nothing)")
             plan.removeMadeFolders()
             throw .usage
         }
         if let carried, (carried.follow != nil) != (chain == .follow) {
-            chain.diagnostics.say(
+            say(
                 chain == .nightly
                     ? "--checkpoint \(shown) is a follower's checkpoint (flipaudit follow); a nightly chain keeps its own; nothing written"
                     : "--checkpoint \(shown) is a nightly run's checkpoint; a follower keeps its own (name another file)")
             plan.removeMadeFolders()
             throw .usage
         }
-        if carried == nil { chain.diagnostics.say("--checkpoint \(shown) does not exist: starting fresh") }
+        if carried == nil { say("--checkpoint \(shown) does not exist: starting fresh") }
         return Taken(lock: lock, carried: carried, fingerprint: fingerprint(of: carried))
     }
 

@@ -216,6 +216,85 @@ struct FollowModelTests {
         return wrong
     }
 
+    @Test("rotated twice between two looks: the file in the middle is read from its start, said; one let go and written to again is read on")
+    func rotatedBetweenLooks() throws {
+        let world = World()
+        let model = world.model
+        var server = Server(file: model.create(Self.log))
+        try world.start()
+        server.write(1, in: model)
+        model.now += 1000
+        #expect(world.turn() == nil)
+        // Two `create` rotations before the next look, the server reopening
+        // after each: the middle file took the name and left it unseen.
+        Self.shift(model)
+        model.rename(Self.log, to: Self.log + ".1")
+        server.file = model.create(Self.log)
+        server.write(1, in: model)
+        Self.shift(model)
+        model.rename(Self.log, to: Self.log + ".1")
+        server.file = model.create(Self.log)
+        server.write(1, in: model)
+        model.now += 1000
+        #expect(world.turn() == nil)
+        #expect(world.messages.contains("/model/access.log.1 was rotated in and out between two looks: read from its start"), "\(world.messages)")
+        // Every file read and let go but the one under the name.
+        for _ in 0..<4 {
+            model.now += 1000
+            #expect(world.turn() == nil)
+        }
+        #expect(world.follower?.tails.files.map(\.name) == [Self.log])
+        // A late write to the file let go (now access.log.1), then a
+        // rotation: it is read on from where it was let go, not again.
+        let late = model.names[Self.log + ".1"]!
+        let size = late.bytes.count
+        server.file = late
+        server.write(1, in: model)
+        Self.shift(model)
+        model.rename(Self.log, to: Self.log + ".1")
+        server.file = model.create(Self.log)
+        model.now += 1000
+        #expect(world.turn() == nil)
+        #expect(world.messages.contains("/model/access.log.2 was written to after it was let go: read on from byte \(size)"), "\(world.messages)")
+        for _ in 0..<4 {
+            model.now += 1000
+            #expect(world.turn() == nil)
+        }
+        world.stop()
+        #expect(world.reused.sorted() == server.written.sorted(), "\(world.reused)")
+        #expect(Set(world.reused).count == world.reused.count)
+    }
+
+    @Test("a compaction cut short (a new snapshot, the old journal): the journal is left out, said, and nothing is lost")
+    func staleJournal() throws {
+        let world = World()
+        let model = world.model
+        var server = Server(file: model.create(Self.log))
+        try world.start()
+        server.write(2, in: model)
+        for _ in 0..<3 {
+            model.now += 2500
+            #expect(world.turn() == nil)
+        }
+        world.stop()
+        // The snapshot written anew from what snapshot and journal hold,
+        // the journal of the one before left beside it.
+        let path = try #require(world.run.checkpoint)
+        let whole = committedCheckpoint(path)
+        #expect(whole != fileText(path), "the last commits are in the journal")
+        try whole.write(toFile: path, atomically: true, encoding: .utf8)
+        server.write(1, in: model)
+        try world.start()
+        #expect(
+            world.messages.contains(
+                "--checkpoint \(path): \(path).journal follows an earlier snapshot (a compaction cut short): left out, the snapshot holds it"),
+            "\(world.messages)")
+        model.now += 2500
+        #expect(world.turn() == nil)
+        world.stop()
+        #expect(world.reused == ["m0", "m1", "m2"], "\(world.reused)")
+    }
+
     @Test("a rotated file whose name stays empty is kept 300 s after its last write, then let go, said")
     func rotationHold() throws {
         let world = World()

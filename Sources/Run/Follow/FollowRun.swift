@@ -76,7 +76,7 @@ package struct FollowRun {
         var configuration = self.configuration
         var taken: CheckpointLoader.Taken?
         if let checkpoint = run.checkpoint {
-            let loaded = try CheckpointLoader.take(checkpoint, for: .follow, plan: &plan)
+            let loaded = try CheckpointLoader.take(checkpoint, for: .follow, plan: &plan, say: say)
             configuration.fingerprint = loaded.fingerprint
             taken = consume loaded
         } else {
