@@ -24,14 +24,8 @@ import tempfile
 import threading
 import time
 import urllib.request
-from datetime import datetime, timezone
 
-EVIL = "https://evil.example/cb"
-OPA = "https://oauth-redirect.googleusercontent.com/a/com.google.OPA"
-
-
-def stamp(t):
-    return datetime.fromtimestamp(t, timezone.utc).strftime("%d/%b/%Y:%H:%M:%S +0000")
+from follow import EVIL, OPA, percentile, stamp
 
 
 def flow(ts, state, evil):
@@ -43,11 +37,6 @@ def flow(ts, state, evil):
 
 def plain(ts, i):
     return f'198.51.100.{i % 250} - - [{ts}] "GET /static/app.{i}.js HTTP/1.1" 200 5120 "-" "Mozilla/5.0" "-"\n'
-
-
-def percentile(values, p):
-    s = sorted(values)
-    return s[min(len(s) - 1, int(round(p / 100 * (len(s) - 1))))] if s else float("nan")
 
 
 def main():

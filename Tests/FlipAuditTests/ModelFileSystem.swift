@@ -78,6 +78,15 @@ final class ModelFileSystem: FileSystem {
         return node
     }
 
+    /// A new empty file under `name` on the inode `inode` (freed: Linux
+    /// hands a deleted file's inode to the next file made).
+    @discardableResult
+    func create(_ name: String, inode: UInt64) -> Node {
+        let node = Node(inode: inode, modified: now)
+        names[name] = node
+        return node
+    }
+
     func append(_ text: String, to node: Node) {
         node.bytes += Array(text.utf8)
         node.modified = now

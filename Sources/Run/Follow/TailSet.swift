@@ -86,7 +86,7 @@ final class TailSet {
     private var left: Set<String> = []
     /// Files let go, by identity, with where they were read to: one
     /// found again beside a followed name is not read twice (the last 64).
-    private var finished: [(identity: FileIdentity, offset: Int64, lines: Int64)] = []
+    private var finished: [(identity: FileIdentity, fingerprint: UInt64?, offset: Int64, lines: Int64)] = []
     private var changes: [Change] = []
 
     init(
@@ -170,7 +170,8 @@ final class TailSet {
                 )
             }
             changes.append(.letGo(file))
-            finished.append((file.identity, file.offset + Int64(file.pendingCount), file.lines + (file.pendingCount > 0 ? 1 : 0)))
+            finished.append(
+                (file.identity, file.fingerprint, file.offset + Int64(file.pendingCount), file.lines + (file.pendingCount > 0 ? 1 : 0)))
             if finished.count > 64 { finished.removeFirst() }
             return true
         }
@@ -381,7 +382,13 @@ final class TailSet {
                 found.append((name, info))
             }
             for (name, info) in found.sorted(by: { ($0.info.modified, $0.name) < ($1.info.modified, $1.name) }) {
-                let before = finished.last { $0.identity == info.identity }
+                // Let go before, and still that file: its inode and its first
+                // line (a deleted file's inode may hold a new file by now).
+                var before = finished.last { $0.identity == info.identity }
+                if let known = before, case .success(let handle) = fs.open(name) {
+                    if FollowedFile.firstLineFingerprint(handle, in: fs, key: key) != known.fingerprint { before = nil }
+                    fs.close(handle)
+                }
                 if let before, info.size <= before.offset { continue }
                 guard let file = open(name, offset: before?.offset ?? 0, lines: before?.lines ?? 0, now: now) else { continue }
                 file.rotatedAt = now
