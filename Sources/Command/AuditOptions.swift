@@ -6,12 +6,8 @@ import Rules
 /// `flipaudit stage plan`, which keeps them in the job plan for every
 /// other stage.
 struct AuditOptions: ParsableArguments {
-    enum FormatOption: String, ExpressibleByArgument, CaseIterable {
-        case auto, combined, json, caddy, traefik, gcloud, cloudflare, haproxy, envoy, alb, iis, cloudfront, nginx, apache
-    }
-
     @Option(help: "Log format of every input (auto: each line's own; docs/formats.md).")
-    var format: FormatOption = .auto
+    var format: FormatChoice = .auto
 
     @Option(
         name: .customLong("log-format"),
@@ -103,14 +99,14 @@ struct AuditOptions: ParsableArguments {
         if now != nil && nowMilliseconds == nil {
             throw ValidationError("--now: \"\(now!)\" is not an ISO 8601 time such as 2026-11-23T02:00:00Z")
         }
-        if (format == .nginx || format == .apache) && logFormat == nil {
-            throw ValidationError("--format \(format.rawValue) needs --log-format '<the server's \(format == .nginx ? "log_format" : "LogFormat")>'")
+        if let fixed = format.format, fixed.row.reader == .pasted, logFormat == nil {
+            throw ValidationError("--format \(fixed.name) needs --log-format '<the server's \(fixed == .nginx ? "log_format" : "LogFormat")>'")
         }
         if logFormats.filter({ AuditConfiguration.splitRule($0).glob == nil }).count > 1 {
             throw ValidationError("--log-format: give one format for every input, and GLOB=FORMAT for the others")
         }
-        if logFormat != nil && format != .nginx && format != .apache && format != .auto {
-            throw ValidationError("--log-format goes with --format auto (or nginx, apache), not --format \(format.rawValue)")
+        if logFormat != nil, let fixed = format.format, fixed.row.reader != .pasted {
+            throw ValidationError("--log-format goes with --format auto (or nginx, apache), not --format \(fixed.name)")
         }
         for (name, value) in [("--since", since), ("--until", until)] {
             if let value, AuditConfiguration.parseTime(value) == nil {
@@ -159,10 +155,10 @@ struct AuditOptions: ParsableArguments {
         var config = AuditConfiguration()
         if let logFormat {
             config.format = .logFormat(logFormat)
-        } else if format == .auto {
-            config.format = .auto
+        } else if let fixed = format.format {
+            config.format = .fixed(fixed)
         } else {
-            config.format = .fixed(RecordFormat.allCases.first { $0.name == format.rawValue }!)
+            config.format = .auto
         }
         for text in logFormats {
             let (glob, format) = AuditConfiguration.splitRule(text)
@@ -210,7 +206,7 @@ struct AuditOptions: ParsableArguments {
     /// The options as arguments that parse back to them (what the job plan
     /// keeps).
     var arguments: [String] {
-        var out = ["--format", format.rawValue]
+        var out = ["--format", format.name]
         for text in logFormats { out += ["--log-format", text] }
         for field in jsonFields { out += ["--json-field", field] }
         if let tz { out += ["--tz", tz] }

@@ -31,6 +31,8 @@ package struct RecordReader {
     /// The format the last line was read as (or tried in, when refused).
     package private(set) var format = RecordFormat.combined
     private let fixed: RecordFormat?
+    /// The fixed format's parser.
+    private let fixedReader: FormatRow.Reader
     private var combined: CombinedLogParser
     private var json: JSONLineParser
     private var haproxy: HAProxyLogParser
@@ -52,13 +54,14 @@ package struct RecordReader {
         switch setting {
         case .auto: fixed = nil
         case .fixed(let f):
-            guard f != .nginx && f != .apache else { throw .logFormat("--format \(f.name) needs --log-format") }
+            guard f.row.reader != .pasted else { throw .logFormat("--format \(f.name) needs --log-format") }
             fixed = f
         case .logFormat(let text):
             let parser = try LogFormatParser(logFormat: text, maxLine: maxLine)
             pasted = parser
             fixed = parser.syntax
         }
+        fixedReader = fixed?.row.reader ?? .combined
     }
 
     /// Reads `line` into `record`; why it is not a record, if it is not.
@@ -67,7 +70,7 @@ package struct RecordReader {
     package mutating func read(_ line: UnsafeRawBufferPointer, escapes: Bool) -> MalformedReason? {
         if let fixed {
             format = fixed
-            return parse(line, as: fixed, escapes: escapes)
+            return parse(line, as: fixedReader, escapes: escapes)
         }
         let shape = RecordFormat.shape(line)
         format = shape
@@ -100,7 +103,7 @@ package struct RecordReader {
     /// it — when the lines are read per record or as W3C.
     @inline(__always)
     package mutating func directive(_ line: UnsafeRawBufferPointer) -> Bool {
-        guard fixed == nil || fixed == .iis || fixed == .cloudfront, W3CLogParser.isDirective(line) else { return false }
+        guard fixed == nil || fixedReader == .w3c, W3CLogParser.isDirective(line) else { return false }
         w3c.directive(line)
         return true
     }
@@ -134,15 +137,15 @@ package struct RecordReader {
     }
 
     @inline(__always)
-    private mutating func parse(_ line: UnsafeRawBufferPointer, as format: RecordFormat, escapes: Bool) -> MalformedReason? {
-        switch format {
+    private mutating func parse(_ line: UnsafeRawBufferPointer, as reader: FormatRow.Reader, escapes: Bool) -> MalformedReason? {
+        switch reader {
         case .combined: return combined.parse(line, into: &record, escapes: escapes)
-        case .json, .caddy, .traefik, .gcloud, .cloudflare: return json.parse(line, into: &record)
-        case .nginx, .apache: return pasted!.parse(line, into: &record)
+        case .json: return json.parse(line, into: &record)
+        case .pasted: return pasted!.parse(line, into: &record)
         case .haproxy: return haproxy.parse(line, into: &record)
         case .envoy: return envoy.parse(line, into: &record)
         case .alb: return alb.parse(line, into: &record)
-        case .iis, .cloudfront:
+        case .w3c:
             let failure = w3c.parse(line, into: &record)
             if failure == nil { self.format = w3c.format }
             return failure

@@ -159,7 +159,7 @@ struct HTMLReportTests {
         let result = try Audit.run(samplePaths()).result
         #expect(!result.unobservableFiles.isEmpty)
         let html = HTMLReport.render(result, failOn: nil)
-        #expect(html.contains(HTMLEscaping.escape(LocationAdvice.nginxLogFormat)))
+        #expect(html.contains(HTMLEscaping.escape(FormatTable.nginxLine)))
         #expect(html.contains("$sent_http_location"))
     }
 }

@@ -67,7 +67,7 @@ package struct ClockOffset: Sendable, Equatable {
                 n * 5 >= byPair.count * 4
             else { continue }
             let (i, j) = (Int(pair.a), Int(pair.b))
-            let zoneless = [i, j].filter { formats.indices.contains($0) && ["haproxy", "iis"].contains(formats[$0]) }
+            let zoneless = [i, j].filter { formats.indices.contains($0) && FormatTable.row(named: formats[$0])?.zoneless != nil }
             found.append(
                 ClockOffset(
                     first: names[i], second: names[j], offset: k * quarter, states: n, zoneless: zoneless.count == 1 ? names[zoneless[0]] : nil,

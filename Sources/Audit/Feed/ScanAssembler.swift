@@ -138,13 +138,11 @@ struct ScanAssembler {
         if let hint { warnings.append("\(file.displayName): \(hint)") }
         // Read normally, each said once with its count (docs/contract.md §8).
         if crlfLines > 0 { warnings.append("\(file.displayName): \(crlfLines) \(crlfLines == 1 ? "line ends" : "lines end") in CRLF; read as LF") }
-        if tally.records[RecordFormat.haproxy.rawValue] > Int64(zonedByHeader) {
-            // Said once: HAProxy's times carry no zone (unless a syslog
-            // header gave every one of them its own).
-            warnings.append("\(file.displayName): HAProxy's times carry no zone: read as \(zone ?? "UTC") (--tz ZONE)")
-        }
-        if tally.records[RecordFormat.iis.rawValue] > 0 {
-            warnings.append("\(file.displayName): IIS's times carry no zone: read as \(zone ?? "UTC") (--tz ZONE)")
+        // Said once per format whose times carry no zone (HAProxy's,
+        // unless a syslog header gave every one of them its own).
+        for row in FormatTable.rows {
+            guard let server = row.zoneless, tally.records[row.format.rawValue] > (row.reader == .haproxy ? Int64(zonedByHeader) : 0) else { continue }
+            warnings.append("\(file.displayName): \(server)'s times carry no zone: read as \(zone ?? "UTC") (--tz ZONE)")
         }
         if let first = firstAmbiguousLine {
             warnings.append(

@@ -51,28 +51,11 @@ package struct JSONLineParser: RecordParser {
         var shape: RecordFormat
     }
 
-    /// The built-in key paths, in each role's order (docs/formats.md).
-    private static let builtIn: [(String, Role, RecordFormat)] = [
-        ("time", .time, .json), ("timestamp", .time, .json), ("@timestamp", .time, .json),
-        ("time_iso8601", .time, .json), ("time_local", .time, .json), ("ts", .time, .caddy),
-        ("StartUTC", .time, .traefik), ("EdgeStartTimestamp", .time, .cloudflare),
-        ("request", .request, .json),
-        ("method", .method, .json), ("request.method", .method, .caddy), ("httpRequest.requestMethod", .method, .gcloud),
-        ("RequestMethod", .method, .traefik), ("ClientRequestMethod", .method, .cloudflare),
-        ("request_uri", .uri, .json), ("uri", .uri, .json), ("url", .uri, .json), ("path", .uri, .json),
-        ("request.uri", .uri, .caddy), ("httpRequest.requestUrl", .uri, .gcloud), ("RequestPath", .uri, .traefik),
-        ("ClientRequestURI", .uri, .cloudflare),
-        ("query", .query, .json), ("args", .query, .json),
-        ("status", .status, .json), ("httpRequest.status", .status, .gcloud), ("DownstreamStatus", .status, .traefik),
-        ("EdgeResponseStatus", .status, .cloudflare),
-        ("location", .location, .json), ("sent_http_location", .location, .json), ("http_location", .location, .json),
-        ("resp_headers.Location", .location, .caddy), ("downstream_Location", .location, .traefik),
-        ("ResponseHeaders.location", .location, .cloudflare), ("ResponseHeaders.Location", .location, .cloudflare),
-        ("remote_addr", .client, .json), ("client_ip", .client, .json), ("ip", .client, .json),
-        ("request.client_ip", .client, .caddy), ("request.remote_ip", .client, .caddy), ("httpRequest.remoteIp", .client, .gcloud),
-        ("ClientHost", .client, .traefik), ("ClientIP", .client, .cloudflare),
-        ("http_user_agent", .userAgent, .json), ("user_agent", .userAgent, .json),
-    ]
+    /// The built-in key paths, in each role's order: each JSON format's
+    /// row of `FormatTable` (docs/formats.md).
+    private static let builtIn: [(String, Role, RecordFormat)] = FormatTable.rows.flatMap { row in
+        row.keys.map { ($0.path, $0.role, row.format) }
+    }
 
     /// A value found in the scan: its raw bytes (inside the quotes for a
     /// string) and whether it needs unescaping.

@@ -1,8 +1,9 @@
 import Reading
 
 /// The log formats a record can be read as: each server's own, and the
-/// pasted `log_format`/`LogFormat` string. docs/formats.md has an example
-/// line of each.
+/// pasted `log_format`/`LogFormat` string. What flipaudit knows of each
+/// is its row of `FormatTable`; docs/formats.md has an example line of
+/// each.
 package enum RecordFormat: Int, CaseIterable, Sendable {
     /// Apache/nginx combined and common, `vhost_combined`, lighttpd's and
     /// h2o's defaults, nginx's `main`, Traefik's CLF: any of them with
@@ -19,10 +20,6 @@ package enum RecordFormat: Int, CaseIterable, Sendable {
     case gcloud
     /// Cloudflare Logpush `http_requests`.
     case cloudflare
-    /// A pasted nginx `log_format`.
-    case nginx
-    /// A pasted Apache `LogFormat`.
-    case apache
     /// HAProxy `option httplog`.
     case haproxy
     /// Envoy's default access log format.
@@ -33,35 +30,14 @@ package enum RecordFormat: Int, CaseIterable, Sendable {
     case iis
     /// CloudFront standard logs (W3C, tab-separated).
     case cloudfront
-
-    /// Its name in messages, reports and `--format`.
-    package var name: String {
-        switch self {
-        case .combined: return "combined"
-        case .json: return "json"
-        case .caddy: return "caddy"
-        case .traefik: return "traefik"
-        case .gcloud: return "gcloud"
-        case .cloudflare: return "cloudflare"
-        case .nginx: return "nginx"
-        case .apache: return "apache"
-        case .haproxy: return "haproxy"
-        case .envoy: return "envoy"
-        case .alb: return "alb"
-        case .iis: return "iis"
-        case .cloudfront: return "cloudfront"
-        }
-    }
+    /// A pasted nginx `log_format`.
+    case nginx
+    /// A pasted Apache `LogFormat`.
+    case apache
 
     /// Whether its lines are JSON objects: `unobservable` is judged apart
     /// for JSON lines and the others (docs/contract.md §3).
-    @inlinable
-    package var isJSON: Bool {
-        switch self {
-        case .json, .caddy, .traefik, .gcloud, .cloudflare: return true
-        default: return false
-        }
-    }
+    package var isJSON: Bool { row.reader == .json }
 
     /// The format of one line under `--format auto`, from its first byte
     /// that is not a space or tab: `{` JSON, `[` Envoy, anything else
