@@ -12,7 +12,7 @@ struct AuditOptions: ParsableArguments {
     @Option(
         name: .customLong("log-format"),
         help: ArgumentHelp(
-            "The server's nginx log_format or Apache LogFormat, as in its configuration; GLOB=FORMAT for the inputs whose path matches GLOB (repeatable).",
+            "The server's nginx log_format, Apache LogFormat or HAProxy log-format, as in its configuration; GLOB=FORMAT for the inputs whose path matches GLOB (repeatable).",
             valueName: "[GLOB=]FORMAT"))
     var logFormats: [String] = []
 

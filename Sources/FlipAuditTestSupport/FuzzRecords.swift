@@ -55,6 +55,7 @@ func rawCodes(in line: String) -> [String] {
 }
 
 let apacheFormat = #"LogFormat "%h %l %u %t \"%r\" %>s %O \"%{Referer}i\" \"%{User-Agent}i\" %D \"%{Location}o\"" flip"#
+let haproxyFormat = #"log-format "%ci:%cp [%tr] %ft %b/%s %TR/%Tw/%Tc/%Tr/%Ta %ST %B %CC %CS %tsc %ac/%fc/%bc/%sc/%rc %sq/%bq %hr %hs %{+Q}r""#
 let nginxFormat = #"$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" "$sent_http_location""#
 
 /// Splits the input into lines and runs each through every record parser,
@@ -70,11 +71,12 @@ public func fuzzRecords(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     var nginx = try! LogFormatParser(logFormat: nginxFormat, maxLine: 4096)
     var apache = try! LogFormatParser(logFormat: apacheFormat, maxLine: 4096)
     var haproxy = HAProxyLogParser(maxLine: 4096)
+    var haproxyPasted = try! LogFormatParser(logFormat: haproxyFormat, maxLine: 4096)
     var envoy = EnvoyLogParser(maxLine: 4096)
     var alb = ALBLogParser(maxLine: 4096)
     var w3c = W3CLogParser(maxLine: 4096)
     var auto = try! RecordReader(.auto, maxLine: 4096)
-    for which in 0..<9 {
+    for which in 0..<10 {
         let sink = CheckingSink()
         let tracker = SessionTracker(configuration: configuration, files: 1, sink: sink)
         tracker.markLogsLocation(file: 0, lines: LocationLines(text: 1, json: 1))
@@ -113,6 +115,7 @@ public func fuzzRecords(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
             case 4: failure = haproxy.parse(line, into: &record)
             case 5: failure = envoy.parse(line, into: &record)
             case 6: failure = alb.parse(line, into: &record)
+            case 8: failure = haproxyPasted.parse(line, into: &record)
             case 7:
                 // A directive line may set the columns of the lines after it.
                 if W3CLogParser.isDirective(line) {

@@ -34,8 +34,9 @@ package struct LogRecord {
     /// Two fields of a redirect record could each be its Location (two
     /// different redirect targets after the User-Agent): neither is taken.
     package var locationAmbiguous = false
-    /// The time's zone came from a syslog header (rsyslog's RFC 3339), the
-    /// message's own time having none (HAProxy's).
+    /// An HAProxy record's time did not need `--tz`: its zone came from a
+    /// syslog header (rsyslog's RFC 3339), the message's own time having
+    /// none, or a pasted `log-format`'s time carried one (`%T`, `%Tl`).
     package var zoneFromHeader = false
 
     package init() {}

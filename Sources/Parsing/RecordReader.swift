@@ -57,11 +57,12 @@ package struct RecordReader {
             guard f.row.reader != .pasted else { throw .logFormat("--format \(f.name) needs --log-format") }
             fixed = f
         case .logFormat(let text):
-            let parser = try LogFormatParser(logFormat: text, maxLine: maxLine)
+            let parser = try LogFormatParser(logFormat: text, maxLine: maxLine, zone: zone)
             pasted = parser
             fixed = parser.syntax
         }
-        fixedReader = fixed?.row.reader ?? .combined
+        // A pasted format is read by its own parser, whatever its syntax.
+        fixedReader = pasted != nil ? .pasted : fixed?.row.reader ?? .combined
     }
 
     /// Reads `line` into `record`; why it is not a record, if it is not.

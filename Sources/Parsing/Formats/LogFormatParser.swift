@@ -1,18 +1,20 @@
 import Reading
 
-/// Parses lines written by a pasted nginx `log_format` or Apache
-/// `LogFormat`: the format is split into literal text and fields (`$name`,
-/// `%x`, `%{Name}i`), and each field's value runs up to the next literal.
-/// Values of `-` are empty; `\xHH` escapes are decoded (and Apache's `\"`).
+/// Parses lines written by a pasted nginx `log_format`, Apache
+/// `LogFormat` or HAProxy `log-format`: the format is split into literal
+/// text and fields (`$name`, `%x`, `%{Name}i`, `%ci`), and each field's
+/// value runs up to the next literal. Values of `-` are empty; `\xHH`
+/// escapes are decoded (Apache's `\"` and C escapes, HAProxy's `#XX`).
 ///
 /// ```
 /// log_format flip '$remote_addr - $remote_user [$time_local] "$request" '
 ///                 '$status $body_bytes_sent "$http_referer" "$http_user_agent" "$sent_http_location"';
 /// LogFormat "%h %l %u %t \"%r\" %>s %O \"%{Referer}i\" \"%{User-Agent}i\" %D \"%{Location}o\"" flip
 /// ```
-/// A string with `%` directives is Apache's, one with `$` variables
-/// nginx's (`ApacheLogFormat` translates the first into the second's
-/// pieces); a mix is refused.
+/// A string with HAProxy's variables (`%ci`, `%tr`, `%ST`, …) is
+/// HAProxy's, one with other `%` directives Apache's, one with `$`
+/// variables nginx's (`HAProxyLogFormat` and `ApacheLogFormat` translate
+/// the first two into the third's pieces); a mix is refused.
 package struct LogFormatParser: RecordParser {
     /// A piece of the format.
     enum Piece: Equatable {
@@ -27,20 +29,34 @@ package struct LogFormatParser: RecordParser {
         case fractionMilli, fractionMicro
         /// X-Forwarded-For in the client's place: its first address.
         case forwardedFor
+        /// HAProxy's `%t`/`%tr` (no zone: a syslog header's, else `--tz`)
+        /// or `%T`/`%Tl`/`%trg`/`%trl` (with one).
+        case timeHAProxy
+        /// HAProxy's captured headers (`%hs`, `{a|b}`, or one
+        /// `%[capture.res.hdr(N)]`): the Location is the one that holds a
+        /// redirect target, on a 3xx record.
+        case captures
     }
 
     let pieces: [Piece]
-    /// `.nginx` or `.apache`: the syntax the string was written in.
+    /// `.nginx`, `.apache` or `.haproxy`: the syntax the string was
+    /// written in.
     package let syntax: RecordFormat
+    /// The zone of times written without one (HAProxy's `%tr`): `--tz`.
+    private let zone: LocalZone?
     private let fields: [Field]
     private let scratch: ScratchBuffer
     private var values: [UnsafeRawBufferPointer]
 
     /// Builds the parser from the text of a `log_format` directive, or from
     /// its format string alone.
-    package init(logFormat text: String, maxLine: Int) throws(ConfigurationError) {
+    package init(logFormat text: String, maxLine: Int, zone: LocalZone? = nil) throws(ConfigurationError) {
         let pieces: [Piece]
-        if ApacheLogFormat.isApache(text) {
+        self.zone = zone
+        if HAProxyLogFormat.isHAProxy(text) {
+            syntax = .haproxy
+            pieces = try HAProxyLogFormat.pieces(text)
+        } else if ApacheLogFormat.isApache(text) {
             syntax = .apache
             pieces = try ApacheLogFormat.pieces(text)
         } else {
@@ -50,8 +66,8 @@ package struct LogFormatParser: RecordParser {
         self.pieces = pieces
         let names = pieces.compactMap { piece -> String? in if case .variable(let n) = piece { return n } else { return nil } }
         fields = names.map(Self.field)
-        let say = syntax == .apache ? ApacheLogFormat.missing : Self.missing
-        guard fields.contains(where: { [.timeLocal, .timeISO, .msec, .timeAny, .timeMicros].contains($0) }) else {
+        let say = syntax == .apache ? ApacheLogFormat.missing : syntax == .haproxy ? HAProxyLogFormat.missing : Self.missing
+        guard fields.contains(where: { [.timeLocal, .timeISO, .msec, .timeAny, .timeMicros, .timeHAProxy].contains($0) }) else {
             throw .logFormat("the format has no \(say.time)")
         }
         guard fields.contains(.status) else { throw .logFormat("the format has no \(say.status)") }
@@ -101,7 +117,7 @@ package struct LogFormatParser: RecordParser {
     }
 
     /// Whether the format logs the response Location.
-    package var logsLocation: Bool { fields.contains(.location) }
+    package var logsLocation: Bool { fields.contains(.location) || fields.contains(.captures) }
 
     /// The format string inside a pasted directive: `log_format NAME
     /// [escape=...] 'part' 'part';` → the parts joined.
@@ -151,6 +167,8 @@ package struct LogFormatParser: RecordParser {
         case ApacheLogFormat.fractionMilli: return .fractionMilli
         case ApacheLogFormat.fractionMicro: return .fractionMicro
         case ApacheLogFormat.forwardedFor, "http_x_forwarded_for": return .forwardedFor
+        case HAProxyLogFormat.time: return .timeHAProxy
+        case HAProxyLogFormat.captures: return .captures
         default: return .ignored
         }
     }
@@ -158,7 +176,41 @@ package struct LogFormatParser: RecordParser {
     package mutating func parse(_ line: UnsafeRawBufferPointer, into record: inout LogRecord) -> MalformedReason? {
         scratch.reset()
         record = LogRecord()
-        var at = 0
+        guard syntax == .haproxy else { return parse(line, from: 0, into: &record) }
+        // What HAProxy wrote, after a syslog header if the line has one.
+        let body = Self.afterSyslogHeader(line)
+        guard let failure = parse(line, from: body, into: &record) else { return nil }
+        guard body > 0 else { return failure }
+        return parse(line, from: 0, into: &record) == nil ? nil : failure
+    }
+
+    /// Where the message of a syslog line starts: after `TAG[PID]: `
+    /// (RFC 3164, rsyslog's RFC 3339) or RFC 5424's seven header words;
+    /// 0 when the line has no header.
+    static func afterSyslogHeader(_ line: UnsafeRawBufferPointer) -> Int {
+        let head = Bytes.slice(line, 0, min(line.count, 160))
+        if head.count > 6, head[0] == UInt8(ascii: "<"), let close = Bytes.find(UInt8(ascii: ">"), in: Bytes.slice(head, 0, 6)),
+            close + 2 < head.count, head[close + 1] == UInt8(ascii: "1"), head[close + 2] == .space
+        {
+            var at = close + 3
+            for _ in 0..<6 {
+                guard let space = Bytes.find(.space, in: head, from: at) else { return 0 }
+                at = space + 1
+            }
+            return at
+        }
+        var from = 0
+        while let bracket = Bytes.find(.closeBracket, in: head, from: from) {
+            if bracket + 2 < head.count, head[bracket + 1] == .colon, head[bracket + 2] == .space { return bracket + 3 }
+            from = bracket + 1
+        }
+        return 0
+    }
+
+    private mutating func parse(_ line: UnsafeRawBufferPointer, from: Int, into record: inout LogRecord) -> MalformedReason? {
+        scratch.reset()
+        record = LogRecord()
+        var at = from
         var v = 0
         var k = 0
         while k < pieces.count {
@@ -184,7 +236,7 @@ package struct LogFormatParser: RecordParser {
             k += 1
         }
         guard at == line.count else { return .unparsable }
-        return build(&record)
+        return build(&record, line: line)
     }
 
     /// Where `needle` next starts in `hay` from `from`. `escaped`: a quote
@@ -208,11 +260,17 @@ package struct LogFormatParser: RecordParser {
 
     private func value(_ raw: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
         if raw.isEmpty || Bytes.equals(raw, "-") { return nil }
-        guard Bytes.find(.backslash, in: raw) != nil else { return raw }
+        guard Bytes.find(syntax == .haproxy ? .hash : .backslash, in: raw) != nil else { return raw }
         let mark = scratch.mark
         var i = 0
         while i < raw.count {
-            if raw[i] == .backslash, i + 3 < raw.count, raw[i + 1] == UInt8(ascii: "x"),
+            if syntax == .haproxy, raw[i] == .hash, i + 2 < raw.count, let hi = Hex.value(raw[i + 1]), let lo = Hex.value(raw[i + 2]) {
+                scratch.append(hi << 4 | lo)
+                i += 3
+            } else if syntax == .haproxy {
+                scratch.append(raw[i])
+                i += 1
+            } else if raw[i] == .backslash, i + 3 < raw.count, raw[i + 1] == UInt8(ascii: "x"),
                 let hi = Hex.value(raw[i + 2]), let lo = Hex.value(raw[i + 3])
             {
                 scratch.append(hi << 4 | lo)
@@ -231,7 +289,7 @@ package struct LogFormatParser: RecordParser {
         return scratch.view(from: mark)
     }
 
-    private func build(_ record: inout LogRecord) -> MalformedReason? {
+    private func build(_ record: inout LogRecord, line: UnsafeRawBufferPointer) -> MalformedReason? {
         var time: Int64?
         // Apache's time in pieces (`%{%Y-%m-%dT%H:%M:%S}t.%{usec_frac}t
         // %{%z}t`): the first piece is the time, a later one that is a zone
@@ -242,6 +300,7 @@ package struct LogFormatParser: RecordParser {
         var uri: UnsafeRawBufferPointer?
         var args: UnsafeRawBufferPointer?
         var hasStatus = false
+        var captured: UnsafeRawBufferPointer?
         for (i, field) in fields.enumerated() {
             let raw = values[i]
             switch field {
@@ -270,10 +329,41 @@ package struct LogFormatParser: RecordParser {
                 hasStatus = true
             case .location: record.location = value(raw).map { .value($0) } ?? .empty
             case .client: if let c = value(raw) { record.clientIP = c }
+            case .timeHAProxy:
+                if time == nil {
+                    guard let t = Timestamp.parseCommonLog(raw) else { return .badTime }
+                    if raw.count > 24 {
+                        time = t
+                        record.zoneFromHeader = true
+                    } else if let minutes = HAProxyLogParser.headerZone(line) {
+                        time = t - Int64(minutes) * 60_000
+                        record.zoneFromHeader = true
+                    } else {
+                        time = zone.map { $0.utc(fromLocal: t) } ?? t
+                    }
+                }
+            case .captures:
+                var part = raw
+                if part.count >= 2, part[0] == .openBrace, part[part.count - 1] == .closeBrace { part = Bytes.slice(part, 1, part.count - 1) }
+                var from = 0
+                while from <= part.count {
+                    let stop = Bytes.find(UInt8(ascii: "|"), in: part, from: from) ?? part.count
+                    if let v = value(Bytes.slice(part, from, stop)), URLParts.isRedirectTarget(v) {
+                        if let c = captured, !Bytes.equal(c, v) { record.locationAmbiguous = true } else { captured = v }
+                    }
+                    from = stop + 1
+                }
             case .ignored: break
             }
         }
         guard var time, hasStatus else { return .missingField }
+        if fields.contains(.captures) {
+            // As `option httplog` is read: a captured redirect target is the
+            // Location of a 3xx record only.
+            let redirect = record.status >= 300 && record.status < 400
+            if redirect, let captured, !record.locationAmbiguous, case .notLogged = record.location { record.location = .value(captured) }
+            if !redirect { record.locationAmbiguous = false }
+        }
         if let zoneMinutes { time -= Int64(zoneMinutes) * 60_000 }
         if let fractionMs, time % 1000 == 0 { time += fractionMs }
         // X-Forwarded-For where the format logs it in the peer's place (no

@@ -32,7 +32,7 @@ extension FormatTally {
             case .logFormat: advice = "; check the --log-format against the server's configuration"
             default:
                 advice =
-                    "; if the server writes its own layout, give it with --log-format (an nginx log_format or an Apache LogFormat), "
+                    "; if the server writes its own layout, give it with --log-format (an nginx log_format, an Apache LogFormat or an HAProxy log-format), "
                     + "or map a JSON log with --json-field ROLE=PATH (docs/formats.md)"
             }
             return "\(share)\(why), and no format flipaudit knows reads them\(advice)"
