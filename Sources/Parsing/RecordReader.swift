@@ -29,10 +29,17 @@ package struct RecordReader {
     /// The last line's record (views valid until the next line).
     package var record = LogRecord()
     /// The format the last line was read as (or tried in, when refused).
-    package private(set) var format = RecordFormat.combined
+    package private(set) var format = RecordFormat.combined {
+        didSet { formatCode = format.rawValue }
+    }
+    /// `format.rawValue`, stored: read across modules without a call.
+    package private(set) var formatCode = RecordFormat.combined.rawValue
     private let fixed: RecordFormat?
     /// The fixed format's parser.
     private let fixedReader: FormatRow.Reader
+    /// Whether every line goes the long way (`readOther`): a fixed
+    /// format, or W3C columns in force.
+    private var longWay: Bool
     private var combined: CombinedLogParser
     private var json: JSONLineParser
     private var haproxy: HAProxyLogParser
@@ -63,12 +70,30 @@ package struct RecordReader {
         }
         // A pasted format is read by its own parser, whatever its syntax.
         fixedReader = pasted != nil ? .pasted : fixed?.row.reader ?? .combined
+        longWay = fixed != nil
     }
 
     /// Reads `line` into `record`; why it is not a record, if it is not.
-    /// `escapes` false promises the line has no backslash.
-    @inline(__always)
+    /// `escapes` false promises the line has no backslash. The common
+    /// line (`--format auto`, a first byte that is not `{`, `[`, a space or
+    /// a tab, no W3C columns) goes straight to the combined parser,
+    /// inlined here; every other line takes `readOther`.
     package mutating func read(_ line: UnsafeRawBufferPointer, escapes: Bool) -> MalformedReason? {
+        guard !longWay, let first = line.first, first != UInt8(ascii: "{"), first != UInt8(ascii: "["), first != UInt8(ascii: " "),
+            first != UInt8(ascii: "\t")
+        else { return readOther(line, escapes: escapes) }
+        format = .combined
+        guard let failure = combined.parseInline(line, into: &record, escapes: escapes) else {
+            // Origin-form targets start with `/`: one byte on the common line.
+            if record.target.first == UInt8(ascii: "h"), Self.cutByVarnish(record) { return .truncated }
+            return nil
+        }
+        return other(line, refused: failure)
+    }
+
+    /// `read` for every line but the common one.
+    @inline(never)
+    private mutating func readOther(_ line: UnsafeRawBufferPointer, escapes: Bool) -> MalformedReason? {
         if let fixed {
             format = fixed
             return parse(line, as: fixedReader, escapes: escapes)
@@ -106,12 +131,14 @@ package struct RecordReader {
     package mutating func directive(_ line: UnsafeRawBufferPointer) -> Bool {
         guard fixed == nil || fixedReader == .w3c, W3CLogParser.isDirective(line) else { return false }
         w3c.directive(line)
+        longWay = fixed != nil || w3c.hasLayout
         return true
     }
 
     /// Sets the W3C columns from a `#Fields:` line read ahead of a piece
     /// (`PieceCutter.Piece.header`), or forgets them.
     package mutating func fields(_ header: UnsafeRawBufferPointer?) {
+        defer { longWay = fixed != nil || w3c.hasLayout }
         guard let header else { w3c.fields(nil); return }
         w3c.directive(header)
     }

@@ -95,7 +95,7 @@ struct RowBytes: ~Copyable {
     /// holds `,` or `"`.
     mutating func cell(bytes u: UnsafeRawBufferPointer) {
         guard let first = u.first else { return }
-        if Self.mayHoldControl(u), let escaped = Self.controlsEscaped(u) {
+        if Bytes.mayHoldControl(u), let escaped = Self.controlsEscaped(u) {
             escaped.withUnsafeBytes { cell(bytes: $0) }
             return
         }
@@ -112,14 +112,6 @@ struct RowBytes: ~Copyable {
         } else {
             put(u)
         }
-    }
-
-    /// Whether a byte of `u` may begin a control character: C0, DEL, or the
-    /// lead byte of C1 (`C2`) or of a bidi control (`E2`).
-    @inline(__always)
-    static func mayHoldControl(_ u: UnsafeRawBufferPointer) -> Bool {
-        for b in u where b < 0x20 || b == 0x7F || b == 0xC2 || b == 0xE2 { return true }
-        return false
     }
 
     /// `u` with its control characters written out, or nil when it holds

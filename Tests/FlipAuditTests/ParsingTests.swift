@@ -467,6 +467,19 @@ struct FindByteTests {
     #expect(![UInt8]().withUnsafeBytes { Bytes.hasValueMark($0) })
 }
 
+/// `mayHoldControl` (every CSV cell is asked) finds C0, DEL, `C2` and
+/// `E2`, and nothing else, at every length from 1 to 70 and every position.
+@Test func controlLeadsAreFoundWhereverTheyStand() {
+    let wrong = byteClassMismatches(lengths: 1...70, filler: UInt8(ascii: "Q")) { value in
+        value.withUnsafeBytes { Bytes.mayHoldControl($0) }
+    } expected: { byte in
+        byte < 0x20 || byte == 0x7F || byte == 0xC2 || byte == 0xE2
+    }
+    #expect(wrong.checked == 256 * 2485)
+    #expect(wrong.found.isEmpty, "\(wrong.found)")
+    #expect(![UInt8]().withUnsafeBytes { Bytes.mayHoldControl($0) })
+}
+
 /// Where `check` of a buffer of `filler` bytes with one byte replaced
 /// disagrees with `expected` of that byte: every byte value, at every
 /// position of every length in `lengths` (the first ten disagreements,

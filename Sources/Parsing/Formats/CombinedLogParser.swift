@@ -33,9 +33,16 @@ package struct CombinedLogParser: RecordParser {
 
     /// Parses `line`; `escapes` false promises that the line has no
     /// backslash (see `LineCheck`), so quoted fields need no unescaping.
-    /// Indices stay within the line or a few bytes past it, so their
-    /// arithmetic is written wrapping (`&+`): no overflow checks.
     package mutating func parse(_ line: UnsafeRawBufferPointer, into record: inout LogRecord, escapes: Bool) -> MalformedReason? {
+        parseInline(line, into: &record, escapes: escapes)
+    }
+
+    /// `parse`, inlined where the common line is read (`RecordReader.read`:
+    /// one call less a line). Indices stay within the line or a few bytes
+    /// past it, so their arithmetic is written wrapping (`&+`): no
+    /// overflow checks.
+    @inline(__always)
+    mutating func parseInline(_ line: UnsafeRawBufferPointer, into record: inout LogRecord, escapes: Bool) -> MalformedReason? {
         if escapes { scratch.reset() }
         record = LogRecord()
         // client address
@@ -79,7 +86,29 @@ package struct CombinedLogParser: RecordParser {
         // The usual line first, as fast as before extra fields were read:
         // "referer" "user agent" "location" and nothing after.
         let mark = scratch.mark
-        if let done = Self.usualTail(line, from: i, into: &record, parser: &self, escapes: escapes) { return done }
+        usual: do {
+            // Written here, not called: this runs on nearly every line.
+            var j = i
+            var field = 0
+            while j &+ 1 < line.count, line[j] == .space, line[j &+ 1] == .quote {
+                guard let (value, after) = quoted(line, from: j &+ 1, escapes: escapes) else {
+                    if field < 2 { return .unparsable }
+                    break usual
+                }
+                field &+= 1
+                j = after
+                if field == 3 {
+                    guard j == line.count else { break usual }
+                    if Bytes.equals(value, "-") || value.isEmpty {
+                        record.location = .emptyByPlace
+                    } else if URLParts.isAbsoluteURL(value) {
+                        record.location = .value(value)
+                    }
+                    return nil
+                }
+            }
+            if field == 2 && j == line.count { return nil }
+        }
         scratch.rewind(to: mark)
         let combined = i &+ 1 < line.count && line[i &+ 1] == .quote
         // Only a redirect record's extra fields are looked at for its
@@ -139,43 +168,6 @@ package struct CombinedLogParser: RecordParser {
             if ambiguous { record.locationAmbiguous = true } else { record.location = .value(target) }
         }
         return nil
-    }
-
-    /// The fields after the byte count when they are the usual ones —
-    /// quoted referer and User-Agent, then nothing or one quoted field
-    /// ending the line — read into `record` (nil, or the failure, when
-    /// done); otherwise nil and nothing changed, for the general loop.
-    @inline(__always)
-    private static func usualTail(
-        _ line: UnsafeRawBufferPointer, from start: Int, into record: inout LogRecord, parser: inout CombinedLogParser, escapes: Bool
-    ) -> MalformedReason?? {
-        var i = start
-        var field = 0
-        while i &+ 1 < line.count, line[i] == .space, line[i &+ 1] == .quote {
-            guard let (value, after) = parser.quoted(line, from: i &+ 1, escapes: escapes) else { return field < 2 ? .some(.unparsable) : nil }
-            field &+= 1
-            i = after
-            if field == 3 {
-                guard i == line.count else { return nil }
-                if Bytes.equals(value, "-") || value.isEmpty {
-                    record.location = .emptyByPlace
-                } else if URLParts.isAbsoluteURL(value) {
-                    record.location = .value(value)
-                }
-                return .some(nil)
-            }
-        }
-        return field == 2 && i == line.count ? .some(nil) : nil
-    }
-
-    /// Whether a response with `status` always carries a Location (304 and
-    /// 300 need not).
-    @inlinable
-    package static func sendsLocation(_ status: Int) -> Bool {
-        switch status {
-        case 301, 302, 303, 307, 308: return true
-        default: return false
-        }
     }
 
     /// `target` and `ambiguous` once `value` is looked at: a redirect

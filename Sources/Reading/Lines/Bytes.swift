@@ -93,6 +93,17 @@ public enum Bytes {
         return i < count && anyLane(hits(base.loadUnaligned(fromByteOffset: count - 16, as: SIMD16<UInt8>.self)))
     }
 
+    /// Whether `buffer` holds a byte that may begin a control character:
+    /// C0, DEL, or the lead byte of C1 (`C2`) or of a bidi control (`E2`).
+    /// Sixteen bytes at a time: every cell a report writes is asked.
+    public static func mayHoldControl(_ buffer: UnsafeRawBufferPointer) -> Bool {
+        let space = SIMD16<UInt8>(repeating: 0x20), del = SIMD16<UInt8>(repeating: 0x7F)
+        let c2 = SIMD16<UInt8>(repeating: 0xC2), e2 = SIMD16<UInt8>(repeating: 0xE2)
+        func hits(_ v: SIMD16<UInt8>) -> SIMDMask<SIMD16<Int8>> { (v .< space) .| (v .== del) .| (v .== c2) .| (v .== e2) }
+        guard buffer.count >= 16 else { return !buffer.isEmpty && anyLane(hits(padded(buffer, with: UInt8(ascii: "a")))) }
+        return anyBlock(of: buffer, hits)
+    }
+
     /// Whether `buffer` holds a byte that decoding a query value would
     /// look at: `%`, `+`, a backslash, NUL or a byte ≥ 0x80. One pass,
     /// sixteen bytes at a time; a value without any (nearly every state

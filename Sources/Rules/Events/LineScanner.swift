@@ -72,9 +72,9 @@ package struct LineScanner: LineSink {
     /// events again with the right line. Moves on at every `take()`.
     package var linesBefore: Int?
     private var scan = PieceScan()
-    /// The format of the last records, and how many in a row (not yet in
-    /// `scan.tally`).
-    private var runFormat = RecordFormat.combined
+    /// The format of the last records (its raw value), and how many in a
+    /// row (not yet in `scan.tally`).
+    private var runCode = RecordFormat.combined.rawValue
     private var runIsJSON = false
     private var run = 0
     private var latest: Int64?
@@ -132,7 +132,7 @@ package struct LineScanner: LineSink {
 
     /// What the lines since the last call found.
     package mutating func take() -> PieceScan {
-        scan.tally.records[runFormat.rawValue] &+= Int64(run)
+        scan.tally.records[runCode] &+= Int64(run)
         run = 0
         var done = PieceScan()
         swap(&done, &scan)
@@ -207,13 +207,13 @@ package struct LineScanner: LineSink {
             return
         }
         let time = reader.record.time
-        let format = reader.format
         // Records per format, counted as a run of one format: most inputs
-        // have one (`take` adds the run to the tally).
-        if format != runFormat {
-            scan.tally.records[runFormat.rawValue] &+= Int64(run)
-            runFormat = format
-            runIsJSON = format.isJSON
+        // have one (`take` adds the run to the tally). Compared by the
+        // stored code: `!=` or `rawValue` across modules is a call.
+        if reader.formatCode != runCode {
+            scan.tally.records[runCode] &+= Int64(run)
+            runCode = reader.formatCode
+            runIsJSON = reader.format.isJSON
             run = 0
         }
         run &+= 1
@@ -241,10 +241,11 @@ package struct LineScanner: LineSink {
             scan.ambiguousLocations += 1
             if scan.firstAmbiguousLine == nil { scan.firstAmbiguousLine = number }
         }
-        // (301…308 first: one compare on the common record.)
-        if UInt(bitPattern: reader.record.status &- 301) < 8, CombinedLogParser.sendsLocation(reader.record.status),
-            case .emptyByPlace = reader.record.location
-        {
+        // A status that always carries a Location (301, 302, 303, 307,
+        // 308: bits 0, 1, 2, 6 and 7 above 301), told in the scanner: one
+        // compare on the common record, no call.
+        let redirect = UInt(bitPattern: reader.record.status &- 301)
+        if redirect < 8, (0xC7 as UInt) >> redirect & 1 == 1, case .emptyByPlace = reader.record.location {
             scan.doubtfulLocations += 1
             if scan.firstDoubtfulLine == nil { scan.firstDoubtfulLine = number }
         }
