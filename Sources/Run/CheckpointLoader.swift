@@ -90,6 +90,9 @@ enum CheckpointLoader {
                     )
                 }
             }
+            // A follower numbers files by rank as it goes: read back, they
+            // are numbered afresh (the ones no session names left out).
+            if chain == .follow, carried?.follow != nil { carried = carried?.renumbered() }
         } catch {
             say("--checkpoint \(shown): \(TerminalText.escape("\(error)")); \(chain.nothing)")
             plan.removeMadeFolders()

@@ -100,7 +100,7 @@ struct FollowModelTests {
             // What a restart takes in (the snapshot, then the journal) is
             // the whole checkpoint the commit stood for.
             guard readsBack, let follower, let path = run.checkpoint else { return }
-            let whole = follower.checkpointNow().encoded()
+            let whole = follower.checkpointNow().renumbered().encoded()
             if Array(committedCheckpoint(path).utf8) != whole { unequal.append("commit \(commits) at \(model.now)") }
         }
 
@@ -213,6 +213,49 @@ struct FollowModelTests {
         if model.openHandles != 0 { wrong.append("\(model.openHandles) handles left open") }
         if !wrong.isEmpty { wrong.append("last steps:\n" + (trace.suffix(40) + world.messages).joined(separator: "\n")) }
         return wrong
+    }
+
+    @Test("sessions journaled by change: one asked again while open, one answered, one opened; read back as the whole checkpoint")
+    func sessionsChangedWhileOpen() throws {
+        let world = World()
+        world.readsBack = true
+        let model = world.model
+        let file = model.create(Self.log)
+        func request(_ state: String) -> String {
+            let time = logTime(Date(timeIntervalSince1970: Double(model.now) / 1000))
+            return "203.0.113.9 - - [\(time)] \"GET \(authorize(state: state)) HTTP/1.1\" 200 0 \"-\" \"GoogleApp/1.0\" \"-\"\n"
+        }
+        func answer(_ state: String) -> String {
+            let time = logTime(Date(timeIntervalSince1970: Double(model.now) / 1000))
+            return "203.0.113.9 - - [\(time)] \"POST /consent HTTP/1.1\" 302 0 \"-\" \"GoogleApp/1.0\" \"\(opa)?code=\(state)c&state=\(state)\"\n"
+        }
+        try world.start()
+        model.append(request("a") + request("b") + request("c"), to: file)
+        for _ in 0..<8 {
+            model.now += 1000
+            #expect(world.turn() == nil)
+        }
+        let before = world.appended
+        #expect(committedCheckpoint(world.run.checkpoint!).components(separatedBy: "\nsession\t").count - 1 == 3, "a, b and c committed")
+        // Sessions committed open change: `a` asked again (its request
+        // count and last time), `b` answered, `d` opens.
+        model.append(request("a") + answer("b") + request("d"), to: file)
+        for _ in 0..<8 {
+            model.now += 1000
+            #expect(world.turn() == nil)
+        }
+        #expect(world.appended > before, "the changes went to the journal")
+        let sessions = committedCheckpoint(world.run.checkpoint!).split(separator: "\n").filter { $0.hasPrefix("session\t") }
+        #expect(sessions.count == 4)
+        #expect(sessions.first { $0.hasPrefix("session\ta\t") }?.split(separator: "\t")[12] == "2", "a's second request")
+        // Timed out, each closes: its serial goes to the journal.
+        for _ in 0..<15 {
+            model.now += 60_000
+            #expect(world.turn() == nil)
+        }
+        #expect(!committedCheckpoint(world.run.checkpoint!).contains("\nsession\t"), "every session closed")
+        // Every commit read back as the whole checkpoint it stood for.
+        #expect(world.unequal.isEmpty, "\(world.unequal)")
     }
 
     @Test("rotated twice between two looks: the file in the middle is read from its start, said; one let go and written to again is read on")

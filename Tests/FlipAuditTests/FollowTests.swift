@@ -60,6 +60,47 @@ struct FollowTests {
         }
     }
 
+    /// A session as a follower commits it, its sources in file `file`.
+    static func session(_ serial: Int, firstSeen: Int64, file: Int32, requests: Int = 1) -> CarriedSession {
+        CarriedSession(
+            state: "s\(serial)", serial: serial, firstSeen: firstSeen, lastSeen: firstSeen, firstSource: SourceRef(file: file, line: Int64(serial)),
+            lastLineInFirstFile: Int64(serial), clientID: "G123", redirectURI: nil, clientMismatch: false, clientIP: "203.0.113.9", requestCount: requests,
+            returnCount: 0, firstReturn: nil, failure: nil, findings: [], codeKeys: [], expiresAt: firstSeen + 600_000, observable: true)
+    }
+
+    @Test("sessions journaled by change: a commit's sessions replace or add theirs by serial, closed serials go, files numbered afresh")
+    func journalSessions() throws {
+        // Files by rank, as a follower numbers them: rank 0 is let go.
+        var snapshot = Self.followCheckpoint()
+        snapshot.files = ["old.log", "access.log"]
+        snapshot.serial = 5
+        snapshot.sessions = [Self.session(1, firstSeen: 10, file: 0), Self.session(2, firstSeen: 20, file: 1), Self.session(3, firstSeen: 30, file: 1)]
+        let snapshotBytes = snapshot.encoded()
+        var first = snapshot
+        first.files = ["old.log", "access.log", "access.log.1"]
+        first.serial = 7
+        // Session 2 asked again, session 5 opened in the new file; 1 closed.
+        first.sessions = [Self.session(2, firstSeen: 20, file: 1, requests: 2), Self.session(5, firstSeen: 5, file: 2)]
+        first.closed = [1]
+        let block = CheckpointJournal.commit(first, states: [], codes: [])
+        let read = try CheckpointJournal.apply(CheckpointJournal.header(for: snapshotBytes) + block, to: snapshot, snapshotBytes: snapshotBytes)
+        let c = read.checkpoint
+        #expect(read.commits == 1 && c.closed.isEmpty && c.serial == 7)
+        // By first seen: 5 (access.log.1, now file 0), 2 and 3 (access.log, file 1).
+        #expect(c.sessions.map(\.serial) == [5, 2, 3] && c.sessions.map(\.requestCount) == [1, 2, 1])
+        #expect(c.files == ["access.log.1", "access.log"] && c.sessions.map(\.firstSource.file) == [0, 1, 1])
+        #expect(c.follow?.sources == [1: 0xfeed])
+        // A commit whose files do not extend the ones before: refused.
+        var renumbered = first
+        renumbered.files = ["access.log", "old.log"]
+        renumbered.sessions = []
+        #expect {
+            try CheckpointJournal.apply(
+                CheckpointJournal.header(for: snapshotBytes) + CheckpointJournal.commit(renumbered, states: [], codes: []), to: snapshot,
+                snapshotBytes: snapshotBytes)
+        } throws: { ($0 as? Checkpoint.Damaged)?.description.contains("do not extend") == true }
+    }
+
     @Test("a journal read back: commits in order, states and codes added up, a cut last commit left out, damage named, another snapshot's left out")
     func journal() throws {
         var snapshot = Self.followCheckpoint()
@@ -81,7 +122,13 @@ struct FollowTests {
             Checkpoint.Remembered(key: 2, time: 20), Checkpoint.Remembered(key: 1, time: 30), Checkpoint.Remembered(key: 3, time: 40),
         ]
         whole.returnedCodes = [Checkpoint.Remembered(key: 9, time: 25)]
-        #expect(read.checkpoint == whole)
+        // Numbered afresh: no session names a file, so none is listed.
+        #expect(read.checkpoint == whole.renumbered() && read.checkpoint.files.isEmpty && read.checkpoint.follow?.sources == [:])
+        // A journal written before sessions were journaled by change
+        // (version 1): each commit held every session, and is read so.
+        let v1 = Array("flipaudit follow journal 1".utf8) + CheckpointJournal.header(for: snapshotBytes).drop { $0 != .tab } + firstBlock + secondBlock
+        let old = try CheckpointJournal.apply(v1, to: snapshot, snapshotBytes: snapshotBytes)
+        #expect(old.commits == 2 && old.checkpoint == whole)
         // A stop in the last commit's write: the one before stands.
         let cut = try CheckpointJournal.apply(Array(journal.dropLast(17)), to: snapshot, snapshotBytes: snapshotBytes)
         #expect(cut.commits == 1 && cut.cutOff == secondBlock.count - 17)

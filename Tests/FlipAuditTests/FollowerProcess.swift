@@ -87,7 +87,8 @@ func committedCheckpoint(_ path: String) -> String {
     guard let snapshot = try? Checkpoint.load(path), let bytes = FileManager.default.contents(atPath: path) else { return "" }
     let journal = FileManager.default.contents(atPath: CheckpointJournal.path(of: path))
     let read = journal.flatMap { try? CheckpointJournal.apply(Array($0), to: snapshot, snapshotBytes: Array(bytes)) }
-    return String(decoding: (read?.checkpoint ?? snapshot).encoded(), as: UTF8.self)
+    // Numbered afresh, as the loader does (`Checkpoint.renumbered`).
+    return String(decoding: (read?.checkpoint ?? snapshot).renumbered().encoded(), as: UTF8.self)
 }
 
 /// Changes with every commit to a follow checkpoint: the snapshot's inode

@@ -84,6 +84,9 @@ package struct Checkpoint: Sendable, Equatable {
     /// A follow checkpoint's positions (`flipaudit follow`); nil in a
     /// nightly one.
     package var follow: FollowState?
+    /// In a follower's journal commit (`CheckpointJournal`): the serials of
+    /// sessions closed since the commit before (`closed  SERIAL` lines).
+    package var closed: [Int] = []
 
     /// A remembered fingerprint and when.
     package struct Remembered: Sendable, Equatable {
@@ -195,6 +198,11 @@ package struct Checkpoint: Sendable, Equatable {
             }
         }
         for s in sessions { fields("session", s, CarriedSession.schema) }
+        for serial in closed {
+            line("closed") {
+                F.tab(&$0); F.number(Int64(serial), &$0)
+            }
+        }
         for r in endedStates { fields("state", r, Remembered.schema) }
         for r in returnedCodes { fields("code", r, Remembered.schema) }
         for r in records { fields("record", r, Remembered.schema) }
@@ -251,6 +259,7 @@ package struct Checkpoint: Sendable, Equatable {
         var watermark: Int64?, key: [UInt8]?, serial: Int?, run: Int?
         var files: [String] = []
         var sessions: [CarriedSession] = []
+        var closed: [Int] = []
         var states: [Remembered] = []
         var codes: [Remembered] = []
         var records: [Remembered] = []
@@ -290,6 +299,8 @@ package struct Checkpoint: Sendable, Equatable {
                     files.append(try F.text(f[1]))
                 case "session":
                     sessions.append(try CarriedSession.decode(rest, files: files.count))
+                case "closed" where isFollow:
+                    closed.append(try count(rest, "closed serial"))
                 case "state", "code",
                     "record" where !v1 || tag != "record":
                     let r = try Remembered.schema.read(rest)
@@ -335,6 +346,7 @@ package struct Checkpoint: Sendable, Equatable {
             throw Damaged(description: "\(v1 ? "clock" : "watermark"), key, serial or run missing")
         }
         guard sessions.allSatisfy({ $0.serial < serial }) else { throw Damaged(description: "a session's serial is not below the next serial") }
+        guard closed.allSatisfy({ $0 < serial }) else { throw Damaged(description: "a closed serial is not below the next serial") }
         guard audited.allSatisfy({ $0.run <= run ?? 0 }) else { throw Damaged(description: "an audited file's run is past the checkpoint's run") }
         guard (totals.last?.run ?? 0) <= (run ?? 0) else { throw Damaged(description: "a run's totals are past the checkpoint's run") }
         // Waiting records are read as the next run will read them; each
@@ -356,6 +368,7 @@ package struct Checkpoint: Sendable, Equatable {
             waiting: waiting.map { Array($0.bytes) }, locations: locations)
         checkpoint.legacyFingerprints = v1 || v2
         if isFollow { checkpoint.follow = follow }
+        checkpoint.closed = closed
         return checkpoint
     }
 
@@ -378,6 +391,46 @@ package struct Checkpoint: Sendable, Equatable {
             i += 2
         }
         return out
+    }
+
+    // MARK: Numbering
+
+    /// The checkpoint with its sessions in the order a tracker takes them
+    /// in (first seen, then serial) and its files numbered by first use in
+    /// them, files no session names left out: a follower numbers files by
+    /// rank as it goes (so that its journal's commits agree); what it
+    /// reads back is numbered afresh, and equal checkpoints are equal
+    /// bytes. One with waiting records or location lines (a nightly one)
+    /// is left as it is.
+    package func renumbered() -> Checkpoint {
+        guard waiting.isEmpty, locations.isEmpty else { return self }
+        var next = self
+        next.sessions = sessions.sorted { ($0.firstSeen, $0.serial) < ($1.firstSeen, $1.serial) }
+        var index: [Int32: Int32] = [:]
+        var names: [String] = []
+        var old: [Int32] = []
+        func map(_ source: SourceRef) -> SourceRef {
+            if let i = index[source.file] { return SourceRef(file: i, line: source.line) }
+            let i = Int32(names.count)
+            index[source.file] = i
+            old.append(source.file)
+            names.append(files.indices.contains(Int(source.file)) ? files[Int(source.file)] : "?")
+            return SourceRef(file: i, line: source.line)
+        }
+        // The order `Session.carried` maps them in.
+        for k in next.sessions.indices {
+            next.sessions[k].firstSource = map(next.sessions[k].firstSource)
+            if let r = next.sessions[k].firstReturn { next.sessions[k].firstReturn = r.from(map(r.source)) }
+            if let f = next.sessions[k].failure { next.sessions[k].failure = (f.status, f.time, map(f.source)) }
+        }
+        next.files = names
+        if var follow {
+            var sources: [Int: UInt64] = [:]
+            for (i, rank) in old.enumerated() { if let f = follow.sources[Int(rank)] { sources[i] = f } }
+            follow.sources = sources
+            next.follow = follow
+        }
+        return next
     }
 
     // MARK: Files

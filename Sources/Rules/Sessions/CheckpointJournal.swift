@@ -6,21 +6,30 @@ import Reading
 /// not to all the reuse window remembers. Filebeat's registry (a log of
 /// changes and a snapshot) and SQLite's write-ahead log are the models.
 ///
-///     flipaudit follow journal 1   SHA-256 of the snapshot it follows
-///     <a commit>                   a follow checkpoint, sealed: every line
-///     <a commit>                   but `state` and `code`, which hold only
-///     …                            what was remembered since the one before
+///     flipaudit follow journal 2   SHA-256 of the snapshot it follows
+///     <a commit>                   a follow checkpoint, sealed: its small
+///     <a commit>                   lines whole; `session`, `closed`, `state`
+///     …                            and `code` only what changed since the
+///                                  commit before
 ///
-/// Read back, the snapshot and then each commit in order: a commit's lines
-/// stand in for the ones before, but its remembered states and codes are
-/// added to the ones before (the later time of a key wins); what has
-/// outlived the reuse window is left to the tracker that takes it in, which
-/// drops it as a whole checkpoint's. A journal of another snapshot (a
+/// Read back, the snapshot and then each commit in order: a commit's small
+/// lines (watermark, serial, files, positions, ids written) stand in for the
+/// ones before; its `session` lines replace the sessions of their serials
+/// or add them, its `closed` lines take sessions away, its `record` lines
+/// (the records audited since) follow the ones before (those near the
+/// last watermark are kept, each key once), and its remembered states and
+/// codes are added to the ones before (the later time of a key wins); what has outlived the reuse window is left to the tracker that
+/// takes it in, which drops it as a whole checkpoint's. A follower numbers
+/// files by rank, so a commit's files extend the ones before; what is read
+/// back is numbered afresh (`Checkpoint.renumbered`). Version 1 (written
+/// before sessions were journaled by change: every commit held every open
+/// session) is read too. A journal of another snapshot (a
 /// compaction that stopped between its two renames) is stale: the snapshot
 /// holds it already. A last commit cut off (a stop in its write) is left
 /// out: the commit before it stands, as after a stop before a commit.
 package enum CheckpointJournal {
-    static let magic = "flipaudit follow journal 1"
+    static let magic = "flipaudit follow journal 2"
+    static let magicV1 = "flipaudit follow journal 1"
 
     /// The journal's file beside a checkpoint's.
     package static func path(of checkpoint: String) -> String { checkpoint + ".journal" }
@@ -30,7 +39,9 @@ package enum CheckpointJournal {
         Array("\(magic)\t\(Checkpoint.hex(Array(SHA256.hash(data: snapshot))))\n".utf8)
     }
 
-    /// One commit: `checkpoint` with only `states` and `codes` remembered.
+    /// One commit: `checkpoint` (a follower's, whose sessions are those
+    /// written since the commit before) with only `states` and `codes`
+    /// remembered.
     package static func commit(_ checkpoint: Checkpoint, states: [Checkpoint.Remembered], codes: [Checkpoint.Remembered]) -> [UInt8] {
         var block = checkpoint
         block.endedStates = states
@@ -54,14 +65,19 @@ package enum CheckpointJournal {
     /// an error naming its line in the journal.
     package static func apply(_ journal: [UInt8], to snapshot: Checkpoint, snapshotBytes: [UInt8]) throws(Checkpoint.Damaged) -> Read {
         var read = Read(checkpoint: snapshot)
-        let head = header(for: snapshotBytes)
-        guard journal.starts(with: Array("\(magic)\t".utf8)) else {
+        let v1 = journal.starts(with: Array("\(magicV1)\t".utf8))
+        var head = header(for: snapshotBytes)
+        if v1 { head = Array("\(magicV1)".utf8) + head.drop { $0 != .tab } }
+        guard v1 || journal.starts(with: Array("\(magic)\t".utf8)) else {
             throw Checkpoint.Damaged(description: "journal line 1: not a flipaudit follow journal")
         }
         guard journal.starts(with: head) else {
             read.stale = true
             return read
         }
+        var sessions: [Int: CarriedSession] = [:]
+        for s in snapshot.sessions { sessions[s.serial] = s }
+        var records = snapshot.records
         var states: [UInt64: Int64] = [:]
         var codes: [UInt64: Int64] = [:]
         for r in snapshot.endedStates { states[r.key] = max(states[r.key] ?? .min, r.time) }
@@ -90,6 +106,14 @@ package enum CheckpointJournal {
             guard commit.follow != nil, commit.key == snapshot.key else {
                 throw Checkpoint.Damaged(description: "journal lines \(firstLine)–\(line - 1): not a commit of this follower's chain")
             }
+            if !v1 {
+                guard commit.files.starts(with: read.checkpoint.files) else {
+                    throw Checkpoint.Damaged(description: "journal lines \(firstLine)–\(line - 1): its files do not extend the ones before")
+                }
+                for s in commit.sessions { sessions[s.serial] = s }
+                for serial in commit.closed { sessions[serial] = nil }
+                records += commit.records
+            }
             for r in commit.endedStates { states[r.key] = max(states[r.key] ?? .min, r.time) }
             for r in commit.returnedCodes { codes[r.key] = max(codes[r.key] ?? .min, r.time) }
             read.checkpoint = commit
@@ -100,6 +124,15 @@ package enum CheckpointJournal {
         read.cutOff = journal.count - start
         read.checkpoint.endedStates = sorted(states)
         read.checkpoint.returnedCodes = sorted(codes)
+        if !v1 {
+            read.checkpoint.sessions = Array(sessions.values)
+            read.checkpoint.closed = []
+            // Those near the last watermark, each key once (`DuplicateFilter.handedOn`).
+            let from = read.checkpoint.watermark - AuditConfiguration.reorderWindow
+            var seen = Set<UInt64>()
+            read.checkpoint.records = records.filter { $0.time >= from && seen.insert($0.key).inserted }
+            read.checkpoint = read.checkpoint.renumbered()
+        }
         return read
     }
 

@@ -36,6 +36,8 @@ package struct DuplicateFilter {
     /// How long `recent` keeps a record (the reuse window); nil when no
     /// checkpoint is written, and `recent` stays empty.
     private let retention: Int64?
+    /// Records put in `recent` since `takeAdded` (a follower's journal).
+    private var added = 0
     /// Records left out as duplicates.
     package var count = 0
     /// Off, every record is admitted: lines were not fingerprinted (one
@@ -73,7 +75,10 @@ package struct DuplicateFilter {
             count += 1
             return false
         }
-        if retention != nil { recent.append(Checkpoint.Remembered(key: event.lineKey, time: event.time)) }
+        if retention != nil {
+            recent.append(Checkpoint.Remembered(key: event.lineKey, time: event.time))
+            added += 1
+        }
         return true
     }
 
@@ -84,6 +89,19 @@ package struct DuplicateFilter {
         var seen = Set<FingerprintKey>()
         return recent.filter { $0.time >= from && seen.insert(FingerprintKey($0.key)).inserted }
     }
+
+    /// A follower's journal commit: the records audited since the last
+    /// take (or `startAdding`) not older than the watermark less the
+    /// reorder window, in the order they came; read back after the ones
+    /// before them, they make `handedOn` of the whole (`CheckpointJournal`).
+    package mutating func takeAdded(watermark: Int64) -> [Checkpoint.Remembered] {
+        let from = watermark - AuditConfiguration.reorderWindow
+        defer { added = 0 }
+        return recent.suffix(min(added, recent.count)).filter { $0.time >= from }
+    }
+
+    /// Counts the records added from a whole checkpoint on.
+    package mutating func startAdding() { added = 0 }
 
     /// Forgets the current time's keys, for a reducer that audits one
     /// state's events at a time (the distributed session stage).

@@ -67,6 +67,7 @@ final class SessionTable {
         }
         unsafeMutableAddress {
             assert(live[id], "a closed session's slot written")
+            if tracking && !written[id] { wrote(id) }
             return slots + id
         }
     }
@@ -106,6 +107,14 @@ final class SessionTable {
         (slots + id).initialize(to: consume session)
         live[id] = true
         openOrder.append((Int32(id), generations[id]))
+        if tracking {
+            if written.count <= id {
+                written.append(false)
+                committed.append(false)
+            }
+            committed[id] = false
+            if !written[id] { wrote(id) }
+        }
         if self[id].state.isEmpty {
             stateless += 1
             return id
@@ -140,6 +149,12 @@ final class SessionTable {
             stateless -= 1
         } else {
             unlink(id)
+        }
+        // After `unlink`, which writes the chain beside it.
+        if tracking {
+            if committed[id] { closedSerials.append(self[id].serial) }
+            committed[id] = false
+            written[id] = false
         }
         generations[id] &+= 1
         free.append(Int32(id))
@@ -207,6 +222,11 @@ final class SessionTable {
     var stillOpen: [Int] { openOrder.filter { current($0.slot, $0.generation) }.map { Int($0.slot) } }
 
     func removeAll() {
+        tracking = false
+        written.removeAll()
+        committed.removeAll()
+        writtenSlots.removeAll()
+        closedSerials.removeAll()
         for i in live.indices where live[i] { (slots + i).deinitialize(count: 1) }
         live.removeAll()
         generations.removeAll()
@@ -217,5 +237,51 @@ final class SessionTable {
         expiries.removeAll()
         carriedExpiries.removeAll()
         openOrder.removeAll()
+    }
+
+    // MARK: Changes (a follower's journal)
+
+    /// Whether writes are tracked: a follower's commits journal only the
+    /// sessions written since the commit before (`takeChanges`), and the
+    /// serials of those closed. Off in a nightly run: one flag looked at
+    /// per write.
+    private var tracking = false
+    /// Per slot: written since the last take; its session is in a commit.
+    private var written: [Bool] = []
+    private var committed: [Bool] = []
+    /// The slots written since the last take (a slot again after its
+    /// session closed and another opened in it).
+    private var writtenSlots: [Int32] = []
+    /// The serials of committed sessions closed since the last take.
+    private var closedSerials: [Int] = []
+
+    private func wrote(_ id: Int) {
+        written[id] = true
+        writtenSlots.append(Int32(id))
+    }
+
+    /// Tracks writes from now on, every open session counted as committed
+    /// (a whole checkpoint holds them all).
+    func startTracking() {
+        tracking = true
+        written = Array(repeating: false, count: live.count)
+        committed = live
+        writtenSlots.removeAll()
+        closedSerials.removeAll()
+    }
+
+    /// The slots of the open sessions written since the last take (each
+    /// once, now counted as committed), and the serials of the committed
+    /// sessions closed since.
+    func takeChanges() -> (slots: [Int], closed: [Int]) {
+        var slots: [Int] = []
+        for s in writtenSlots where written[Int(s)] {
+            written[Int(s)] = false
+            committed[Int(s)] = true
+            slots.append(Int(s))
+        }
+        writtenSlots.removeAll(keepingCapacity: true)
+        defer { closedSerials.removeAll(keepingCapacity: true) }
+        return (slots, closedSerials)
     }
 }

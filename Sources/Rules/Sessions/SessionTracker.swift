@@ -243,6 +243,34 @@ package final class SessionTracker {
         return (checkpoint, ranks)
     }
 
+    /// A follower's commit (docs/follow.md, "Commits"): its sources' files
+    /// numbered by rank (`names`, one per rank), and either every open
+    /// session with every state and code remembered (`whole`: a snapshot)
+    /// or the sessions written since the commit before and the serials of
+    /// those closed since (a journal commit; the states and codes come
+    /// apart, `takeRememberedChanges`). `track`: sessions are journaled by
+    /// change from this whole checkpoint on (a commit's; a test's look at
+    /// the whole checkpoint leaves the journal as it is).
+    package func followCommit(watermark: Int64, names: [String], whole: Bool, track: Bool) -> Checkpoint {
+        let now = max(clock, watermark)
+        var sessions: [CarriedSession] = []
+        var closed: [Int] = []
+        if whole {
+            for s in table.stillOpen { sessions.append(table[s].carried(map: { $0 }, observable: logsLocation(table[s]))) }
+            if track { table.startTracking() }
+        } else {
+            let (slots, gone) = table.takeChanges()
+            for s in slots { sessions.append(table[s].carried(map: { $0 }, observable: logsLocation(table[s]))) }
+            closed = gone
+        }
+        var checkpoint = Checkpoint(
+            watermark: watermark, key: [], serial: nextSerial, files: names, sessions: sessions,
+            endedStates: whole ? endedStates.live(now: now) : [], returnedCodes: whole ? returnedCodes.live(now: now) : [],
+            waiting: [], locations: [:])
+        checkpoint.closed = closed
+        return checkpoint
+    }
+
     private func clear() {
         table.removeAll()
     }

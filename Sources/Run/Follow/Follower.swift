@@ -443,7 +443,7 @@ final class Follower {
         let changes = tracker.takeRememberedChanges()
         writer.submit(
             CommitWriter.Job(
-                checkpoint: checkpointNow(whole: whole), states: changes.states, codes: changes.codes, whole: whole,
+                checkpoint: checkpointNow(whole: whole, track: true), states: changes.states, codes: changes.codes, whole: whole,
                 findings: run.findings == nil ? -1 : dup(stream.descriptor), path: path))
         guard wait else { return true }
         writer.waitIdle()
@@ -471,23 +471,28 @@ final class Follower {
         _ = collect()
     }
 
-    /// The whole checkpoint a commit now holds: the rules' state, the
-    /// records near the watermark, where each file stands, the findings
-    /// written and not decided again yet. `whole`: with every remembered
-    /// state and code (a snapshot); else with none (a journal commit adds
-    /// those remembered since the one before).
-    func checkpointNow(whole: Bool = true) -> Checkpoint {
+    /// The checkpoint a commit now holds, its files numbered by rank: the
+    /// rules' state, the records near the watermark, where each file
+    /// stands, the findings written and not decided again yet. `whole`:
+    /// every open session and remembered state and code (a snapshot; with
+    /// `track`, sessions are journaled by change from it on); else the
+    /// sessions written and closed since the commit before, and no state
+    /// or code (a journal commit adds those remembered since).
+    func checkpointNow(whole: Bool = true, track: Bool = false) -> Checkpoint {
         // A restored clock lies the reorder window before the watermark it came from.
         let watermark = max(tracker.now, Checkpoint.noWatermark)
-        var (next, ranks) = tracker.snapshot(watermark: watermark, names: tails.rankNames, remembered: whole)
+        var next = tracker.followCommit(watermark: watermark, names: tails.rankNames, whole: whole, track: track)
         next.key = configuration.fingerprint.keyBytes ?? []
         next.legacyFingerprints = false
         next.run = previousRun + 1
-        next.records = duplicates.handedOn(watermark: watermark)
-        var sources: [Int: UInt64] = [:]
-        for (index, rank) in ranks.enumerated() where tails.rankFingerprints.indices.contains(Int(rank)) {
-            sources[index] = tails.rankFingerprints[Int(rank)]
+        if whole {
+            next.records = duplicates.handedOn(watermark: watermark)
+            if track { duplicates.startAdding() }
+        } else {
+            next.records = duplicates.takeAdded(watermark: watermark)
         }
+        var sources: [Int: UInt64] = [:]
+        for (rank, fingerprint) in tails.rankFingerprints.enumerated() { sources[rank] = fingerprint }
         // Ids not decided again yet, past the time their sessions closed at the latest.
         stream.forgetWritten(before: watermark - Int64(configuration.sessionTimeoutSeconds) * 1000 - AuditConfiguration.reorderWindow)
         next.follow = FollowState(positions: tails.files.map(\.position), sources: sources, findings: stream.mark, written: stream.written)
