@@ -15,7 +15,7 @@
 /// (`Fingerprint`): no log line can choose where they land. 21 to 43
 /// bytes of memory per remembered key.
 package struct ReuseMemory {
-    private struct Slot {
+    fileprivate struct Slot {
         var key: UInt64
         var time: Int64
     }
@@ -83,16 +83,29 @@ package struct ReuseMemory {
     /// (for a checkpoint). Each is sorted as one 128-bit word, the time
     /// with its sign bit flipped above the key, so the sort compares
     /// integers instead of calling a closure on pairs.
-    func live(now: Int64) -> [Checkpoint.Remembered] {
-        let signBit = UInt64(1) << 63
-        var packed: [UInt128] = []
-        packed.reserveCapacity(count)
-        for s in slots where s.time != .min && now - s.time <= retention {
-            packed.append(UInt128(UInt64(bitPattern: s.time) ^ signBit) << 64 | UInt128(s.key))
-        }
-        packed.sort()
-        return packed.map {
-            Checkpoint.Remembered(key: UInt64(truncatingIfNeeded: $0), time: Int64(bitPattern: UInt64(truncatingIfNeeded: $0 >> 64) ^ signBit))
+    func live(now: Int64) -> [Checkpoint.Remembered] { frozen().live(now: now) }
+
+    /// The table as it is now, for another thread to list (`live`): the
+    /// slots are shared, and copied by this memory's next write.
+    package func frozen() -> Frozen { Frozen(slots: slots, count: count, retention: retention) }
+
+    /// A remembered table taken at a commit (`frozen`).
+    package struct Frozen: Sendable {
+        fileprivate let slots: [Slot]
+        let count: Int
+        let retention: Int64
+
+        func live(now: Int64) -> [Checkpoint.Remembered] {
+            let signBit = UInt64(1) << 63
+            var packed: [UInt128] = []
+            packed.reserveCapacity(count)
+            for s in slots where s.time != .min && now - s.time <= retention {
+                packed.append(UInt128(UInt64(bitPattern: s.time) ^ signBit) << 64 | UInt128(s.key))
+            }
+            packed.sort()
+            return packed.map {
+                Checkpoint.Remembered(key: UInt64(truncatingIfNeeded: $0), time: Int64(bitPattern: UInt64(truncatingIfNeeded: $0 >> 64) ^ signBit))
+            }
         }
     }
 

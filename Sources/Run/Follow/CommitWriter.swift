@@ -17,6 +17,9 @@ final class CommitWriter: Sendable {
     /// A commit to write.
     struct Job: Sendable {
         var checkpoint: Checkpoint
+        /// A snapshot's sessions, states and codes, built here
+        /// (`SessionTracker.followSnapshot`).
+        var deferred: SessionTracker.Deferred?
         /// States and codes remembered since the commit before (the
         /// journal's), and whether `checkpoint` holds all of them (built
         /// for a snapshot: `wantsSnapshot` said so).
@@ -142,7 +145,9 @@ final class CommitWriter: Sendable {
             outcome.ok = false
             return outcome
         }
-        let bytes = job.checkpoint.encoded()
+        var checkpoint = job.checkpoint
+        job.deferred?.fill(&checkpoint)
+        let bytes = checkpoint.encoded()
         do { try AtomicFile.write(bytes: bytes, to: job.path, mode: 0o600) } catch {
             state.change { $0.journal = Self.closed($0.journal) }
             return Outcome(ok: false, messages: ["--checkpoint \(TerminalText.escape(job.path)): \(error); the previous commit stands"])

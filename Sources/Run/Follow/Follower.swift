@@ -441,9 +441,10 @@ final class Follower {
         }
         let whole = writer.wantsSnapshot
         let changes = tracker.takeRememberedChanges()
+        let (checkpoint, deferred) = commitCheckpoint(whole: whole)
         writer.submit(
             CommitWriter.Job(
-                checkpoint: checkpointNow(whole: whole, track: true), states: changes.states, codes: changes.codes, whole: whole,
+                checkpoint: checkpoint, deferred: deferred, states: changes.states, codes: changes.codes, whole: whole,
                 findings: run.findings == nil ? -1 : dup(stream.descriptor), path: path))
         guard wait else { return true }
         writer.waitIdle()
@@ -482,6 +483,24 @@ final class Follower {
         // A restored clock lies the reorder window before the watermark it came from.
         let watermark = max(tracker.now, Checkpoint.noWatermark)
         var next = tracker.followCommit(watermark: watermark, names: tails.rankNames, whole: whole, track: track)
+        completed(&next, watermark: watermark, whole: whole, track: track)
+        return next
+    }
+
+    /// A commit's checkpoint: a snapshot's sessions, states and codes left
+    /// to the commit thread (`SessionTracker.followSnapshot`), a journal
+    /// commit's changes taken here.
+    private func commitCheckpoint(whole: Bool) -> (Checkpoint, SessionTracker.Deferred?) {
+        guard whole else { return (checkpointNow(whole: false, track: true), nil) }
+        let watermark = max(tracker.now, Checkpoint.noWatermark)
+        var (next, deferred) = tracker.followSnapshot(watermark: watermark, names: tails.rankNames)
+        completed(&next, watermark: watermark, whole: true, track: true)
+        return (next, deferred)
+    }
+
+    /// The lines of a commit beside the rules' state: records near the
+    /// watermark, positions, the findings file, the ids written.
+    private func completed(_ next: inout Checkpoint, watermark: Int64, whole: Bool, track: Bool) {
         next.key = configuration.fingerprint.keyBytes ?? []
         next.legacyFingerprints = false
         next.run = previousRun + 1
@@ -496,7 +515,6 @@ final class Follower {
         // Ids not decided again yet, past the time their sessions closed at the latest.
         stream.forgetWritten(before: watermark - Int64(configuration.sessionTimeoutSeconds) * 1000 - AuditConfiguration.reorderWindow)
         next.follow = FollowState(positions: tails.files.map(\.position), sources: sources, findings: stream.mark, written: stream.written)
-        return next
     }
 
     /// The file the commit's `mark` names under a rotated name of `path`
