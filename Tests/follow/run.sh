@@ -271,8 +271,9 @@ start_follower() {
   wait_for 120 "/healthz 200 after the follower's start" healthy
 }
 kill_follower() { kill -KILL "$FPID"; wait "$FPID" 2>/dev/null || true; FPID=""; KILLS=$((KILLS + 1)); }
-cp_stamp() { stat -c '%i %.9Y' "$D/checkpoint" 2>/dev/null || echo none; }
-# committed_since STAMP: the checkpoint was written again
+# A commit writes the snapshot anew or appends to its journal (docs/follow.md, "Commits").
+cp_stamp() { stat -c '%i %.9Y %s' "$D/checkpoint" "$D/checkpoint.journal" 2>/dev/null || echo none; }
+# committed_since STAMP: the checkpoint or its journal was written again
 committed_since() { [ "$(cp_stamp)" != "$1" ]; }
 # one_file: the follower holds the live file only: the last rotated one is read and let go
 # (docs/follow.md: flipaudit_follow_files counts "rotated ones still being read")
