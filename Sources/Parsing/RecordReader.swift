@@ -266,6 +266,18 @@ package struct FormatTally: Sendable, Equatable {
             .sorted { (records[$0.rawValue], $1.name) > (records[$1.rawValue], $0.name) }
     }
 
+    /// The server whose times carry no zone (`FormatRow.zoneless`) when
+    /// records of its format were read without one: more of them than the
+    /// `zoned` whose zone a line gave (a syslog header's). Nil when every
+    /// record's time carried its zone.
+    package func zoneless(zoned: Int) -> String? {
+        for row in FormatTable.rows {
+            guard let server = row.zoneless, records[row.format.rawValue] > (row.reader == .haproxy ? Int64(zoned) : 0) else { continue }
+            return server
+        }
+        return nil
+    }
+
     /// The format that reads most of the refused lines, with how many.
     package var bestFit: (format: RecordFormat, lines: Int)? {
         guard let best = RecordFormat.allCases.max(by: { (fits[$0.rawValue], $1.name) < (fits[$1.rawValue], $0.name) }),

@@ -259,6 +259,26 @@ struct ClockOffsetTests {
         #expect(apart.result.offsets.isEmpty)
     }
 
+    @Test("HAProxy behind a syslog header with a zone: its times carry one, so an offset is not a --tz to give")
+    func zonedHeaderIsNotZoneless() {
+        let backend = TierTests.logs().backend
+        // rsyslog's RFC 3339 header in UTC: HAProxy's 11:mm is 11:mm UTC,
+        // an hour after the backend's 10:mm: a clock off, not a zone.
+        let framed = Self.haproxy(hour: 11).map { line -> String in
+            let time = line.split(separator: "[")[1].prefix(24)
+            let minute = time.dropFirst(15).prefix(5)
+            return "2026-11-22T11:\(minute).000+00:00 lb haproxy[812]: " + line
+        }
+        let off = audit(["backend.log": backend, "haproxy.log": framed])
+        #expect(off.result.offsets.count == 1)
+        let o = off.result.offsets.first
+        #expect(o?.offset == 3_600_000 && o?.zoneless == nil)
+        #expect(o?.sentence(zone: nil).hasSuffix("or mend its server's clock or zone") == true, "\(o?.sentence(zone: nil) ?? "")")
+        // Without the header its times carry none: named, with the --tz.
+        let plain = audit(["backend.log": backend, "haproxy.log": Self.haproxy(hour: 11)])
+        #expect(plain.result.offsets.first.map { ($0.zoneless! as NSString).lastPathComponent } == "haproxy.log")
+    }
+
     @Test("HAProxy's local times read as UTC: the run says which --tz reads them, and that --tz reads them in step")
     func zonelessAdvice() throws {
         let dir = temporaryDirectory()

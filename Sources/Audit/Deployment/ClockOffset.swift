@@ -33,11 +33,12 @@ package struct ClockOffset: Sendable, Equatable {
     /// States both inputs log, at least, before an offset is told.
     static let fewest = 8
 
-    /// The offsets between inputs' samples (`names` and `formats` by rank):
+    /// The offsets between inputs' samples (`names` and `zoneless`, whose
+    /// times were read in `--tz`, by rank):
     /// a pair is told when at least `fewest` states both log lie a whole
     /// number of quarter hours apart, and four in five of those that lie
     /// near any whole number of them (none included) agree on one offset.
-    package static func detect(_ samples: [TwinSample], names: [String], formats: [String]) -> [ClockOffset] {
+    package static func detect(_ samples: [TwinSample], names: [String], zoneless: [Bool]) -> [ClockOffset] {
         // Each state's records across inputs (a few of each: a state
         // repeated without end compares nothing more).
         var byState: [UInt64: [(input: Int, time: Int64)]] = [:]
@@ -67,7 +68,7 @@ package struct ClockOffset: Sendable, Equatable {
                 n * 5 >= byPair.count * 4
             else { continue }
             let (i, j) = (Int(pair.a), Int(pair.b))
-            let zoneless = [i, j].filter { formats.indices.contains($0) && FormatTable.row(named: formats[$0])?.zoneless != nil }
+            let zoneless = [i, j].filter { zoneless.indices.contains($0) && zoneless[$0] }
             found.append(
                 ClockOffset(
                     first: names[i], second: names[j], offset: k * quarter, states: n, zoneless: zoneless.count == 1 ? names[zoneless[0]] : nil,

@@ -22,6 +22,8 @@ package struct FileFacts: Sendable, Codable, Equatable {
     /// Its first flip records that could have a twin: every reducer reads
     /// the same pairs of inputs as tiers from them (`Tiers.detect`).
     var sample: TwinSample?
+    /// Its times were read in `--tz` (`FileScan.zoneless`); nil: not.
+    var zoneless: Bool?
     /// The messages one process prints for this input, in line order.
     package var warnings: [String]
     /// Why it could not be read completely (`NAME: message`).

@@ -143,7 +143,7 @@ package enum MergeStage {
             TierPair(first: plan.files[Int(pair.a)].displayName, second: plan.files[Int(pair.b)].displayName, shared: tierTwins[pair]!)
         }
         result.offsets = ClockOffset.detect(
-            facts.map { $0?.sample ?? TwinSample() }, names: plan.files.map(\.displayName), formats: result.files.map(\.format))
+            facts.map { $0?.sample ?? TwinSample() }, names: plan.files.map(\.displayName), zoneless: facts.map { $0?.zoneless == true })
         for offset in result.offsets { warn(offset.sentence(zone: configuration.zone)) }
         result.streams = Streams.summaries(
             ends, names: plan.files.map(\.displayName), timeout: Int64(configuration.sessionTimeoutSeconds) * 1000)

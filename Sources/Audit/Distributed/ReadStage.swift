@@ -66,7 +66,7 @@ package enum ReadStage {
         return FileFacts(
             rank: Int32(rank), accounting: scan.accounting, summary: scan.summary,
             locationLines: step.locationLines, latestTime: scan.latestTime, firstTime: scan.firstTime,
-            sample: scan.sample.entries.isEmpty ? nil : scan.sample, warnings: scan.warnings,
+            sample: scan.sample.entries.isEmpty ? nil : scan.sample, zoneless: scan.zoneless ? true : nil, warnings: scan.warnings,
             error: scan.error,
             job: job, events: events)
     }

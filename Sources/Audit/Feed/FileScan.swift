@@ -16,4 +16,7 @@ struct FileScan: Sendable {
     /// Messages for standard error, in line order (the first malformed
     /// lines, then the read error).
     var warnings: [String]
+    /// Its times were read in `--tz` (a format whose times carry no zone):
+    /// what `ClockOffset`'s advice names.
+    var zoneless = false
 }

@@ -138,10 +138,10 @@ struct ScanAssembler {
         if let hint { warnings.append("\(file.displayName): \(hint)") }
         // Read normally, each said once with its count (docs/contract.md §8).
         if crlfLines > 0 { warnings.append("\(file.displayName): \(crlfLines) \(crlfLines == 1 ? "line ends" : "lines end") in CRLF; read as LF") }
-        // Said once per format whose times carry no zone (HAProxy's,
-        // unless a syslog header gave every one of them its own).
-        for row in FormatTable.rows {
-            guard let server = row.zoneless, tally.records[row.format.rawValue] > (row.reader == .haproxy ? Int64(zonedByHeader) : 0) else { continue }
+        // Said once when its times carry no zone (HAProxy's, unless a
+        // syslog header gave every one of them its own).
+        let zoneless = tally.zoneless(zoned: zonedByHeader)
+        if let server = zoneless {
             warnings.append("\(file.displayName): \(server)'s times carry no zone: read as \(zone ?? "UTC") (--tz ZONE)")
         }
         if let first = firstAmbiguousLine {
@@ -175,7 +175,7 @@ struct ScanAssembler {
                 crlfLines: crlfLines > 0 ? crlfLines : nil, noFinalNewline: noFinalNewline ? true : nil,
                 records: accounting.records, malformedLines: accounting.malformedLines,
                 refusedLines: accounting.malformedByReason[MalformedReason.future.rawValue], notices: accounting.notices),
-            error: message, warnings: warnings + (message.map { [$0] } ?? []))
+            error: message, warnings: warnings + (message.map { [$0] } ?? []), zoneless: zoneless != nil)
     }
 }
 

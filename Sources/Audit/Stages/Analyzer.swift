@@ -228,6 +228,7 @@ package final class Analyzer {
         var first = [Int64?](repeating: nil, count: inputs.count)
         /// Per input, its first flip records that could have a twin.
         var samples = [TwinSample](repeating: TwinSample(), count: inputs.count)
+        var zoneless = [Bool](repeating: false, count: inputs.count)
         let waiting = Waiting(
             on: carry.on, carried: carry.from, streams: Streams(inputs: inputs), starts: ranked.startTimes,
             configuration: configuration,
@@ -252,6 +253,7 @@ package final class Analyzer {
             newest[index] = scan.latestTime
             first[index] = scan.firstTime
             samples[index] = scan.sample
+            zoneless[index] = scan.zoneless
             waiting.ended(index, newest: scan.latestTime)
         }
 
@@ -353,7 +355,7 @@ package final class Analyzer {
         result.tiers = rules.tiers.known.sorted().map { pair in
             TierPair(first: inputs[Int(pair.a)].displayName, second: inputs[Int(pair.b)].displayName, shared: rules.tiers.paired[pair] ?? 0)
         }
-        result.offsets = ClockOffset.detect(samples, names: inputs.map(\.displayName), formats: result.files.map(\.format))
+        result.offsets = ClockOffset.detect(samples, names: inputs.map(\.displayName), zoneless: zoneless)
         for offset in result.offsets { warn(offset.sentence(zone: configuration.zone)) }
         result.watermark = waiting.watermark
         result.skipped = ranked.skipped

@@ -53,6 +53,8 @@ final class FollowedFile {
     /// it is blind (`LiveCoverage`).
     var accounting = InputAccounting()
     var tally = FormatTally()
+    /// Records whose zone a syslog header gave (`FormatTally.zoneless`).
+    var zonedByHeader = 0
     /// One of its lines logged a Location: its returns can be seen.
     var sawLocation = false
 

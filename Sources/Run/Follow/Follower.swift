@@ -311,6 +311,7 @@ final class Follower {
         let scan = file.take()
         file.accounting.add(scan.accounting)
         file.tally.add(scan.tally)
+        file.zonedByHeader += scan.zonedByHeader
         metrics.lines += scan.accounting.lines
         metrics.records += scan.accounting.records
         metrics.malformedLines += scan.accounting.malformedLines
@@ -392,12 +393,11 @@ final class Follower {
         }
         // Files read in different zones: said once per pair, as a batch run says it.
         let names = (0...top).map { tails.source(Int32($0)).0 }
-        let formats = (0...top).map { rank -> String in
-            guard let tally = tails.files.first(where: { $0.rank == Int32(rank) })?.tally else { return "" }
-            let most = (0..<16).max { tally.records[$0] < tally.records[$1] } ?? 0
-            return tally.records[most] > 0 ? RecordFormat(rawValue: most)?.name ?? "" : ""
+        let zoneless = (0...top).map { rank -> Bool in
+            guard let file = tails.files.first(where: { $0.rank == Int32(rank) }) else { return false }
+            return file.tally.zoneless(zoned: file.zonedByHeader) != nil
         }
-        for offset in ClockOffset.detect(list, names: names, formats: formats)
+        for offset in ClockOffset.detect(list, names: names, zoneless: zoneless)
         where tiersSaid.insert(offset.first + "\u{0}" + offset.second + "\u{0}offset").inserted {
             say(TerminalText.escape(offset.sentence(zone: configuration.zone)))
         }
