@@ -90,6 +90,12 @@ struct FollowTests {
         #expect(c.sessions.map(\.serial) == [5, 2, 3] && c.sessions.map(\.requestCount) == [1, 2, 1])
         #expect(c.files == ["access.log.1", "access.log"] && c.sessions.map(\.firstSource.file) == [0, 1, 1])
         #expect(c.follow?.sources == [1: 0xfeed])
+        // A closed serial not below the next serial: refused, said so.
+        var beyond = first
+        beyond.closed = [9]
+        #expect {
+            try Checkpoint.decode(beyond.encoded())
+        } throws: { ($0 as? Checkpoint.Damaged)?.description == "a closed serial is not below the next serial" }
         // A commit whose files do not extend the ones before: refused.
         var renumbered = first
         renumbered.files = ["access.log", "old.log"]

@@ -101,6 +101,15 @@ import Testing
         #expect(throws: ConfigurationError.logFormat("two variables with no text between them (%cp) cannot be told apart")) {
             try LogFormatParser(logFormat: "%ci%cp [%tr] %ST %{+Q}r", maxLine: 4096)
         }
+        #expect(throws: ConfigurationError.logFormat("%[capture.res.hdr(0) %ST: a %[ with no closing ]")) {
+            try LogFormatParser(logFormat: "%ci [%tr] %[capture.res.hdr(0) %ST", maxLine: 4096)
+        }
+        #expect(throws: ConfigurationError.logFormat("%: a % with no variable name")) {
+            try LogFormatParser(logFormat: "%ci [%tr] %ST %: %{+Q}r", maxLine: 4096)
+        }
+        #expect(throws: ConfigurationError.logFormat("%{+Q r: a %{ with no closing }")) {
+            try LogFormatParser(logFormat: "%ci [%tr] %ST %{+Q r", maxLine: 4096)
+        }
         // `\ ` for a space, as older configurations write it.
         let escaped = try LogFormatParser(logFormat: #"log-format %ci\ [%tr]\ %ST\ %{+Q}r"#, maxLine: 4096)
         #expect(escaped.pieces == (try LogFormatParser(logFormat: "%ci [%tr] %ST %{+Q}r", maxLine: 4096)).pieces)

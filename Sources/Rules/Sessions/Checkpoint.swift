@@ -406,27 +406,17 @@ package struct Checkpoint: Sendable, Equatable {
         guard waiting.isEmpty, locations.isEmpty else { return self }
         var next = self
         next.sessions = sessions.sorted { ($0.firstSeen, $0.serial) < ($1.firstSeen, $1.serial) }
-        var index: [Int32: Int32] = [:]
-        var names: [String] = []
-        var old: [Int32] = []
-        func map(_ source: SourceRef) -> SourceRef {
-            if let i = index[source.file] { return SourceRef(file: i, line: source.line) }
-            let i = Int32(names.count)
-            index[source.file] = i
-            old.append(source.file)
-            names.append(files.indices.contains(Int(source.file)) ? files[Int(source.file)] : "?")
-            return SourceRef(file: i, line: source.line)
-        }
+        var numbering = FileNumbering(names: files)
         // The order `Session.carried` maps them in.
         for k in next.sessions.indices {
-            next.sessions[k].firstSource = map(next.sessions[k].firstSource)
-            if let r = next.sessions[k].firstReturn { next.sessions[k].firstReturn = r.from(map(r.source)) }
-            if let f = next.sessions[k].failure { next.sessions[k].failure = (f.status, f.time, map(f.source)) }
+            next.sessions[k].firstSource = numbering.map(next.sessions[k].firstSource)
+            if let r = next.sessions[k].firstReturn { next.sessions[k].firstReturn = r.from(numbering.map(r.source)) }
+            if let f = next.sessions[k].failure { next.sessions[k].failure = (f.status, f.time, numbering.map(f.source)) }
         }
-        next.files = names
+        next.files = numbering.files
         if var follow {
             var sources: [Int: UInt64] = [:]
-            for (i, rank) in old.enumerated() { if let f = follow.sources[Int(rank)] { sources[i] = f } }
+            for (i, rank) in numbering.old.enumerated() { if let f = follow.sources[Int(rank)] { sources[i] = f } }
             follow.sources = sources
             next.follow = follow
         }

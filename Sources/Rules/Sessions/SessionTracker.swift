@@ -206,17 +206,8 @@ package final class SessionTracker {
         checkpoint: Checkpoint, ranks: [Int32]
     ) {
         let now = max(clock, watermark)
-        var files: [String] = []
-        var index: [Int32: Int32] = [:]
-        var ranks: [Int32] = []
-        func map(_ source: SourceRef) -> SourceRef {
-            if let i = index[source.file] { return SourceRef(file: i, line: source.line) }
-            let i = Int32(files.count)
-            index[source.file] = i
-            ranks.append(source.file)
-            files.append(names.indices.contains(Int(source.file)) ? names[Int(source.file)] : "?")
-            return SourceRef(file: i, line: source.line)
-        }
+        var numbering = FileNumbering(names: names)
+        func map(_ source: SourceRef) -> SourceRef { numbering.map(source) }
         var sessions: [CarriedSession] = []
         for s in table.stillOpen {
             trace?(.carriedOut(table[s]))
@@ -237,10 +228,10 @@ package final class SessionTracker {
             lines.append(line)
         }
         let checkpoint = Checkpoint(
-            watermark: watermark, key: [], serial: nextSerial, files: files, sessions: sessions,
+            watermark: watermark, key: [], serial: nextSerial, files: numbering.files, sessions: sessions,
             endedStates: remembered ? endedStates.live(now: now) : [], returnedCodes: remembered ? returnedCodes.live(now: now) : [],
             waiting: lines, locations: locations.filter { $0.value.any })
-        return (checkpoint, ranks)
+        return (checkpoint, numbering.old)
     }
 
     /// A follower's commit (docs/follow.md, "Commits"): its sources' files
