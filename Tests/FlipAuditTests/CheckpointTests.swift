@@ -224,7 +224,8 @@ struct CheckpointTests {
         }
         var now: Int64 = -2_000_000
         var answered = (known: 0, forgotten: 0)
-        for _ in 0..<40_000 {
+        var unmoved = 0
+        for step in 0..<40_000 {
             // The clock moves on through six retention windows: sweeps drop
             // keys and shrink the table, which grows again.
             now += Int64(random.next() % 300)
@@ -243,8 +244,19 @@ struct CheckpointTests {
                 let expected = reference[key].map { now - $0 <= retention } ?? false
                 #expect(memory.contains(key, now: now) == expected, "key \(key) at \(now)")
             }
+            // A table grown or swept is moved a few slots a write: listed
+            // (a checkpoint) while both tables hold keys.
+            if memory.unmoved > 0 {
+                unmoved += 1
+                if step % 97 == 0 {
+                    let live = reference.filter { now - $0.value <= retention }.map { Checkpoint.Remembered(key: $0.key, time: $0.value) }
+                        .sorted { ($0.time, $0.key) < ($1.time, $1.key) }
+                    #expect(memory.live(now: now) == live, "listed at \(now)")
+                }
+            }
         }
         #expect(answered.known > 1_000 && answered.forgotten > 1_000)
+        #expect(unmoved > 1_000, "writes made while an old table was moved over: \(unmoved)")
         let live = reference.filter { now - $0.value <= retention }.map { Checkpoint.Remembered(key: $0.key, time: $0.value) }
             .sorted { ($0.time, $0.key) < ($1.time, $1.key) }
         #expect(memory.live(now: now) == live)

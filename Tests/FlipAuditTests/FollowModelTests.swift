@@ -20,7 +20,7 @@ struct FollowModelTests {
     /// One follower's life after another over one model, one chain.
     final class World {
         let model: ModelFileSystem
-        let run: FollowRun
+        var run: FollowRun
         let findings: String
         var follower: Follower?
         var metrics = FollowMetrics()
@@ -39,6 +39,8 @@ struct FollowModelTests {
             run = FollowRun(
                 inputs: inputs, configuration: AuditConfiguration(), checkpoint: dir + "/follow.ckpt", findings: findings, ocsf: false, fromStart: true,
                 listen: nil, commitInterval: 2)
+            // Compacted as soon as the journal is as large as its snapshot.
+            run.compactAt = 0
             var fds: [Int32] = [0, 0]
             _ = pipe(&fds)
             signals = fds
@@ -258,6 +260,76 @@ struct FollowModelTests {
         #expect(world.unequal.isEmpty, "\(world.unequal)")
     }
 
+    @Test("a journal compacted on the commit thread: the new snapshot holds what the follower does, less what the reuse window let go")
+    func compaction() throws {
+        let world = World()
+        // The reuse window no shorter than the reorder window, which keeps
+        // the records audited near the clock.
+        world.run.configuration.reuseWindowSeconds = 300
+        let model = world.model
+        var server = Server(file: model.create(Self.log))
+        try world.start()
+        var compactions = 0
+        var unequal: [Int] = []
+        var remembered = (kept: 0, written: 0)
+        for round in 0..<60 {
+            server.write(2, in: model)
+            let snapshots = world.metrics.snapshots
+            model.now += 10_000
+            #expect(world.turn() == nil)
+            guard world.metrics.snapshots > snapshots, let follower = world.follower else { continue }
+            // Right after a compaction the journal holds no commit: the
+            // snapshot alone is what a restart takes in.
+            compactions += 1
+            let whole = follower.checkpointNow().renumbered()
+            if committedCheckpoint(world.run.checkpoint!) != String(decoding: whole.encoded(), as: UTF8.self) { unequal.append(round) }
+            remembered = (whole.endedStates.count, server.written.count)
+        }
+        #expect(compactions >= 5 && unequal.isEmpty, "\(compactions) compactions, unequal after rounds \(unequal)")
+        // Compactions come further apart as the snapshot grows; by the
+        // last, the 300 s window has let the first states go.
+        #expect(remembered.kept > 0 && remembered.kept < remembered.written, "\(remembered.kept) of \(remembered.written) states kept")
+        // The chain goes on from the compacted snapshot: a restart reads it
+        // and its journal, and says nothing of either.
+        world.stop()
+        try world.start()
+        server.write(2, in: model)
+        model.now += 5_000
+        #expect(world.turn() == nil)
+        #expect(!world.messages.contains { $0.contains("journal") }, "\(world.messages)")
+        world.stop()
+    }
+
+    @Test("a journal deleted by hand: its compaction cannot read it back, says so, and the next commit writes the whole checkpoint")
+    func compactionFails() throws {
+        let world = World()
+        let model = world.model
+        var server = Server(file: model.create(Self.log))
+        try world.start()
+        let path = try #require(world.run.checkpoint)
+        server.write(2, in: model)
+        model.now += 2500
+        #expect(world.turn() == nil)
+        // Appended from now on to a file no name leads to.
+        try FileManager.default.removeItem(atPath: CheckpointJournal.path(of: path))
+        let said = "--checkpoint \(path): not compacted (\(path).journal cannot be read again); the next commit writes the whole checkpoint"
+        for _ in 0..<40 where !world.messages.contains(said) {
+            server.write(1, in: model)
+            model.now += 2500
+            #expect(world.turn() == nil)
+        }
+        #expect(world.messages.contains(said), "\(world.messages)")
+        let snapshots = world.metrics.snapshots
+        server.write(1, in: model)
+        model.now += 2500
+        #expect(world.turn() == nil)
+        #expect(world.metrics.snapshots == snapshots + 1, "the commit after it is whole")
+        let whole = try #require(world.follower).checkpointNow().renumbered()
+        #expect(committedCheckpoint(path) == String(decoding: whole.encoded(), as: UTF8.self))
+        world.stop()
+        #expect(world.reused.sorted() == server.written.sorted())
+    }
+
     @Test("rotated twice between two looks: the file in the middle is read from its start, said; one let go and written to again is read on")
     func rotatedBetweenLooks() throws {
         let world = World()
@@ -350,6 +422,8 @@ struct FollowModelTests {
         let world = World()
         let model = world.model
         var server = Server(file: model.create(Self.log))
+        // The journal not compacted: its last commits are in it.
+        world.run.compactAt = 1 << 20
         try world.start()
         server.write(2, in: model)
         for _ in 0..<3 {

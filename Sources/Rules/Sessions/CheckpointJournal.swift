@@ -20,8 +20,10 @@ import Reading
 /// last watermark are kept, each key once), and its remembered states and
 /// codes are added to the ones before (the later time of a key wins); what has outlived the reuse window is left to the tracker that
 /// takes it in, which drops it as a whole checkpoint's. A follower numbers
-/// files by rank, so a commit's files extend the ones before; what is read
-/// back is numbered afresh (`Checkpoint.renumbered`). Version 1 (written
+/// files by rank, so a commit's files extend the ones before; the loader
+/// numbers what is read back afresh (`Checkpoint.renumbered`). Once the
+/// journal is as large as its snapshot, the commit thread reads both back
+/// so and writes them as the next snapshot (`compacted`). Version 1 (written
 /// before sessions were journaled by change: every commit held every open
 /// session) is read too. A journal of another snapshot (a
 /// compaction that stopped between its two renames) is stale: the snapshot
@@ -125,15 +127,28 @@ package enum CheckpointJournal {
         read.checkpoint.endedStates = sorted(states)
         read.checkpoint.returnedCodes = sorted(codes)
         if !v1 {
-            read.checkpoint.sessions = Array(sessions.values)
+            read.checkpoint.sessions = sessions.values.sorted { $0.serial < $1.serial }
             read.checkpoint.closed = []
             // Those near the last watermark, each key once (`DuplicateFilter.handedOn`).
             let from = read.checkpoint.watermark - AuditConfiguration.reorderWindow
             var seen = Set<UInt64>()
             read.checkpoint.records = records.filter { $0.time >= from && seen.insert($0.key).inserted }
-            read.checkpoint = read.checkpoint.renumbered()
         }
         return read
+    }
+
+    /// The snapshot a compaction writes (`CommitWriter`): what `read` (a
+    /// snapshot and its whole journal, as a restart reads them) holds, less
+    /// the states and codes the reuse window (`retention`) no longer holds
+    /// at its watermark — what the follower's own snapshot at that commit
+    /// would hold. Its files stay numbered by rank, as the last commit
+    /// numbered them: the next commit's files extend them.
+    package static func compacted(_ read: Read, retention: Int64) -> Checkpoint {
+        var checkpoint = read.checkpoint
+        let now = checkpoint.watermark
+        checkpoint.endedStates.removeAll { now - $0.time > retention }
+        checkpoint.returnedCodes.removeAll { now - $0.time > retention }
+        return checkpoint
     }
 
     /// By time, then key: as a whole checkpoint lists them.

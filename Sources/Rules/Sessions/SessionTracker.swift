@@ -262,41 +262,6 @@ package final class SessionTracker {
         return checkpoint
     }
 
-    /// A follower's snapshot with its dear part left to the commit thread
-    /// (`Deferred.fill`): the open sessions copied as they lie, the reuse
-    /// memories shared (copied by the loop's next write to them), so the
-    /// loop pays copies, not the building of a million session lines and
-    /// the sorting of a day's states. Sessions are journaled by change
-    /// from it on.
-    package func followSnapshot(watermark: Int64, names: [String]) -> (checkpoint: Checkpoint, deferred: Deferred) {
-        let now = max(clock, watermark)
-        let checkpoint = Checkpoint(
-            watermark: watermark, key: [], serial: nextSerial, files: names, sessions: [], endedStates: [], returnedCodes: [], waiting: [],
-            locations: [:])
-        let deferred = Deferred(
-            sessions: table.stillOpen.map { table[$0] }, locationLines: locationLines, states: endedStates.frozen(), codes: returnedCodes.frozen(),
-            now: now)
-        table.startTracking()
-        return (checkpoint, deferred)
-    }
-
-    /// What `followSnapshot` leaves to the commit thread.
-    package struct Deferred: Sendable {
-        let sessions: [Session]
-        let locationLines: [LocationLines]
-        let states: ReuseMemory.Frozen
-        let codes: ReuseMemory.Frozen
-        let now: Int64
-
-        /// `checkpoint` with its sessions and its remembered states and
-        /// codes: what `followCommit` would have put in it.
-        package func fill(_ checkpoint: inout Checkpoint) {
-            checkpoint.sessions = sessions.map { $0.carried(map: { $0 }, observable: SessionTracker.logsLocation($0, locationLines)) }
-            checkpoint.endedStates = states.live(now: now)
-            checkpoint.returnedCodes = codes.live(now: now)
-        }
-    }
-
     private func clear() {
         table.removeAll()
     }
@@ -497,9 +462,7 @@ package final class SessionTracker {
     /// Location field, on a record of that request's format (JSON or not),
     /// by the session's last record in it (docs/contract.md §3): a server
     /// whose log format gains the field mid-file is judged from then on.
-    private func logsLocation(_ s: borrowing Session) -> Bool { Self.logsLocation(s, locationLines) }
-
-    static func logsLocation(_ s: borrowing Session, _ locationLines: [LocationLines]) -> Bool {
+    private func logsLocation(_ s: borrowing Session) -> Bool {
         if let carried = s.observable { return carried }
         let i = Int(s.firstSource.file)
         guard locationLines.indices.contains(i), let first = locationLines[i].first(json: s.json) else { return false }

@@ -5,11 +5,14 @@ import Rules
 import Writing
 
 /// A follower's commits, written on a thread of their own (docs/follow.md,
-/// "Commits"): the follow loop hands over the checkpoint as it stands at
-/// the commit and goes on reading, while this thread flushes the findings
-/// file, encodes the commit, appends it to the journal (or writes a new
-/// snapshot and journal once the journal is as large as the snapshot, or
-/// after a failure) and flushes that. One commit at a time; the loop takes
+/// "Commits"): the follow loop hands over what changed since the commit
+/// before and goes on reading, while this thread flushes the findings
+/// file, encodes the commit, appends it to the journal and flushes that.
+/// Once the journal is as large as its snapshot, this thread reads both
+/// back as a restart would and writes them as the next snapshot and a new
+/// journal (a compaction), so the loop never copies its whole state; it
+/// hands over the whole checkpoint only for the first commit and after a
+/// commit that failed. One commit at a time; the loop takes
 /// each one's outcome on a later turn (`take`), or waits for it (at start
 /// and at a stop). This is the follower's one thread besides the loop and
 /// libmicrohttpd's; the two meet in a `HandOff`, as reading threads do.
@@ -17,9 +20,6 @@ final class CommitWriter: Sendable {
     /// A commit to write.
     struct Job: Sendable {
         var checkpoint: Checkpoint
-        /// A snapshot's sessions, states and codes, built here
-        /// (`SessionTracker.followSnapshot`).
-        var deferred: SessionTracker.Deferred?
         /// States and codes remembered since the commit before (the
         /// journal's), and whether `checkpoint` holds all of them (built
         /// for a snapshot: `wantsSnapshot` said so).
@@ -54,12 +54,15 @@ final class CommitWriter: Sendable {
         var snapshotBytes = 0
     }
 
-    /// A journal this large is compacted whatever the snapshot's size.
-    static let journalFloor = 1 << 20
-
     private let state = HandOff(State())
+    /// The reuse window (milliseconds): what a compaction keeps.
+    private let retention: Int64
+    /// A journal as large as its snapshot or as this is compacted.
+    private let compactAt: Int
 
-    init() {
+    init(retention: Int64, compactAt: Int) {
+        self.retention = retention
+        self.compactAt = compactAt
         let thread = Thread { [self] in run() }
         thread.name = "flipaudit commit"
         thread.start()
@@ -69,10 +72,9 @@ final class CommitWriter: Sendable {
     var busy: Bool { state.change { $0.busy } }
 
     /// Whether the next commit writes the whole checkpoint (so it must
-    /// hold every remembered state and code); the others append.
-    var wantsSnapshot: Bool {
-        state.change { $0.journal < 0 || $0.journalBytes >= max($0.snapshotBytes, Self.journalFloor) }
-    }
+    /// hold every open session and remembered state and code): the first,
+    /// and the one after a commit that failed. The others append.
+    var wantsSnapshot: Bool { state.change { $0.journal < 0 } }
 
     /// Starts writing `job` (none may be under way).
     func submit(_ job: Job) {
@@ -139,15 +141,17 @@ final class CommitWriter: Sendable {
         }
         var outcome = Outcome(ok: true)
         if !job.whole {
-            if append(job, &outcome) { return outcome }
+            if append(job, &outcome) {
+                let (size, snapshot) = state.change { ($0.journalBytes, $0.snapshotBytes) }
+                if size >= max(snapshot, compactAt) { compact(job.path, &outcome) }
+                return outcome
+            }
             // The journal could not take it, and this commit does not hold
             // every remembered state: it stands aside; the next is whole.
             outcome.ok = false
             return outcome
         }
-        var checkpoint = job.checkpoint
-        job.deferred?.fill(&checkpoint)
-        let bytes = checkpoint.encoded()
+        let bytes = job.checkpoint.encoded()
         do { try AtomicFile.write(bytes: bytes, to: job.path, mode: 0o600) } catch {
             state.change { $0.journal = Self.closed($0.journal) }
             return Outcome(ok: false, messages: ["--checkpoint \(TerminalText.escape(job.path)): \(error); the previous commit stands"])
@@ -156,6 +160,38 @@ final class CommitWriter: Sendable {
         outcome.bytes = bytes.count
         startJournal(for: bytes, path: job.path, &outcome)
         return outcome
+    }
+
+    /// Writes the snapshot at `path` and its journal, read back as a
+    /// restart reads them (`CheckpointJournal.apply`), as the next snapshot,
+    /// and starts a new journal. When this cannot be done, they are left
+    /// as they are, said, and the next commit is whole.
+    private func compact(_ path: String, _ outcome: inout Outcome) {
+        let journalPath = CheckpointJournal.path(of: path)
+        let bytes: [UInt8]
+        do {
+            func contents(_ file: String) throws(Checkpoint.Damaged) -> [UInt8] {
+                guard let data = FileManager.default.contents(atPath: file) else {
+                    throw Checkpoint.Damaged(description: "\(TerminalText.escape(file)) cannot be read again")
+                }
+                return Array(data)
+            }
+            let snapshotBytes = try contents(path)
+            let read = try CheckpointJournal.apply(contents(journalPath), to: Checkpoint.decode(snapshotBytes), snapshotBytes: snapshotBytes)
+            // This thread wrote both whole: anything else is not its to compact.
+            guard !read.stale, read.cutOff == 0 else {
+                throw Checkpoint.Damaged(description: "\(TerminalText.escape(journalPath)) was changed by another writer")
+            }
+            bytes = CheckpointJournal.compacted(read, retention: retention).encoded()
+            try AtomicFile.write(bytes: bytes, to: path, mode: 0o600)
+        } catch {
+            outcome.messages.append("--checkpoint \(TerminalText.escape(path)): not compacted (\(error)); the next commit writes the whole checkpoint")
+            state.change { $0.journal = Self.closed($0.journal) }
+            return
+        }
+        outcome.snapshot = true
+        outcome.bytes += bytes.count
+        startJournal(for: bytes, path: path, &outcome)
     }
 
     /// Appends a commit to the journal and flushes it; false (the journal

@@ -26,7 +26,7 @@ final class FollowMetrics {
     var gaps = 0
     var gapBytes: Int64 = 0
     var commits = 0
-    /// Commits that wrote the whole checkpoint (the rest appended to its journal).
+    /// Snapshots written: whole commits (the first, one after a failure) and compactions of the journal.
     var snapshots = 0
     /// Bytes the commits wrote (checkpoint and journal).
     var commitBytes = 0
@@ -97,7 +97,9 @@ final class FollowMetrics {
         counter("flipaudit_follow_gap_bytes_total", "Bytes known to be lost to a truncation before they were read.", gapBytes)
         gauge("flipaudit_follow_open_sessions", "Sessions open now.", "\(openSessions)")
         counter("flipaudit_follow_commits_total", "Checkpoint commits since start.", commits)
-        counter("flipaudit_follow_snapshots_total", "Commits that wrote the whole checkpoint; the others appended what changed to its journal.", snapshots)
+        counter(
+            "flipaudit_follow_snapshots_total",
+            "Snapshots of the checkpoint written: whole commits (the first, one after a failure) and compactions of the journal.", snapshots)
         counter("flipaudit_follow_commit_bytes_total", "Bytes the commits wrote to the checkpoint and its journal.", commitBytes)
         gauge("flipaudit_follow_last_commit_timestamp_seconds", "When the checkpoint was last committed (0: never).", String(format: "%.3f", lastCommit))
         gauge(

@@ -31,6 +31,9 @@ package struct FollowRun {
     package var listen: String?
     /// Seconds between commits.
     package var commitInterval: Int
+    /// A journal this large (bytes) is compacted even when its snapshot
+    /// is larger (`CommitWriter`); the tests make it 0.
+    package var compactAt = 1 << 20
 
     package init(
         inputs: [String], configuration: AuditConfiguration, checkpoint: String?, findings: String?, ocsf: Bool, fromStart: Bool,

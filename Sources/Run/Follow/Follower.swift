@@ -55,7 +55,7 @@ final class Follower {
     private var newest: [Int32: Int64] = [:]
     private var committedOnce = false
     /// Writes the commits on a thread of its own.
-    private let writer = CommitWriter()
+    private let writer: CommitWriter
 
     /// Descriptors a follower keeps free of logs: standard streams, inotify,
     /// the signal pipe, findings, the checkpoint's lock and temporary file,
@@ -109,6 +109,7 @@ final class Follower {
         }
         previousRun = carried?.run ?? 0
         duplicates = DuplicateFilter(carried: carried?.records ?? [], retention: Int64(configuration.reuseWindowSeconds) * 1000)
+        writer = CommitWriter(retention: Int64(configuration.reuseWindowSeconds) * 1000, compactAt: run.compactAt)
         tails = TailSet(
             fs: fs, inputs: run.inputs, fromStart: run.fromStart, skipping: skipping, configuration: configuration, metrics: metrics,
             carried: carried, openLimit: Self.descriptorLimit - Self.descriptorReserve, say: say)
@@ -441,10 +442,10 @@ final class Follower {
         }
         let whole = writer.wantsSnapshot
         let changes = tracker.takeRememberedChanges()
-        let (checkpoint, deferred) = commitCheckpoint(whole: whole)
+        let checkpoint = checkpointNow(whole: whole, track: true)
         writer.submit(
             CommitWriter.Job(
-                checkpoint: checkpoint, deferred: deferred, states: changes.states, codes: changes.codes, whole: whole,
+                checkpoint: checkpoint, states: changes.states, codes: changes.codes, whole: whole,
                 findings: run.findings == nil ? -1 : dup(stream.descriptor), path: path))
         guard wait else { return true }
         writer.waitIdle()
@@ -485,17 +486,6 @@ final class Follower {
         var next = tracker.followCommit(watermark: watermark, names: tails.rankNames, whole: whole, track: track)
         completed(&next, watermark: watermark, whole: whole, track: track)
         return next
-    }
-
-    /// A commit's checkpoint: a snapshot's sessions, states and codes left
-    /// to the commit thread (`SessionTracker.followSnapshot`), a journal
-    /// commit's changes taken here.
-    private func commitCheckpoint(whole: Bool) -> (Checkpoint, SessionTracker.Deferred?) {
-        guard whole else { return (checkpointNow(whole: false, track: true), nil) }
-        let watermark = max(tracker.now, Checkpoint.noWatermark)
-        var (next, deferred) = tracker.followSnapshot(watermark: watermark, names: tails.rankNames)
-        completed(&next, watermark: watermark, whole: true, track: true)
-        return (next, deferred)
     }
 
     /// The lines of a commit beside the rules' state: records near the
