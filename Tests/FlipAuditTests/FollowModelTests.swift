@@ -330,6 +330,47 @@ struct FollowModelTests {
         #expect(world.reused.sorted() == server.written.sorted())
     }
 
+    @Test("a record dated 50 min ahead of the wall clock: sessions open before it do not time out at once, those after it not 50 min late")
+    func recordAhead() throws {
+        let world = World()
+        let model = world.model
+        let file = model.create(Self.log)
+        func request(_ state: String, at time: Int64) -> String {
+            let stamp = logTime(Date(timeIntervalSince1970: Double(time) / 1000))
+            return "203.0.113.9 - - [\(stamp)] \"GET \(authorize(state: state)) HTTP/1.1\" 200 0 \"-\" \"GoogleApp/1.0\" \"-\"\n"
+        }
+        var noReturns: [String] {
+            fileText(world.findings).split(separator: "\n").compactMap { line in
+                guard line.contains("\"kind\":\"no-return\""), let r = line.range(of: "\"state\":\"") else { return nil }
+                return String(line[r.upperBound...].prefix { $0 != "\"" })
+            }.sorted()
+        }
+        try world.start()
+        let start = model.now
+        model.append(request("a", at: start), to: file)
+        model.now += 1000
+        #expect(world.turn() == nil)
+        // A server whose clock runs 50 minutes ahead, under the limit of an hour.
+        model.append(request("ahead", at: start + 50 * 60_000), to: file)
+        model.now += 1000
+        #expect(world.turn() == nil)
+        model.append(request("c", at: model.now), to: file)
+        // Five minutes on, within the 10 min timeout: none closed.
+        for _ in 0..<30 {
+            model.now += 10_000
+            #expect(world.turn() == nil)
+        }
+        #expect(noReturns.isEmpty, "\(noReturns)")
+        // The timeout and the reorder window past: a and c closed, and the
+        // session ahead by the wall clock too (10 min with no return).
+        for _ in 0..<72 {
+            model.now += 10_000
+            #expect(world.turn() == nil)
+        }
+        #expect(noReturns == ["a", "ahead", "c"], "\(noReturns)")
+        world.stop()
+    }
+
     @Test("rotated twice between two looks: the file in the middle is read from its start, said; one let go and written to again is read on")
     func rotatedBetweenLooks() throws {
         let world = World()

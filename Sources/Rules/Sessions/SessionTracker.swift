@@ -138,11 +138,18 @@ package final class SessionTracker {
         min(clock, table.oldestFirstSeen ?? .max)
     }
 
+    /// How far a record moves the clock at most: a follower's wall clock
+    /// (`flipaudit follow`), so that one record dated ahead of it (a
+    /// server's clock set wrong) neither closes the sessions open now nor
+    /// sets the timeouts of those that open after it that far out. A
+    /// nightly run has none.
+    package var clockLimit = Int64.max
+
     /// Feeds one event; events should come ordered by (time, file, line).
     /// One that runs back in time is audited all the same; the clock that
     /// expires sessions does not run back with it.
     package func process(_ event: FlipEvent) {
-        if event.time > clock { clock = event.time }
+        if event.time > clock { clock = max(clock, min(event.time, clockLimit)) }
         expire(before: clock)
         trace?(.record(event))
         var session: Int?
@@ -439,8 +446,10 @@ package final class SessionTracker {
             table[id].lastLineInFirstFile = source.line
         }
         // On the clock, so the expiry queue stays in order even when a
-        // record runs back in time.
-        table[id].expiresAt = max(lastSeen, clock) + timeoutMs
+        // record runs back in time; one dated past `clockLimit` (ahead of a
+        // follower's wall clock) times out from the clock it moved.
+        let from = max(lastSeen, clock)
+        table[id].expiresAt = (from > clockLimit ? clock : from) + timeoutMs
         table.touched(id)
     }
 

@@ -189,6 +189,8 @@ final class Follower {
     /// let go, a commit when due. A status when the follower stops.
     func turn(signals: [Int32]) -> ExitStatus? {
         let now = fs.now
+        // A record dated ahead of the wall clock moves the rules' clock no further.
+        tracker.clockLimit = now
         for signal in signals {
             switch signal {
             case SIGHUP:
