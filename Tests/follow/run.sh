@@ -8,7 +8,8 @@
 #
 #   bash Tests/follow/run.sh path/to/flipaudit [--short]
 #
-# --short (CI): both modes, at least two kills each, about 80 s. The
+# --short (CI): both modes, at least two kills and one crash loop (five
+# starts each killed within 50 ms, across a rotation) each, about 80 s. The
 # default runs several minutes with many kills. FOLLOW_SEED (default 1)
 # picks the traffic and the kill moments; FOLLOW_RATE (default 200) the
 # requests a second; FOLLOW_MODES (default "create copytruncate") the
@@ -271,6 +272,19 @@ start_follower() {
   wait_for 120 "/healthz 200 after the follower's start" healthy
 }
 kill_follower() { kill -KILL "$FPID"; wait "$FPID" 2>/dev/null || true; FPID=""; KILLS=$((KILLS + 1)); }
+# crash_loop: five starts, each killed 0-50 ms in (before, during or after its first commit),
+# as systemd's Restart=always restarts a follower that dies at once
+crash_loop() {
+  local i p
+  for i in 1 2 3 4 5; do
+    "$BIN" follow --from-start --checkpoint "$D/checkpoint" --findings "$D/findings.ndjson" --commit-interval 1 \
+      --listen "127.0.0.1:$FPORT" "${AUDIT[@]}" "$LOGS/access.log" >>"$D/follower.stdout" 2>>"$D/follower.stderr" </dev/null &
+    p=$!
+    echo "--- start $p (crash loop)" >>"$D/follower.stderr"
+    rsleep 50; kill -KILL "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true
+    KILLS=$((KILLS + 1)); CRASHES=$((CRASHES + 1))
+  done
+}
 # A commit writes the snapshot anew or appends to its journal (docs/follow.md, "Commits").
 cp_stamp() { stat -c '%i %.9Y %s' "$D/checkpoint" "$D/checkpoint.journal" 2>/dev/null || echo none; }
 # committed_since STAMP: the checkpoint or its journal was written again
@@ -291,7 +305,7 @@ rotate() {
 
 # ---- one scenario: nginx + traffic + logrotate MODE + a follower killed at random -----
 scenario() {
-  MODE=$1 D="$WORK/$1" LOGS="$WORK/$1/logs" KILLS=0 ROTS=0
+  MODE=$1 D="$WORK/$1" LOGS="$WORK/$1/logs" KILLS=0 ROTS=0 CRASHES=0
   local port; port=$(free_port)
   mkdir -p "$LOGS" "$D/nginx/tmp"
   # nginx answers authorize itself: the redirect_uri comes URL-encoded (as Google sends it) and the
@@ -349,11 +363,13 @@ NGX
   while [ $SECONDS -lt $end ] || [ $KILLS -lt $MIN_KILLS ]; do
     rsleep 3000; sleep 1
     if [ $((RANDOM % 100)) -ge $KILL_PCT ] && [ $SECONDS -lt $end ]; then barrier; rotate; continue; fi
-    kind=$((RANDOM % 3)); [ $KILLS = 0 ] && kind=0
+    kind=$((RANDOM % 4)); [ $KILLS = 0 ] && kind=0
+    [ $KILLS -gt 0 ] && [ $CRASHES = 0 ] && kind=3   # one crash loop in every run, --short too
     case $kind in
       0) barrier; rsleep 1000; kill_follower; rotate ;;  # stopped across a rotation
       1) rsleep 1500; kill_follower ;;                   # anywhere
       2) barrier; rotate; rsleep 300; kill_follower ;;   # probably still reading access.log.1
+      3) barrier; rsleep 1000; kill_follower; rotate; crash_loop ;;  # Restart=always across a rotation
     esac
     rsleep 1000
     start_follower
@@ -388,7 +404,7 @@ NGX
   files+=("$LOGS/access.log")
   "$BIN" "${files[@]}" "${AUDIT[@]}" --csv "$D/batch-rotated" --quiet || die "batch run over the rotated files failed"
   "$BIN" "$D/full.log" "${AUDIT[@]}" --csv "$D/batch-full" --quiet || die "batch run over full.log failed"
-  log "$MODE: $(wc -l <"$D/full.log") lines, ${#files[@]} files, $(grep -c . "$D/findings.ndjson" || true) follower findings, $(grep -c -- '^--- start' "$D/follower.stderr") starts"
+  log "$MODE: $(wc -l <"$D/full.log") lines, ${#files[@]} files, $(grep -c . "$D/findings.ndjson" || true) follower findings, $(grep -c -- '^--- start' "$D/follower.stderr") starts ($CRASHES killed within 50 ms)"
   python3 "$WORK/check.py" "$MODE" "$D/batch-rotated" "$D/batch-full" "$D/findings.ndjson" "$LOGS/access.log" \
     "$D/full.log" "$D/follower.stderr" "$TIMEOUT" "$KILLS" "$ROTS" || die "follow ($MODE): the follower's findings are not the batch's (above)"
 }
