@@ -371,6 +371,69 @@ struct FollowModelTests {
         world.stop()
     }
 
+    /// `bytes` as gzip(1) writes them (logrotate's `compress`).
+    static func gzipped(_ bytes: [UInt8]) throws -> [UInt8] {
+        let path = temporaryDirectory() + "/plain"
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let gzip = Process()
+        gzip.executableURL = URL(fileURLWithPath: "/bin/gzip")
+        gzip.arguments = ["-n", path]
+        try gzip.run()
+        gzip.waitUntilExit()
+        return Array(try Data(contentsOf: URL(fileURLWithPath: path + ".gz")))
+    }
+
+    @Test(
+        "two rotations while stopped, delaycompress: the file read turns up gzip'd, read to its end or its unread bytes said; the middle one read",
+        arguments: [false, true])
+    func compressedWhileStopped(unreadTail: Bool) throws {
+        let world = World()
+        let model = world.model
+        var server = Server(file: model.create(Self.log))
+        try world.start()
+        server.write(2, in: model)
+        for _ in 0..<3 {
+            model.now += 1000
+            #expect(world.turn() == nil)
+        }
+        let committed = server.file.bytes.count
+        if unreadTail {
+            // Written after the last commit, then SIGKILL: not read.
+            server.write(1, in: model)
+            world.end()
+        } else {
+            world.stop()
+        }
+        // Rotated, the server reopening; then rotated again, logrotate's
+        // delaycompress gzip'ing the file the follower was reading.
+        let first = server.file
+        model.rename(Self.log, to: Self.log + ".1")
+        server.file = model.create(Self.log)
+        server.write(2, in: model)
+        model.delete(Self.log + ".1")
+        model.create(Self.log + ".2.gz").bytes = try Self.gzipped(first.bytes)
+        model.rename(Self.log, to: Self.log + ".1")
+        server.file = model.create(Self.log)
+        server.write(1, in: model)
+        try world.start()
+        for _ in 0..<4 {
+            model.now += 1000
+            #expect(world.turn() == nil)
+        }
+        let shown = "\(Self.log): the file read up to byte \(committed) was compressed since, as \(Self.log).2.gz"
+        let said =
+            unreadTail
+            ? "\(shown), \(first.bytes.count - committed) bytes not read; possible gap (a batch run over \(Self.log).2.gz reads them)"
+            : "\(shown), read to its end already"
+        #expect(world.messages.contains(said), "\(world.messages)")
+        #expect(world.messages.contains("\(Self.log).1 was rotated in and out while the follower was stopped: read from its start"), "\(world.messages)")
+        #expect(world.metrics.gaps == (unreadTail ? 1 : 0))
+        world.stop()
+        // Every state's finding once; the one written after the kill only in the gzip'd file.
+        let expected = server.written.filter { !unreadTail || $0 != "m2" }
+        #expect(world.reused.sorted() == expected.sorted(), "\(world.reused)")
+    }
+
     @Test("rotated twice between two looks: the file in the middle is read from its start, said; one let go and written to again is read on")
     func rotatedBetweenLooks() throws {
         let world = World()

@@ -8,8 +8,9 @@
 #
 #   bash Tests/follow/run.sh path/to/flipaudit [--short]
 #
-# --short (CI): both modes, at least two kills and one crash loop (five
-# starts each killed within 50 ms, across a rotation) each, about 80 s. The
+# --short (CI): both modes, at least two kills and one double rotation
+# while stopped and crash-looping (five starts each killed within 50 ms
+# after each rotation) each, about 90 s. The
 # default runs several minutes with many kills. FOLLOW_SEED (default 1)
 # picks the traffic and the kill moments; FOLLOW_RATE (default 200) the
 # requests a second; FOLLOW_MODES (default "create copytruncate") the
@@ -285,6 +286,22 @@ crash_loop() {
     KILLS=$((KILLS + 1)); CRASHES=$((CRASHES + 1))
   done
 }
+# double: issue 67's loss. The follower stopped with its file read and committed (the traffic
+# paused for that, so the file that goes to access.log.2.gz at the second rotation holds nothing
+# unread: delaycompress compresses it), the log rotated, crash loops while the traffic goes on into
+# the new file, rotated again: that file in the middle, now access.log.1, must be read whole.
+double() {
+  local s
+  barrier
+  kill -STOP "${PIDS[traffic]}"
+  wait_for 60 "the follower to catch up (flipaudit_follow_bytes_unread 0)" caught_up
+  s=$(cp_stamp); wait_for 60 "a commit after catching up" committed_since "$s"
+  kill_follower; rotate
+  kill -CONT "${PIDS[traffic]}"
+  crash_loop; rsleep 1000; sleep 1
+  rotate; crash_loop
+  DOUBLES=$((DOUBLES + 1))
+}
 # A commit writes the snapshot anew or appends to its journal (docs/follow.md, "Commits").
 cp_stamp() { stat -c '%i %.9Y %s' "$D/checkpoint" "$D/checkpoint.journal" 2>/dev/null || echo none; }
 # committed_since STAMP: the checkpoint or its journal was written again
@@ -292,6 +309,7 @@ committed_since() { [ "$(cp_stamp)" != "$1" ]; }
 # one_file: the follower holds the live file only: the last rotated one is read and let go
 # (docs/follow.md: flipaudit_follow_files counts "rotated ones still being read")
 one_file() { [ "$(metric flipaudit_follow_files)" = 1 ]; }
+caught_up() { [ "$(metric flipaudit_follow_bytes_unread)" = 0 ]; }
 # barrier: the follower has let the last rotated file go AND committed since (see the header)
 barrier() {
   wait_for 90 "the follower to let the rotated file go (flipaudit_follow_files 1; docs/follow.md: it lets a rotated file go once read to its end; below: its files, metrics, descriptors)" one_file
@@ -305,7 +323,7 @@ rotate() {
 
 # ---- one scenario: nginx + traffic + logrotate MODE + a follower killed at random -----
 scenario() {
-  MODE=$1 D="$WORK/$1" LOGS="$WORK/$1/logs" KILLS=0 ROTS=0 CRASHES=0
+  MODE=$1 D="$WORK/$1" LOGS="$WORK/$1/logs" KILLS=0 ROTS=0 CRASHES=0 DOUBLES=0
   local port; port=$(free_port)
   mkdir -p "$LOGS" "$D/nginx/tmp"
   # nginx answers authorize itself: the redirect_uri comes URL-encoded (as Google sends it) and the
@@ -360,16 +378,17 @@ NGX
   wait_for 60 "a commit after SIGHUP" committed_since "$s"
 
   local end=$((SECONDS + DURATION)) kind m
-  while [ $SECONDS -lt $end ] || [ $KILLS -lt $MIN_KILLS ]; do
+  while [ $SECONDS -lt $end ] || [ $KILLS -lt $MIN_KILLS ] || [ $DOUBLES = 0 ]; do
     rsleep 3000; sleep 1
     if [ $((RANDOM % 100)) -ge $KILL_PCT ] && [ $SECONDS -lt $end ]; then barrier; rotate; continue; fi
     kind=$((RANDOM % 4)); [ $KILLS = 0 ] && kind=0
-    [ $KILLS -gt 0 ] && [ $CRASHES = 0 ] && kind=3   # one crash loop in every run, --short too
+    [ $KILLS -gt 0 ] && [ $DOUBLES = 0 ] && kind=4   # one in every run, --short too
     case $kind in
       0) barrier; rsleep 1000; kill_follower; rotate ;;  # stopped across a rotation
       1) rsleep 1500; kill_follower ;;                   # anywhere
       2) barrier; rotate; rsleep 300; kill_follower ;;   # probably still reading access.log.1
       3) barrier; rsleep 1000; kill_follower; rotate; crash_loop ;;  # Restart=always across a rotation
+      4) double ;;
     esac
     rsleep 1000
     start_follower
@@ -378,7 +397,6 @@ NGX
   # The end: traffic stops (after its quiet tail), the follower catches up, Prometheus saw it, SIGTERM exits 0.
   kill -TERM "${PIDS[traffic]}"; wait "${PIDS[traffic]}" || die "the traffic client failed: $(cat "$D/traffic.out")"
   unset "PIDS[traffic]"
-  caught_up() { [ "$(metric flipaudit_follow_bytes_unread)" = 0 ]; }
   wait_for 600 "flipaudit_follow_bytes_unread 0 after the traffic stopped" caught_up
   s=$(cp_stamp); wait_for 60 "a commit after catching up" committed_since "$s"
   wait_for 120 "Prometheus to scrape the follower (up == 1, flipaudit_follow_lines_read_total > 0)" prom_scraped
@@ -404,7 +422,7 @@ NGX
   files+=("$LOGS/access.log")
   "$BIN" "${files[@]}" "${AUDIT[@]}" --csv "$D/batch-rotated" --quiet || die "batch run over the rotated files failed"
   "$BIN" "$D/full.log" "${AUDIT[@]}" --csv "$D/batch-full" --quiet || die "batch run over full.log failed"
-  log "$MODE: $(wc -l <"$D/full.log") lines, ${#files[@]} files, $(grep -c . "$D/findings.ndjson" || true) follower findings, $(grep -c -- '^--- start' "$D/follower.stderr") starts ($CRASHES killed within 50 ms)"
+  log "$MODE: $(wc -l <"$D/full.log") lines, ${#files[@]} files, $(grep -c . "$D/findings.ndjson" || true) follower findings, $(grep -c -- '^--- start' "$D/follower.stderr") starts ($CRASHES killed within 50 ms), $DOUBLES double rotations while stopped"
   python3 "$WORK/check.py" "$MODE" "$D/batch-rotated" "$D/batch-full" "$D/findings.ndjson" "$LOGS/access.log" \
     "$D/full.log" "$D/follower.stderr" "$TIMEOUT" "$KILLS" "$ROTS" || die "follow ($MODE): the follower's findings are not the batch's (above)"
 }

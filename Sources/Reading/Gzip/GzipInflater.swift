@@ -8,7 +8,7 @@ import CInflate
 ///
 /// Each member's header is parsed and its trailer checked (CRC-32, then
 /// length) by the decoder, with zlib's messages whichever engine is built.
-final class GzipInflater {
+package final class GzipInflater {
     /// What one call to `inflate` did.
     struct Step {
         /// Input bytes consumed.
@@ -54,6 +54,17 @@ final class GzipInflater {
     /// Prepares for the next gzip member, keeping the allocated state.
     func reset() {
         if look { fa_inflater_reset_look(inflater) } else { fa_inflater_reset(inflater) }
+    }
+
+    /// The first `count` bytes (or fewer, when it holds fewer) that the
+    /// gzip bytes `head` (a file's first bytes) inflate to; nil when they
+    /// are not gzip (a follower's look at a rotated file `compress` made).
+    package static func head(of head: [UInt8], count: Int) -> [UInt8]? {
+        guard let inflater = try? GzipInflater(look: true) else { return nil }
+        var output = [UInt8](repeating: 0, count: count)
+        let step = head.withUnsafeBytes { input in output.withUnsafeMutableBytes { inflater.inflate(from: input, into: $0) } }
+        if case .corrupt = step.status { return nil }
+        return Array(output[..<step.produced])
     }
 
     /// Inflates as much of `input` into `output` as fits.

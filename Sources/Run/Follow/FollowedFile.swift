@@ -126,7 +126,12 @@ final class FollowedFile {
     /// by `key`: of its first `fingerprintBytes` when the line is longer;
     /// nil while the file has neither.
     static func firstLineFingerprint(_ handle: Int32, in fs: any FileSystem, key: Fingerprint) -> UInt64? {
-        let buffer = fs.read(handle, at: 0, count: fingerprintBytes)
+        firstLineFingerprint(of: fs.read(handle, at: 0, count: fingerprintBytes), key: key)
+    }
+
+    /// The same of a file's first bytes (`fingerprintBytes` of them, or
+    /// all the file holds).
+    static func firstLineFingerprint(of buffer: [UInt8], key: Fingerprint) -> UInt64? {
         let n = buffer.count
         guard n > 0 else { return nil }
         let end = buffer[..<n].firstIndex(of: .newline).map { $0 + 1 } ?? (n == fingerprintBytes ? n : nil)

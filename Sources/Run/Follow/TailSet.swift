@@ -325,11 +325,24 @@ final class TailSet {
                 if same { break }
             }
             guard let found else {
-                metrics.gaps += 1
                 changes.append(.gone(name: p.name))
-                say(
-                    "\(TerminalText.escape(p.name)): the file read up to byte \(p.offset) is gone (compressed or deleted since); possible gap"
-                )
+                let shown = TerminalText.escape(p.name)
+                guard let copy = compressedCopy(of: p) else {
+                    metrics.gaps += 1
+                    say("\(shown): the file read up to byte \(p.offset) is gone (deleted, or compressed other than by gzip); possible gap")
+                    continue
+                }
+                // Its gzip trailer gives its length (modulo 2^32).
+                let unread = copy.length &- UInt32(truncatingIfNeeded: p.offset)
+                let compressed = TerminalText.escape(copy.name)
+                if unread == 0 {
+                    say("\(shown): the file read up to byte \(p.offset) was compressed since, as \(compressed), read to its end already")
+                } else {
+                    metrics.gaps += 1
+                    say(
+                        "\(shown): the file read up to byte \(p.offset) was compressed since, as \(compressed), \(unread) bytes not read; possible gap (a batch run over \(compressed) reads them)"
+                    )
+                }
                 continue
             }
             if found.copy {
@@ -441,6 +454,27 @@ final class TailSet {
         unseen[name] = why
         guard said.insert(name).inserted else { return }
         say("\(TerminalText.escape(name)) \(why); \(then)")
+    }
+
+    /// A gzip'd copy of a checkpoint's file beside its name (logrotate's
+    /// `compress`; with `delaycompress`, two rotations while stopped): the
+    /// one whose first line is the file's, and the length its trailer
+    /// gives.
+    private func compressedCopy(of p: FollowState.Position) -> (name: String, length: UInt32)? {
+        let base = (p.name as NSString).lastPathComponent
+        for name in fs.paths(in: (p.name as NSString).deletingLastPathComponent) ?? [] {
+            guard name.hasSuffix(".gz"), (name as NSString).lastPathComponent.hasPrefix(base), case .success(let info) = fs.look(name),
+                info.isRegular, info.size >= 18, case .success(let handle) = fs.open(name)
+            else { continue }
+            defer { fs.close(handle) }
+            guard let head = GzipInflater.head(of: fs.read(handle, at: 0, count: 1 << 16), count: FollowedFile.fingerprintBytes),
+                FollowedFile.firstLineFingerprint(of: head, key: key) == p.fingerprint
+            else { continue }
+            let trailer = fs.read(handle, at: info.size - 4, count: 4)
+            guard trailer.count == 4 else { continue }
+            return (name, trailer.reversed().reduce(0) { $0 << 8 | UInt32($1) })
+        }
+        return nil
     }
 
     /// Whether the file `info` shows is open already, under any name.
