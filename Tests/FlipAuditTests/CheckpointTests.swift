@@ -207,6 +207,25 @@ struct CheckpointTests {
         }
     }
 
+    @Test("a journal's remembered keys merged into its snapshot's: each key once at its later time, by time then key, as a table would")
+    func journalMerge() {
+        var random = SplitMix(seed: 41)
+        for round in 0..<20 {
+            var snapshotTable: [UInt64: Int64] = [:]
+            for _ in 0..<Int(random.next() % 2_000) { snapshotTable[random.next() % 3_000] = Int64(random.next() % 500) - 100 }
+            var snapshot = snapshotTable.map { Checkpoint.Remembered(key: $0.key, time: $0.value) }.sorted { ($0.time, $0.key) < ($1.time, $1.key) }
+            // Keys of both, later and earlier in the journal, and new ones.
+            var journal: [UInt64: Int64] = [:]
+            for _ in 0..<Int(random.next() % 800) { journal[random.next() % 4_000] = Int64(random.next() % 700) - 100 }
+            // A hand-edited snapshot out of order is merged all the same.
+            if round % 5 == 4 { snapshot.reverse() }
+            var reference = snapshotTable
+            for (k, t) in journal { reference[k] = max(reference[k] ?? .min, t) }
+            let expected = reference.map { Checkpoint.Remembered(key: $0.key, time: $0.value) }.sorted { ($0.time, $0.key) < ($1.time, $1.key) }
+            #expect(CheckpointJournal.merged(snapshot, journal) == expected, "round \(round)")
+        }
+    }
+
     @Test("remembered keys answer as a dictionary would, through growth, sweeps and probe chains")
     func rememberedAnswers() {
         var random = SplitMix(seed: 33)

@@ -80,10 +80,10 @@ package enum CheckpointJournal {
         var sessions: [Int: CarriedSession] = [:]
         for s in snapshot.sessions { sessions[s.serial] = s }
         var records = snapshot.records
+        // The journal's states and codes apart: the snapshot's, millions,
+        // are merged with them once, at the end.
         var states: [UInt64: Int64] = [:]
         var codes: [UInt64: Int64] = [:]
-        for r in snapshot.endedStates { states[r.key] = max(states[r.key] ?? .min, r.time) }
-        for r in snapshot.returnedCodes { codes[r.key] = max(codes[r.key] ?? .min, r.time) }
         // Each commit ends at its `end` line.
         var start = head.count
         var line = 2
@@ -124,8 +124,8 @@ package enum CheckpointJournal {
             firstLine = line
         }
         read.cutOff = journal.count - start
-        read.checkpoint.endedStates = sorted(states)
-        read.checkpoint.returnedCodes = sorted(codes)
+        read.checkpoint.endedStates = merged(snapshot.endedStates, states)
+        read.checkpoint.returnedCodes = merged(snapshot.returnedCodes, codes)
         if !v1 {
             read.checkpoint.sessions = sessions.values.sorted { $0.serial < $1.serial }
             read.checkpoint.closed = []
@@ -151,8 +151,51 @@ package enum CheckpointJournal {
         return checkpoint
     }
 
-    /// By time, then key: as a whole checkpoint lists them.
-    private static func sorted(_ table: [UInt64: Int64]) -> [Checkpoint.Remembered] {
-        table.map { Checkpoint.Remembered(key: $0.key, time: $0.value) }.sorted { ($0.time, $0.key) < ($1.time, $1.key) }
+    /// A snapshot's remembered keys and the journal's, each key once at
+    /// its later time, by time and then key as a whole checkpoint lists
+    /// them. The snapshot's are in that order already (checked): they are
+    /// looked up in the journal's, not hashed into a table with them.
+    static func merged(_ snapshot: [Checkpoint.Remembered], _ journal: [UInt64: Int64]) -> [Checkpoint.Remembered] {
+        let signBit = UInt64(1) << 63
+        func packed(_ key: UInt64, _ time: Int64) -> UInt128 { UInt128(UInt64(bitPattern: time) ^ signBit) << 64 | UInt128(key) }
+        func unpacked(_ p: UInt128) -> Checkpoint.Remembered {
+            Checkpoint.Remembered(key: UInt64(truncatingIfNeeded: p), time: Int64(bitPattern: UInt64(truncatingIfNeeded: p >> 64) ^ signBit))
+        }
+        var ordered = true
+        for i in snapshot.indices.dropFirst() where packed(snapshot[i - 1].key, snapshot[i - 1].time) >= packed(snapshot[i].key, snapshot[i].time) {
+            ordered = false
+            break
+        }
+        guard ordered else {
+            var all = journal
+            for r in snapshot { all[r.key] = max(all[r.key] ?? .min, r.time) }
+            return all.map { packed($0.key, $0.value) }.sorted().map(unpacked)
+        }
+        guard !journal.isEmpty else { return snapshot }
+        // A key in both keeps its later time, from the journal's side.
+        var later = journal
+        var kept: [Checkpoint.Remembered] = []
+        kept.reserveCapacity(snapshot.count)
+        for r in snapshot {
+            if let t = later[r.key] {
+                if r.time > t { later[r.key] = r.time }
+            } else {
+                kept.append(r)
+            }
+        }
+        let added = later.map { packed($0.key, $0.value) }.sorted()
+        var out: [Checkpoint.Remembered] = []
+        out.reserveCapacity(kept.count + added.count)
+        var j = 0
+        for r in kept {
+            let p = packed(r.key, r.time)
+            while j < added.count && added[j] < p {
+                out.append(unpacked(added[j]))
+                j += 1
+            }
+            out.append(r)
+        }
+        for p in added[j...] { out.append(unpacked(p)) }
+        return out
     }
 }
