@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 @testable import Audit
 @testable import Reading
@@ -42,9 +43,20 @@ func readLines(_ path: String, maxLine: Int = 64 * 1024) -> (lines: [String], er
     }
 }
 
+/// The folders `temporaryDirectory` made: removed when the test process
+/// exits (a run makes hundreds; they piled up by the ten thousand).
+private let madeFolders = Mutex<[String]>([])
+private let removedAtExit: Void = {
+    atexit {
+        for folder in madeFolders.withLock({ $0 }) { try? FileManager.default.removeItem(atPath: folder) }
+    }
+}()
+
 /// A fresh temporary folder.
 func temporaryDirectory() -> String {
+    removedAtExit
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flipaudit-tests-\(UUID().uuidString)")
+    madeFolders.withLock { $0.append(dir.path) }
     try! FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     return dir.path
 }
