@@ -93,6 +93,21 @@ package struct Checkpoint: Sendable, Equatable {
         var key: UInt64
         var time: Int64
 
+        init(key: UInt64, time: Int64) {
+            self.key = key
+            self.time = time
+        }
+
+        /// Its time (sign bit flipped) above its key: these integers sort
+        /// as a checkpoint lists the keys, by time and then key, without
+        /// a closure called on pairs.
+        var packed: UInt128 { UInt128(UInt64(bitPattern: time) ^ (1 << 63)) << 64 | UInt128(key) }
+
+        init(packed: UInt128) {
+            key = UInt64(truncatingIfNeeded: packed)
+            time = Int64(bitPattern: UInt64(truncatingIfNeeded: packed >> 64) ^ (1 << 63))
+        }
+
         /// The fields of a `state`, `code` or `record` line, after its tag.
         static let schema = LineSchema<Remembered>(
             "state, code or record", blank: Remembered(key: 0, time: 0),

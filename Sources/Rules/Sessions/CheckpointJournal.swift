@@ -156,20 +156,16 @@ package enum CheckpointJournal {
     /// them. The snapshot's are in that order already (checked): they are
     /// looked up in the journal's, not hashed into a table with them.
     static func merged(_ snapshot: [Checkpoint.Remembered], _ journal: [UInt64: Int64]) -> [Checkpoint.Remembered] {
-        let signBit = UInt64(1) << 63
-        func packed(_ key: UInt64, _ time: Int64) -> UInt128 { UInt128(UInt64(bitPattern: time) ^ signBit) << 64 | UInt128(key) }
-        func unpacked(_ p: UInt128) -> Checkpoint.Remembered {
-            Checkpoint.Remembered(key: UInt64(truncatingIfNeeded: p), time: Int64(bitPattern: UInt64(truncatingIfNeeded: p >> 64) ^ signBit))
-        }
+        func packed(_ entry: (key: UInt64, value: Int64)) -> UInt128 { Checkpoint.Remembered(key: entry.key, time: entry.value).packed }
         var ordered = true
-        for i in snapshot.indices.dropFirst() where packed(snapshot[i - 1].key, snapshot[i - 1].time) >= packed(snapshot[i].key, snapshot[i].time) {
+        for i in snapshot.indices.dropFirst() where snapshot[i - 1].packed >= snapshot[i].packed {
             ordered = false
             break
         }
         guard ordered else {
             var all = journal
             for r in snapshot { all[r.key] = max(all[r.key] ?? .min, r.time) }
-            return all.map { packed($0.key, $0.value) }.sorted().map(unpacked)
+            return all.map(packed).sorted().map(Checkpoint.Remembered.init(packed:))
         }
         guard !journal.isEmpty else { return snapshot }
         // A key in both keeps its later time, from the journal's side.
@@ -183,19 +179,19 @@ package enum CheckpointJournal {
                 kept.append(r)
             }
         }
-        let added = later.map { packed($0.key, $0.value) }.sorted()
+        let added = later.map(packed).sorted()
         var out: [Checkpoint.Remembered] = []
         out.reserveCapacity(kept.count + added.count)
         var j = 0
         for r in kept {
-            let p = packed(r.key, r.time)
+            let p = r.packed
             while j < added.count && added[j] < p {
-                out.append(unpacked(added[j]))
+                out.append(Checkpoint.Remembered(packed: added[j]))
                 j += 1
             }
             out.append(r)
         }
-        for p in added[j...] { out.append(unpacked(p)) }
+        for p in added[j...] { out.append(Checkpoint.Remembered(packed: p)) }
         return out
     }
 }

@@ -97,19 +97,16 @@ package struct ReuseMemory {
     /// with its sign bit flipped above the key, so the sort compares
     /// integers instead of calling a closure on pairs.
     func live(now: Int64) -> [Checkpoint.Remembered] {
-        let signBit = UInt64(1) << 63
         var packed: [UInt128] = []
         packed.reserveCapacity(count + old.count - moved)
         for s in slots where s.time != .min && now - s.time <= retention {
-            packed.append(UInt128(UInt64(bitPattern: s.time) ^ signBit) << 64 | UInt128(s.key))
+            packed.append(Checkpoint.Remembered(key: s.key, time: s.time).packed)
         }
         for s in old[moved...] where s.time > Self.gone && s.time >= dropBefore && now - s.time <= retention {
-            packed.append(UInt128(UInt64(bitPattern: s.time) ^ signBit) << 64 | UInt128(s.key))
+            packed.append(Checkpoint.Remembered(key: s.key, time: s.time).packed)
         }
         packed.sort()
-        return packed.map {
-            Checkpoint.Remembered(key: UInt64(truncatingIfNeeded: $0), time: Int64(bitPattern: UInt64(truncatingIfNeeded: $0 >> 64) ^ signBit))
-        }
+        return packed.map(Checkpoint.Remembered.init(packed:))
     }
 
     /// The slot that holds `key`, or the empty slot where it would go.
