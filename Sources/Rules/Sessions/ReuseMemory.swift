@@ -122,6 +122,7 @@ package struct ReuseMemory {
 
     /// The slot of `key` in the new table, or the empty one where it would
     /// go: a key still in the old table is moved over first.
+    @inline(__always)
     private mutating func current(_ key: UInt64) -> Int {
         let i = slot(of: key)
         guard slots[i].time == .min, moved < old.count, let j = oldSlot(of: key) else { return i }
