@@ -198,9 +198,10 @@ package struct ReuseMemory {
     }
 
     private mutating func sweep(now: Int64) {
-        guard swept == .min || now - swept > retention / 4 else { return }
+        // A move under way ends first: the sweep waits for a later write
+        // rather than finish it in one go.
+        guard swept == .min || now - swept > retention / 4, moved >= old.count else { return }
         swept = now
-        if moved < old.count { move(old.count) }
         let from = now - retention
         var kept = 0
         for s in slots where s.time >= from { kept += 1 }
