@@ -434,6 +434,57 @@ struct FollowModelTests {
         #expect(world.reused.sorted() == expected.sorted(), "\(world.reused)")
     }
 
+    @Test("a gzip'd copy shorter than what was read (its first line only): read to its end already, no gap, no wrapped byte count")
+    func shorterCompressedCopy() throws {
+        let world = World()
+        let model = world.model
+        var server = Server(file: model.create(Self.log))
+        try world.start()
+        server.write(2, in: model)
+        for _ in 0..<3 {
+            model.now += 1000
+            #expect(world.turn() == nil)
+        }
+        let committed = server.file.bytes.count
+        world.stop()
+        let firstLine = Array(server.file.bytes.prefix { $0 != 0x0A }) + [0x0A]
+        model.delete(Self.log)
+        model.create(Self.log + ".1.gz").bytes = try Self.gzipped(firstLine)
+        server.file = model.create(Self.log)
+        try world.start()
+        model.now += 1000
+        #expect(world.turn() == nil)
+        let said = "\(Self.log): the file read up to byte \(committed) was compressed since, as \(Self.log).1.gz, read to its end already"
+        #expect(world.messages.contains(said), "\(world.messages)")
+        #expect(world.metrics.gaps == 0)
+        world.stop()
+    }
+
+    @Test("the file read deleted while stopped, no copy of it left: said as gone with a possible gap, in words, and counted")
+    func deletedWhileStopped() throws {
+        let world = World()
+        let model = world.model
+        var server = Server(file: model.create(Self.log))
+        try world.start()
+        server.write(1, in: model)
+        for _ in 0..<3 {
+            model.now += 1000
+            #expect(world.turn() == nil)
+        }
+        let committed = server.file.bytes.count
+        world.stop()
+        model.delete(Self.log)
+        server.file = model.create(Self.log)
+        server.write(1, in: model)
+        try world.start()
+        model.now += 1000
+        #expect(world.turn() == nil)
+        let said = "\(Self.log): the file read up to byte \(committed) is gone (deleted, or compressed other than by gzip); possible gap"
+        #expect(world.messages.contains(said), "\(world.messages)")
+        #expect(world.metrics.gaps == 1)
+        world.stop()
+    }
+
     @Test("rotated twice between two looks: the file in the middle is read from its start, said; one let go and written to again is read on")
     func rotatedBetweenLooks() throws {
         let world = World()

@@ -332,8 +332,11 @@ final class TailSet {
                     say("\(shown): the file read up to byte \(p.offset) is gone (deleted, or compressed other than by gzip); possible gap")
                     continue
                 }
-                // Its gzip trailer gives its length (modulo 2^32).
-                let unread = copy.length &- UInt32(truncatingIfNeeded: p.offset)
+                // Its gzip trailer gives its length modulo 2^32: past that,
+                // only the difference modulo 2^32 can be told.
+                let unread =
+                    p.offset < 1 << 32
+                    ? max(0, Int64(copy.length) - p.offset) : Int64(copy.length &- UInt32(truncatingIfNeeded: p.offset))
                 let compressed = TerminalText.escape(copy.name)
                 if unread == 0 {
                     say("\(shown): the file read up to byte \(p.offset) was compressed since, as \(compressed), read to its end already")
