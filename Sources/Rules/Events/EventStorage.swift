@@ -23,6 +23,11 @@ final class EventStorage: ManagedBuffer<EventStorage.Header, UInt8> {
         var hasReturn = false
         var request: RequestFacts?
         var returned: ReturnFacts?
+        /// What the request and the return refer to outside the texts,
+        /// kept apart from their facts: the facts are plain bytes, which
+        /// the stages copy without a retain or a release.
+        var requestShared = RequestShared()
+        var returnShared = ReturnShared()
     }
 
     /// What a request carries beside its texts.
@@ -32,19 +37,21 @@ final class EventStorage: ManagedBuffer<EventStorage.Header, UInt8> {
         var json: Bool
         var stateSpan: TextSpan
         var stateHash: UInt64
-        var clientID: String?
         var clientMismatch: Bool
-        var redirect: RedirectFacts?
         var duplicateParams: FlipParamSet
         var badEncodingParams: FlipParamSet
     }
 
+    /// A request's values shared with every request that repeats them.
+    struct RequestShared {
+        var clientID: String?
+        var redirect: RedirectFacts?
+    }
+
     /// What a return carries beside its texts.
     struct ReturnFacts {
-        var base: String
         var toGoogleHost: Bool
         var allowlisted: Bool
-        var exactVariantOf: String?
         var stateSpan: TextSpan
         var stateHash: UInt64
         var codeKey: UInt64?
@@ -54,6 +61,12 @@ final class EventStorage: ManagedBuffer<EventStorage.Header, UInt8> {
         var descriptionSpan: TextSpan
         var duplicateParams: FlipParamSet
         var badEncodingParams: FlipParamSet
+    }
+
+    /// A return's values shared with every return to its URL.
+    struct ReturnShared {
+        var base = ""
+        var exactVariantOf: String?
     }
 
     /// A storage holding `header` and a copy of `text`.

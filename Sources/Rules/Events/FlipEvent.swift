@@ -31,16 +31,18 @@ package struct FlipEvent: @unchecked Sendable {  // its storage is never written
     /// An event from its facts, with the texts their spans point into.
     init(
         time: Int64, source: SourceRef, clientIP: TextSpan, status: Int, request: EventStorage.RequestFacts?,
-        returned: EventStorage.ReturnFacts?, lineKey: UInt64, twin: Twin?, text: UnsafeRawBufferPointer
+        requestShared: EventStorage.RequestShared, returned: EventStorage.ReturnFacts?, returnShared: EventStorage.ReturnShared,
+        lineKey: UInt64, twin: Twin?, text: UnsafeRawBufferPointer
     ) {
         self.time = time
         self.source = source
-        let hasState = request.map { $0.stateSpan.isFilled } ?? returned.map { $0.stateSpan.isFilled } ?? false
-        let stateKey = hasState ? (request.map { $0.stateHash } ?? returned.map { $0.stateHash } ?? 0) : 0
+        let hasState = request?.stateSpan.isFilled ?? returned?.stateSpan.isFilled ?? false
+        let stateKey = hasState ? (request?.stateHash ?? returned?.stateHash ?? 0) : 0
         storage = .make(
             .init(
                 clientIP: clientIP, status: status, lineKey: lineKey, twin: twin, stateKey: stateKey, hasState: hasState,
-                hasReturn: returned != nil, request: request, returned: returned),
+                hasReturn: returned != nil, request: request, returned: returned, requestShared: requestShared,
+                returnShared: returnShared),
             text: text)
     }
 
@@ -53,10 +55,13 @@ package struct FlipEvent: @unchecked Sendable {  // its storage is never written
         let clientSpan = text.span(appending: clientIP)
         let requestFacts = request.map { $0.facts(appendingTo: &text) }
         let returnFacts = returned.map { $0.facts(appendingTo: &text) }
+        let requestShared = EventStorage.RequestShared(clientID: request?.clientID, redirect: request?.redirect)
+        let returnShared = EventStorage.ReturnShared(base: returned?.base ?? "", exactVariantOf: returned?.exactVariantOf)
         self = text.withUnsafeBytes {
             FlipEvent(
-                time: time, source: source, clientIP: clientSpan, status: status, request: requestFacts, returned: returnFacts,
-                lineKey: lineKey, twin: twin, text: $0)
+                time: time, source: source, clientIP: clientSpan, status: status, request: requestFacts,
+                requestShared: requestShared, returned: returnFacts, returnShared: returnShared, lineKey: lineKey, twin: twin,
+                text: $0)
         }
     }
 

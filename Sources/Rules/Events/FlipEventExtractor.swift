@@ -82,6 +82,7 @@ package struct FlipEventExtractor {
 
         var classification = Classification.unrelated
         var request: EventStorage.RequestFacts?
+        var requestShared = EventStorage.RequestShared()
         text.removeAll()
         if isFlipRequest {
             var duplicates = FlipParamSet()
@@ -116,17 +117,19 @@ package struct FlipEventExtractor {
                 }
                 classification = .inScope
                 request = EventStorage.RequestFacts(
-                    json: json, stateSpan: stateSpan, stateHash: text.bytes(stateSpan) { fingerprint.of($0) }, clientID: client?.text,
-                    clientMismatch: !clientIDs.isEmpty && client != nil && !client!.configured,
-                    redirect: redirect?.facts(allowlist: allowlist), duplicateParams: duplicates, badEncodingParams: bad)
+                    json: json, stateSpan: stateSpan, stateHash: text.bytes(stateSpan) { fingerprint.of($0) },
+                    clientMismatch: !clientIDs.isEmpty && client != nil && !client!.configured, duplicateParams: duplicates,
+                    badEncodingParams: bad)
+                requestShared = EventStorage.RequestShared(clientID: client?.text, redirect: redirect?.facts(allowlist: allowlist))
             } else {
                 classification = .otherOAuth
             }
         }
 
         var returned: EventStorage.ReturnFacts?
+        var returnShared = EventStorage.ReturnShared()
         if let url = locationURL {
-            returned = returnShape(url, request: request)
+            returned = returnShape(url, request: request, shared: &returnShared)
             if returned != nil && classification == .unrelated { classification = .returnOnly }
         }
         guard request != nil || returned != nil else { return (classification, nil) }
@@ -147,7 +150,8 @@ package struct FlipEventExtractor {
         let event = text.withUnsafeBytes { text in
             FlipEvent(
                 time: record.time, source: source, clientIP: clientIP, status: record.status, request: request,
-                returned: returned, lineKey: lineKey, twin: twin, text: text)
+                requestShared: requestShared, returned: returned, returnShared: returnShared, lineKey: lineKey, twin: twin,
+                text: text)
         }
         return (classification, event)
     }
@@ -254,7 +258,10 @@ package struct FlipEventExtractor {
     /// an allowlisted URI (an empty return); nil otherwise.
     /// `request` is the record's own request, if any: a return whose state
     /// has the same bytes as the request's shares its text and hash.
-    private mutating func returnShape(_ url: UnsafeRawBufferPointer, request: EventStorage.RequestFacts?) -> EventStorage.ReturnFacts? {
+    /// Its base and allowlisted variant go to `shared`.
+    private mutating func returnShape(
+        _ url: UnsafeRawBufferPointer, request: EventStorage.RequestFacts?, shared: inout EventStorage.ReturnShared
+    ) -> EventStorage.ReturnFacts? {
         let q = Bytes.find(.question, in: url)
         var baseEnd = q ?? url.count
         if let hash = Bytes.find(.hash, in: Bytes.slice(url, 0, baseEnd)) { baseEnd = hash }
@@ -307,8 +314,9 @@ package struct FlipEventExtractor {
         }
         let errorSpan = decoded(.error, of: query, duplicates: &duplicates, bad: &bad)
         let descriptionSpan = decoded(.errorDescription, of: query, duplicates: &duplicates, bad: &bad)
+        shared = EventStorage.ReturnShared(base: base, exactVariantOf: variantOf)
         return EventStorage.ReturnFacts(
-            base: base, toGoogleHost: toGoogleHost, allowlisted: allowlisted, exactVariantOf: variantOf, stateSpan: stateSpan,
+            toGoogleHost: toGoogleHost, allowlisted: allowlisted, stateSpan: stateSpan,
             stateHash: stateHash, codeKey: code?.key, codeSpan: code?.span ?? .absent, codeIsDigest: false, errorSpan: errorSpan,
             descriptionSpan: descriptionSpan, duplicateParams: duplicates, badEncodingParams: bad)
     }

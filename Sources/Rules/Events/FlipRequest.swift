@@ -5,21 +5,19 @@
 package struct FlipRequest: @unchecked Sendable {  // its storage is never written once built
     let storage: EventStorage
 
-    private var facts: EventStorage.RequestFacts { storage.header.request.unsafelyUnwrapped }
-
     /// The state's `Fingerprint` (of the empty text when absent), worked
     /// out where the record is scanned, while its bytes are in that
     /// thread's cache.
     var stateHash: UInt64 { storage.header.request.unsafelyUnwrapped.stateHash }
     var stateSpan: TextSpan { storage.header.request.unsafelyUnwrapped.stateSpan }
-    package var clientID: String? { facts.clientID }
+    package var clientID: String? { storage.header.requestShared.clientID }
     /// `client_id` present and not one of the configured Google client IDs
     /// (never when none is configured).
     var clientMismatch: Bool { storage.header.request.unsafelyUnwrapped.clientMismatch }
     /// Whether the request's record was a JSON line.
     var json: Bool { storage.header.request.unsafelyUnwrapped.json }
     /// The decoded `redirect_uri` and the verdicts on it.
-    package var redirect: RedirectFacts? { facts.redirect }
+    package var redirect: RedirectFacts? { storage.header.requestShared.redirect }
     package var redirectURI: String? { redirect?.uri }
     /// Flip parameters that occur more than once (those of `duplicate-param`).
     var duplicateParams: FlipParamSet { storage.header.request.unsafelyUnwrapped.duplicateParams }
@@ -47,8 +45,8 @@ package struct FlipRequest: @unchecked Sendable {  // its storage is never writt
 
         func facts(appendingTo text: inout EventText) -> EventStorage.RequestFacts {
             .init(
-                json: json, stateSpan: text.span(appending: state), stateHash: fingerprint.of(state ?? ""), clientID: clientID,
-                clientMismatch: clientMismatch, redirect: redirect, duplicateParams: duplicateParams,
+                json: json, stateSpan: text.span(appending: state), stateHash: fingerprint.of(state ?? ""),
+                clientMismatch: clientMismatch, duplicateParams: duplicateParams,
                 badEncodingParams: badEncodingParams)
         }
     }

@@ -10,14 +10,14 @@ package struct FlipReturn: @unchecked Sendable {  // its storage is never writte
     private var facts: EventStorage.ReturnFacts { storage.header.returned.unsafelyUnwrapped }
 
     /// `scheme://host/path` of the URL, as logged.
-    package var base: String { facts.base }
+    package var base: String { storage.header.returnShared.base }
     /// Whether the URL's host is one of Google's two redirect hosts.
     var toGoogleHost: Bool { storage.header.returned.unsafelyUnwrapped.toGoogleHost }
     package var allowlisted: Bool { storage.header.returned.unsafelyUnwrapped.allowlisted }
     /// The allowlisted URI that `base` equals only after normalization
     /// (docs/contract.md §3 "Exact match"); nil when `base` is allowlisted
     /// as it is or not at all.
-    var exactVariantOf: String? { facts.exactVariantOf }
+    var exactVariantOf: String? { storage.header.returnShared.exactVariantOf }
     var stateSpan: TextSpan { storage.header.returned.unsafelyUnwrapped.stateSpan }
     /// The state's `Fingerprint` (as `FlipRequest.stateHash`); meaningless
     /// when the state is absent.
@@ -67,8 +67,8 @@ package struct FlipReturn: @unchecked Sendable {  // its storage is never writte
 
         func facts(appendingTo text: inout EventText) -> EventStorage.ReturnFacts {
             .init(
-                base: base, toGoogleHost: toGoogleHost, allowlisted: allowlisted, exactVariantOf: exactVariantOf,
-                stateSpan: text.span(appending: state), stateHash: fingerprint.of(state ?? ""), codeKey: codeDigest?.key,
+                toGoogleHost: toGoogleHost, allowlisted: allowlisted, stateSpan: text.span(appending: state), stateHash: fingerprint.of(state ?? ""),
+                codeKey: codeDigest?.key,
                 codeSpan: text.span(appending: codeDigest?.description), codeIsDigest: true,
                 errorSpan: text.span(appending: error), descriptionSpan: text.span(appending: errorDescription),
                 duplicateParams: duplicateParams, badEncodingParams: badEncodingParams)
