@@ -95,6 +95,12 @@ struct RowBytes: ~Copyable {
     /// holds `,` or `"`.
     mutating func cell(bytes u: UnsafeRawBufferPointer) {
         guard let first = u.first else { return }
+        // The usual cell: one pass finds nothing to escape or quote.
+        if !Bytes.mayNeedEscaping(u) {
+            if CSV.startsFormula(first) { put(UInt8(ascii: "'")) }
+            put(u)
+            return
+        }
         if Bytes.mayHoldControl(u), let escaped = Self.controlsEscaped(u) {
             escaped.withUnsafeBytes { cell(bytes: $0) }
             return

@@ -274,7 +274,7 @@ func referenceCell(_ text: String) -> String {
     for (i, target) in RedirectTarget.all.enumerated() {
         let outcome = Outcome.allCases[i % Outcome.allCases.count]
         let session = SessionRecord(
-            state: "s\(i)", firstSeen: 0, lastSeen: 0, target: target, clientID: "c", redirectURI: "r", outcome: outcome,
+            state: "s\(i)", firstSeen: 0, lastSeen: 1000, target: target, clientID: "c", redirectURI: "r", outcome: outcome,
             error: "e", errorDescription: "d", latencyMs: 5, latencyAcrossRecords: false, findings: [.noReturn], clientIP: "ip",
             source: SourceRef(file: 0, line: 7))
         var out: [UInt8] = []
@@ -287,5 +287,24 @@ func referenceCell(_ text: String) -> String {
         #expect(row["environment"] == target.environment.rawValue && row["variant"] == target.variant.rawValue)
         #expect(row["outcome"] == outcome.rawValue && row["client_id"] == "c" && row["redirect_uri"] == "r")
         #expect(row["state"] == "s\(i)" && row["findings"] == "no-return" && row["source"] == "f:7")
+        #expect(row["error"] == "e" && row["error_description"] == "d" && row["latency_ms"] == "5" && row["client_ip"] == "ip")
+        #expect(row["first_seen"] == "1970-01-01T00:00:00.000Z" && row["last_seen"] == "1970-01-01T00:00:01.000Z")
     }
+}
+
+/// `findings.csv` rows: each value under its header's name (the writer
+/// puts the cells in the header's order by hand).
+@Test func findingRowsPutEachValueUnderItsColumn() {
+    let finding = Finding(
+        kind: .stateMismatch, time: 1000, state: "s", clientID: "c", redirectURI: "r", detail: "d", source: SourceRef(file: 0, line: 7))
+    var out: [UInt8] = []
+    var times = Timestamp.ISO8601Writer()
+    CSVReport.append(finding: finding, source: CSVReport.sourcePrefix(displayName: "f"), times: &times, to: &out)
+    let cells = String(decoding: out.dropLast(), as: UTF8.self).split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+    let header = CSVReport.findingsHeader
+    #expect(cells.count == header.count)
+    let row = Dictionary(uniqueKeysWithValues: zip(header, cells))
+    #expect(row["time"] == "1970-01-01T00:00:01.000Z" && row["severity"] == FindingKind.stateMismatch.severity.rawValue)
+    #expect(row["kind"] == "state-mismatch" && row["state"] == "s" && row["client_id"] == "c" && row["redirect_uri"] == "r")
+    #expect(row["detail"] == "d" && row["source"] == "f:7")
 }

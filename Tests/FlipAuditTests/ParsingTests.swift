@@ -480,6 +480,19 @@ struct FindByteTests {
     #expect(![UInt8]().withUnsafeBytes { Bytes.mayHoldControl($0) })
 }
 
+/// `mayNeedEscaping` (the one pass over a usual CSV cell) finds what
+/// `mayHoldControl` finds, and a comma or a quote, and nothing else.
+@Test func cellMarksAreFoundWhereverTheyStand() {
+    let wrong = byteClassMismatches(lengths: 1...70, filler: UInt8(ascii: "Q")) { value in
+        value.withUnsafeBytes { Bytes.mayNeedEscaping($0) }
+    } expected: { byte in
+        byte < 0x20 || byte == 0x7F || byte == 0xC2 || byte == 0xE2 || byte == UInt8(ascii: ",") || byte == UInt8(ascii: "\"")
+    }
+    #expect(wrong.checked == 256 * 2485)
+    #expect(wrong.found.isEmpty, "\(wrong.found)")
+    #expect(![UInt8]().withUnsafeBytes { Bytes.mayNeedEscaping($0) })
+}
+
 /// Where `check` of a buffer of `filler` bytes with one byte replaced
 /// disagrees with `expected` of that byte: every byte value, at every
 /// position of every length in `lengths` (the first ten disagreements,

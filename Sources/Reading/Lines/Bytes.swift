@@ -104,6 +104,21 @@ public enum Bytes {
         return anyBlock(of: buffer, hits)
     }
 
+    /// Whether a CSV cell's bytes may need more than copying: a byte
+    /// `mayHoldControl` looks for, a comma or a quote (CR and LF are C0).
+    /// One pass where the two questions would take two: most cells need
+    /// neither.
+    public static func mayNeedEscaping(_ buffer: UnsafeRawBufferPointer) -> Bool {
+        let space = SIMD16<UInt8>(repeating: 0x20), del = SIMD16<UInt8>(repeating: 0x7F)
+        let c2 = SIMD16<UInt8>(repeating: 0xC2), e2 = SIMD16<UInt8>(repeating: 0xE2)
+        let comma = SIMD16<UInt8>(repeating: .comma), quote = SIMD16<UInt8>(repeating: .quote)
+        func hits(_ v: SIMD16<UInt8>) -> SIMDMask<SIMD16<Int8>> {
+            (v .< space) .| (v .== del) .| (v .== c2) .| (v .== e2) .| (v .== comma) .| (v .== quote)
+        }
+        guard buffer.count >= 16 else { return !buffer.isEmpty && anyLane(hits(padded(buffer, with: UInt8(ascii: "a")))) }
+        return anyBlock(of: buffer, hits)
+    }
+
     /// Whether `buffer` holds a byte that decoding a query value would
     /// look at: `%`, `+`, a backslash, NUL or a byte ≥ 0x80. One pass,
     /// sixteen bytes at a time; a value without any (nearly every state
