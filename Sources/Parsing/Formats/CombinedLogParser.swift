@@ -45,6 +45,9 @@ package struct CombinedLogParser: RecordParser {
     mutating func parseInline(_ line: UnsafeRawBufferPointer, into record: inout LogRecord, escapes: Bool) -> MalformedReason? {
         if escapes { scratch.reset() }
         record = LogRecord()
+        // The line's length, read once: in this long function the
+        // compiler called `count`'s getter where it was read late.
+        let count = line.count
         // client address
         guard let sp = Bytes.find(.space, in: line), sp > 0 else { return .unparsable }
         record.clientIP = Bytes.slice(line, 0, sp)
@@ -52,7 +55,7 @@ package struct CombinedLogParser: RecordParser {
         guard let open = Bytes.find(.openBracket, in: line, from: sp &+ 1) else { return .unparsable }
         if open &- sp > 6, let client = Self.vhostClient(line, firstSpace: sp, open: open) { record.clientIP = client }
         let close: Int
-        if open &+ 27 < line.count, line[open &+ 27] == .closeBracket,
+        if open &+ 27 < count, line[open &+ 27] == .closeBracket,
             let time = cachedTime(Bytes.slice(line, open &+ 1, open &+ 27))
         {
             // The usual `dd/Mon/yyyy:HH:MM:SS +zzzz`: a time that parses
@@ -67,20 +70,20 @@ package struct CombinedLogParser: RecordParser {
         }
         // "request"
         var i = close &+ 1
-        guard i &+ 1 < line.count, line[i] == .space, line[i &+ 1] == .quote else { return .unparsable }
+        guard i &+ 1 < count, line[i] == .space, line[i &+ 1] == .quote else { return .unparsable }
         guard let (request, afterRequest) = quoted(line, from: i &+ 1, escapes: escapes) else { return .unparsable }
         RequestLine.split(request, into: &record)
         i = afterRequest
         // status
-        guard i < line.count, line[i] == .space else { return .unparsable }
+        guard i < count, line[i] == .space else { return .unparsable }
         let statusStart = i &+ 1
-        let statusEnd = Bytes.find(.space, in: line, from: statusStart) ?? line.count
+        let statusEnd = Bytes.find(.space, in: line, from: statusStart) ?? count
         guard let status = Bytes.parseInt(Bytes.slice(line, statusStart, statusEnd)), status < 1000 else { return .unparsable }
         record.status = status
         // bytes
         i = statusEnd
-        guard i < line.count else { return nil }
-        i = Bytes.find(.space, in: line, from: i &+ 1) ?? line.count
+        guard i < count else { return nil }
+        i = Bytes.find(.space, in: line, from: i &+ 1) ?? count
         // "referer" "user agent", then any extra fields, quoted or not
         // (nginx `main`'s "$http_x_forwarded_for", `%D`, a Location).
         // The usual line first, as fast as before extra fields were read:
@@ -90,7 +93,7 @@ package struct CombinedLogParser: RecordParser {
             // Written here, not called: this runs on nearly every line.
             var j = i
             var field = 0
-            while j &+ 1 < line.count, line[j] == .space, line[j &+ 1] == .quote {
+            while j &+ 1 < count, line[j] == .space, line[j &+ 1] == .quote {
                 guard let (value, after) = quoted(line, from: j &+ 1, escapes: escapes) else {
                     if field < 2 { return .unparsable }
                     break usual
@@ -98,8 +101,8 @@ package struct CombinedLogParser: RecordParser {
                 field &+= 1
                 j = after
                 if field == 3 {
-                    guard j == line.count else { break usual }
-                    if Bytes.equals(value, "-") || value.isEmpty {
+                    guard j == count else { break usual }
+                    if Bytes.equals(value, "-") || value.count == 0 {
                         record.location = .emptyByPlace
                     } else if URLParts.isAbsoluteURL(value) {
                         record.location = .value(value)
@@ -107,10 +110,10 @@ package struct CombinedLogParser: RecordParser {
                     return nil
                 }
             }
-            if field == 2 && j == line.count { return nil }
+            if field == 2 && j == count { return nil }
         }
         scratch.rewind(to: mark)
-        let combined = i &+ 1 < line.count && line[i &+ 1] == .quote
+        let combined = i &+ 1 < count && line[i &+ 1] == .quote
         // Only a redirect record's extra fields are looked at for its
         // Location (most records are not redirects: no URL checks).
         let redirect = record.status >= 300 && record.status < 400
@@ -120,7 +123,7 @@ package struct CombinedLogParser: RecordParser {
         var firstQuoted = false
         var target: UnsafeRawBufferPointer?
         var ambiguous = false
-        while i &+ 1 < line.count, line[i] == .space {
+        while i &+ 1 < count, line[i] == .space {
             let value: UnsafeRawBufferPointer
             let after: Int
             let isQuoted = line[i &+ 1] == .quote
@@ -134,7 +137,7 @@ package struct CombinedLogParser: RecordParser {
                 value = v
                 after = a
             } else {
-                let end = Bytes.find(.space, in: line, from: i &+ 1) ?? line.count
+                let end = Bytes.find(.space, in: line, from: i &+ 1) ?? count
                 value = Bytes.slice(line, i &+ 1, end)
                 after = end
             }
@@ -155,7 +158,7 @@ package struct CombinedLogParser: RecordParser {
             if firstQuoted {
                 // One quoted field after the User-Agent: the Location, as
                 // `combined` + `"$sent_http_location"` writes it.
-                if Bytes.equals(firstExtra, "-") || firstExtra.isEmpty {
+                if Bytes.equals(firstExtra, "-") || firstExtra.count == 0 {
                     record.location = .emptyByPlace
                 } else if URLParts.isAbsoluteURL(firstExtra) {
                     record.location = .value(firstExtra)

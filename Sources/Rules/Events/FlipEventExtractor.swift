@@ -58,15 +58,37 @@ package struct FlipEventExtractor {
 
     /// Classifies `record` and builds its event when it is a flip request or
     /// carries a return-shaped Location. `json`: the record was a JSON line.
+    /// Most records are told apart here, inlined where the line is read:
+    /// with no endpoint configured, a target whose query cannot name two
+    /// flip parameters and no Location value is unrelated, without the
+    /// call and the large frame of `extractFlip`.
+    @inline(__always)
     package mutating func extract(_ record: LogRecord, source: SourceRef, line: UnsafeRawBufferPointer, json: Bool = false)
         -> (Classification, FlipEvent?)
     {
         let target = record.target
         let q = Bytes.find(.question, in: target)
+        let named = q.map { Self.mayNameTwo(Bytes.slice(target, $0 &+ 1, target.count)) } ?? false
+        if endpoints.isEmpty, !named {
+            var located = false
+            if case .value = record.location { located = true }
+            if !located { return (.unrelated, nil) }
+        }
+        return extractFlip(record, question: q, named: named, source: source, line: line, json: json)
+    }
+
+    /// `extract` of a record that may be App Flip traffic; `q` is the
+    /// index of the target's `?`, `named` whether its query may name two
+    /// flip parameters (`mayNameTwo`).
+    @inline(never)
+    private mutating func extractFlip(
+        _ record: LogRecord, question q: Int?, named: Bool, source: SourceRef, line: UnsafeRawBufferPointer, json: Bool
+    ) -> (Classification, FlipEvent?) {
+        let target = record.target
         let path = Bytes.slice(target, 0, q ?? target.count)
         let isEndpoint = !endpoints.isEmpty && endpoints.contains { e in e.withUnsafeBytes { Bytes.equal($0, path) } }
         var isFlipRequest = isEndpoint
-        if let q, isEndpoint || Self.mayNameTwo(Bytes.slice(target, q + 1, target.count)) {
+        if let q, isEndpoint || named {
             var query = Bytes.slice(target, q + 1, target.count)
             if let hash = Bytes.find(.hash, in: query) { query = Bytes.slice(query, 0, hash) }
             requestQuery.scan(query)
