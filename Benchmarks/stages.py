@@ -23,8 +23,8 @@ STAGES = [
     # builds before it called the parsers from the scanner.
     ("parsing records (`RecordReader`: `CombinedLogParser`, `JSONLineParser`, …)",
      [[r"RecordReaderV4read_7escapes.*(?<!TW)$"], [r"CombinedLogParserV5parse_4into", r"JSONLineParserV5parse_4into"]], []),
-    # `extract` is inlined into the scanner; `extractFlip` is its call.
-    ("classification and flip events (`FlipEventExtractor`)", [r"FlipEventExtractorV7extract_6source4line", r"FlipEventExtractorV07extractB0"], []),
+    # `sift` is inlined into the scanner; `extract(_:sifted:…)` is the call.
+    ("classification and flip events (`FlipEventExtractor`)", [r"FlipEventExtractorV7extract_6source4line", r"FlipEventExtractorV7extract_6sifted"], []),
     ("line accounting (`LineScanner`)", [r"LineScannerV4line_6number5plain.*(?<!TW)$"], ["parse", "extract"]),
 ]
 KEYS = ["inflate", "cut", "split", "parse", "extract", "scanner"]

@@ -56,34 +56,45 @@ package struct FlipEventExtractor {
         twinsLeft = twinsPerPiece
     }
 
+    /// What `sift` found of a record's target: where its `?` is, and
+    /// whether its query may name two flip parameters (`mayNameTwo`).
+    package struct Sifted {
+        let question: Int?
+        let named: Bool
+    }
+
+    /// The first test of `extract`, on two fields of a record: nil when
+    /// the record is unrelated (no endpoint configured, a query that
+    /// cannot name two flip parameters, no Location value), as most are.
+    /// Inlined where the line is read, before the record is handed over
+    /// (a copy) to the call and the large frame of `extract`.
+    @inline(__always)
+    package func sift(target: UnsafeRawBufferPointer, location: LogRecord.Location) -> Sifted? {
+        let q = Bytes.find(.question, in: target)
+        let named = q.map { Self.mayNameTwo(Bytes.slice(target, $0 &+ 1, target.count)) } ?? false
+        if endpoints.isEmpty, !named {
+            guard case .value = location else { return nil }
+        }
+        return Sifted(question: q, named: named)
+    }
+
     /// Classifies `record` and builds its event when it is a flip request or
     /// carries a return-shaped Location. `json`: the record was a JSON line.
-    /// Most records are told apart here, inlined where the line is read:
-    /// with no endpoint configured, a target whose query cannot name two
-    /// flip parameters and no Location value is unrelated, without the
-    /// call and the large frame of `extractFlip`.
     @inline(__always)
     package mutating func extract(_ record: LogRecord, source: SourceRef, line: UnsafeRawBufferPointer, json: Bool = false)
         -> (Classification, FlipEvent?)
     {
-        let target = record.target
-        let q = Bytes.find(.question, in: target)
-        let named = q.map { Self.mayNameTwo(Bytes.slice(target, $0 &+ 1, target.count)) } ?? false
-        if endpoints.isEmpty, !named {
-            var located = false
-            if case .value = record.location { located = true }
-            if !located { return (.unrelated, nil) }
-        }
-        return extractFlip(record, question: q, named: named, source: source, line: line, json: json)
+        guard let sifted = sift(target: record.target, location: record.location) else { return (.unrelated, nil) }
+        return extract(record, sifted: sifted, source: source, line: line, json: json)
     }
 
-    /// `extract` of a record that may be App Flip traffic; `q` is the
-    /// index of the target's `?`, `named` whether its query may name two
-    /// flip parameters (`mayNameTwo`).
+    /// `extract` of a record that `sift` let through.
     @inline(never)
-    private mutating func extractFlip(
-        _ record: LogRecord, question q: Int?, named: Bool, source: SourceRef, line: UnsafeRawBufferPointer, json: Bool
+    package mutating func extract(
+        _ record: LogRecord, sifted: Sifted, source: SourceRef, line: UnsafeRawBufferPointer, json: Bool
     ) -> (Classification, FlipEvent?) {
+        let q = sifted.question
+        let named = sifted.named
         let target = record.target
         let path = Bytes.slice(target, 0, q ?? target.count)
         let isEndpoint = !endpoints.isEmpty && endpoints.contains { e in e.withUnsafeBytes { Bytes.equal($0, path) } }

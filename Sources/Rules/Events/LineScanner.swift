@@ -254,8 +254,11 @@ package struct LineScanner: LineSink {
         } else if scan.firstLocationLine == nil, reader.record.location.isLogged {
             scan.firstLocationLine = number
         }
+        // Most records are not App Flip traffic: told from two fields,
+        // before the record is copied out to the extractor.
+        guard let sifted = extractor.sift(target: reader.record.target, location: reader.record.location) else { return }
         let source = SourceRef(file: fileIndex, line: Int64((linesBefore ?? 0) + number))
-        let (kind, event) = extractor.extract(reader.record, source: source, line: bytes, json: runIsJSON)
+        let (kind, event) = extractor.extract(reader.record, sifted: sifted, source: source, line: bytes, json: runIsJSON)
         switch kind {
         case .inScope: scan.accounting.inScopeFlipRecords += 1
         case .otherOAuth: scan.accounting.otherOAuthRecords += 1
