@@ -371,6 +371,20 @@ struct FollowModelTests {
         world.stop()
     }
 
+    /// A follower started on a new log, `states` sessions written and
+    /// turns taken until they are committed: the server, and the bytes
+    /// the follower's checkpoint holds as read.
+    static func committed(_ states: Int, in world: World) throws -> (Server, Int) {
+        var server = Server(file: world.model.create(log))
+        try world.start()
+        server.write(states, in: world.model)
+        for _ in 0..<3 {
+            world.model.now += 1000
+            #expect(world.turn() == nil)
+        }
+        return (server, server.file.bytes.count)
+    }
+
     /// `bytes` as gzip(1) writes them (logrotate's `compress`).
     static func gzipped(_ bytes: [UInt8]) throws -> [UInt8] {
         let path = temporaryDirectory() + "/plain"
@@ -389,14 +403,7 @@ struct FollowModelTests {
     func compressedWhileStopped(unreadTail: Bool) throws {
         let world = World()
         let model = world.model
-        var server = Server(file: model.create(Self.log))
-        try world.start()
-        server.write(2, in: model)
-        for _ in 0..<3 {
-            model.now += 1000
-            #expect(world.turn() == nil)
-        }
-        let committed = server.file.bytes.count
+        var (server, committed) = try Self.committed(2, in: world)
         if unreadTail {
             // Written after the last commit, then SIGKILL: not read.
             server.write(1, in: model)
@@ -438,14 +445,7 @@ struct FollowModelTests {
     func shorterCompressedCopy() throws {
         let world = World()
         let model = world.model
-        var server = Server(file: model.create(Self.log))
-        try world.start()
-        server.write(2, in: model)
-        for _ in 0..<3 {
-            model.now += 1000
-            #expect(world.turn() == nil)
-        }
-        let committed = server.file.bytes.count
+        var (server, committed) = try Self.committed(2, in: world)
         world.stop()
         let firstLine = Array(server.file.bytes.prefix { $0 != 0x0A }) + [0x0A]
         model.delete(Self.log)
@@ -464,14 +464,7 @@ struct FollowModelTests {
     func deletedWhileStopped() throws {
         let world = World()
         let model = world.model
-        var server = Server(file: model.create(Self.log))
-        try world.start()
-        server.write(1, in: model)
-        for _ in 0..<3 {
-            model.now += 1000
-            #expect(world.turn() == nil)
-        }
-        let committed = server.file.bytes.count
+        var (server, committed) = try Self.committed(1, in: world)
         world.stop()
         model.delete(Self.log)
         server.file = model.create(Self.log)
