@@ -5,6 +5,7 @@ import Testing
 @testable import Reading
 @testable import Rules
 @testable import Run
+import Writing
 
 /// The follower over a model file system (`ModelFileSystem`) and a clock
 /// the test moves: seeded random sequences of writes, rotations (create,
@@ -298,6 +299,37 @@ struct FollowModelTests {
         #expect(world.turn() == nil)
         #expect(!world.messages.contains { $0.contains("journal") }, "\(world.messages)")
         world.stop()
+    }
+
+    @Test("a journal replaced by another snapshot's: its compaction will not read it, says so in words, and the next commit is whole")
+    func compactionFindsAnotherJournal() throws {
+        let world = World()
+        let model = world.model
+        var server = Server(file: model.create(Self.log))
+        try world.start()
+        let path = try #require(world.run.checkpoint)
+        server.write(2, in: model)
+        model.now += 2500
+        #expect(world.turn() == nil)
+        // Another writer's journal under the name; this follower appends
+        // to the file it opened, which no name leads to now.
+        try AtomicFile.write(bytes: CheckpointJournal.header(for: Array("another snapshot".utf8)), to: CheckpointJournal.path(of: path))
+        let said = "--checkpoint \(path): not compacted (\(path).journal was changed by another writer); the next commit writes the whole checkpoint"
+        for _ in 0..<40 where !world.messages.contains(said) {
+            server.write(1, in: model)
+            model.now += 2500
+            #expect(world.turn() == nil)
+        }
+        #expect(world.messages.contains(said), "\(world.messages)")
+        let snapshots = world.metrics.snapshots
+        server.write(1, in: model)
+        model.now += 2500
+        #expect(world.turn() == nil)
+        #expect(world.metrics.snapshots == snapshots + 1, "the commit after it is whole")
+        let whole = try #require(world.follower).checkpointNow().renumbered()
+        #expect(committedCheckpoint(path) == String(decoding: whole.encoded(), as: UTF8.self))
+        world.stop()
+        #expect(world.reused.sorted() == server.written.sorted())
     }
 
     @Test("a journal deleted by hand: its compaction cannot read it back, says so, and the next commit writes the whole checkpoint")
