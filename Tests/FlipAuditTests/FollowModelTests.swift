@@ -1,11 +1,11 @@
 import Foundation
 import Testing
+import Writing
 
 @testable import Audit
 @testable import Reading
 @testable import Rules
 @testable import Run
-import Writing
 
 /// The follower over a model file system (`ModelFileSystem`) and a clock
 /// the test moves: seeded random sequences of writes, rotations (create,
