@@ -67,4 +67,27 @@ struct CausalOrderTests {
         // The return came 300 ms before any request of its state.
         #expect(run.kinds().contains(.unknownState))
     }
+
+    @Test("seconds handed on in order, whether or not the last one was taken out")
+    func secondsInOrder() {
+        // Events of two inputs over three seconds; the rules take them out
+        // after every event, or only at the end (a flush while some wait).
+        let places: [(time: Int64, file: Int32)] = [(1_000, 0), (1_000, 1), (1_500, 0), (2_000, 1), (2_300, 0), (3_100, 0)]
+        let events = places.enumerated().map { i, p in
+            FlipEvent(
+                time: p.time, source: SourceRef(file: p.file, line: Int64(i + 1)), clientIP: "", status: 200, request: nil,
+                returned: nil, lineKey: 0)
+        }
+        for drainEach in [true, false] {
+            var order = CausalOrder()
+            var out: [Int64] = []
+            for event in events {
+                order.add(event)
+                if drainEach { while let e = order.next() { out.append(e.source.line) } }
+            }
+            order.flush()
+            while let e = order.next() { out.append(e.source.line) }
+            #expect(out == [1, 2, 3, 4, 5, 6], "taken out after each: \(drainEach)")
+        }
+    }
 }

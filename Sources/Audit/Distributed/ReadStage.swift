@@ -57,7 +57,7 @@ package enum ReadStage {
         defer { inputs.stop() }
         let feed = InputFeed(inputs, index: 0, file: file, format: configuration.format(for: file.displayName), zone: configuration.zone?.name)
         var events = LineTally()
-        let (scan, step) = try ReadStep.read(feed) { batch throws(OutputError) in
+        let (scan, step) = try ReadStep.read(feed, twins: configuration.keysLines) { batch throws(OutputError) in
             for event in batch.events {
                 events.add(appendedTo: &output.buffer) { EventLine.encode(event, into: &$0) }
             }

@@ -36,7 +36,8 @@ package enum SessionStage {
             tiers: Tiers(
                 known: Tiers.named(configuration.tiers, names: plan.files.map(\.displayName))
                     .union(Tiers.detect(Self.samples(facts, count: plan.files.count))),
-                inputs: plan.files.count))
+                inputs: plan.files.count),
+            sources: plan.files.count)
         var any = false
         while let (line, newKey) = try lines.next() {
             let event: FlipEvent

@@ -218,7 +218,7 @@ package final class Analyzer {
                 carried: carry.from?.records ?? [],
                 retention: carry.on ? max(Int64(configuration.reuseWindowSeconds) * 1000, AuditConfiguration.reorderWindow) : nil,
                 on: configuration.keysLines),
-            tiers: Tiers(known: ranked.tiers, inputs: inputs.count))
+            tiers: Tiers(known: ranked.tiers, inputs: inputs.count), sources: sourceFiles.count)
         var latest: Int64?
         /// Per input, its newest audited record time: the watermark is the
         /// smallest of them.
@@ -236,7 +236,7 @@ package final class Analyzer {
         for (file, lines) in carry.from?.locations ?? [:] { tracker.markLogsLocation(file: Int32(inputs.count + file), lines: lines) }
         let warn = self.warn
         let window = AuditConfiguration.reorderWindow
-        var reads = [ReadStep](repeating: ReadStep(), count: inputs.count)
+        var reads = [ReadStep](repeating: ReadStep(twins: configuration.keysLines), count: inputs.count)
         func onBatch(_ index: Int, _ batch: EventBatch) {
             reads[index].see(batch)
             tracker.markLogsLocation(file: Int32(index), lines: batch.locationLines)
@@ -260,7 +260,7 @@ package final class Analyzer {
         /// The events `waiting` lets through, to the rules.
         func audit() {
             while let event = waiting.ready() {
-                rules.take(event)
+                rules.take(consume event)
                 order.release(before: tracker.settledBefore)
             }
         }
@@ -272,7 +272,7 @@ package final class Analyzer {
             for index in inputs.indices {
                 // The next input is read ahead while this one is sorted.
                 if index + 1 < inputs.count { feed.open(index + 1) }
-                let (scan, step) = ReadStep.read(source(index)) { batch in
+                let (scan, step) = ReadStep.read(source(index), twins: configuration.keysLines) { batch in
                     tracker.markLogsLocation(file: Int32(index), lines: batch.locationLines)
                     for event in batch.events { sort.add(event) }
                 }
@@ -296,11 +296,13 @@ package final class Analyzer {
                 onBatch: onBatch, onEnd: onEnd)
             while let event = waiting.next(merge.next) {
                 // Without a checkpoint nothing waits: straight to the rules.
+                // The event is handed on, not copied (a copy costs two
+                // atomic operations).
                 if waiting.on {
-                    waiting.add(event)
+                    waiting.add(consume event)
                     audit()
                 } else {
-                    rules.take(event)
+                    rules.take(consume event)
                     order.release(before: tracker.settledBefore)
                 }
             }

@@ -1,4 +1,3 @@
-import DequeModule
 import Rules
 
 /// Causal order across inputs (docs/contract.md §3): two records of
@@ -18,32 +17,47 @@ import Rules
 /// process (every state in one stream) and a distributed reducer (one
 /// state at a time) hand the rules the same order of each state's events.
 package struct CausalOrder {
-    /// The second being held (its start, ms), and its events in order.
+    /// The second being held (its start, ms), its events in order, and
+    /// the input of the first of them.
     private var second = Int64.min
     private var held: [FlipEvent] = []
+    private var heldFile: Int32 = 0
     /// Whether the held second has events of more than one input: only
     /// then can anything move.
     private var mixed = false
-    private var out: Deque<FlipEvent> = []
+    /// What `next()` hands on, last first (an array's last element moves
+    /// out without a copy).
+    private var out: [FlipEvent] = []
 
     /// Takes the next event; what is settled comes out of `next()`.
-    mutating func add(_ event: FlipEvent) {
+    /// Events are moved, never copied, from here to `next()`: a copy
+    /// retains and releases the event, two atomic operations a record.
+    mutating func add(_ event: consuming FlipEvent) {
         let s = Self.second(of: event.time)
         if s != second {
             flush()
             second = s
         }
-        if !mixed, let first = held.first, first.source.file != event.source.file { mixed = true }
-        held.append(event)
+        if held.isEmpty {
+            heldFile = event.source.file
+        } else if heldFile != event.source.file {
+            mixed = true
+        }
+        held.append(consume event)
     }
 
     /// The next event in causal order, once its second is complete.
-    mutating func next() -> FlipEvent? { out.popFirst() }
+    mutating func next() -> FlipEvent? { out.popLast() }
 
     /// Hands on the held second (the input ended, or a key did).
     mutating func flush() {
         if mixed { Self.reorder(&held) }
-        if held.count == 1 { out.append(held[0]) } else { out.append(contentsOf: held) }
+        // In place: `Array.reverse` copies each event it moves.
+        held.withUnsafeMutableBufferPointer { $0.reverse() }
+        // The rules take every event out before the next comes in: `out`
+        // is empty but for a flush between two events.
+        if !out.isEmpty { held.append(contentsOf: out) }
+        swap(&out, &held)
         held.removeAll(keepingCapacity: true)
         mixed = false
         second = .min

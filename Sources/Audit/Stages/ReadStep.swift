@@ -13,12 +13,21 @@ struct ReadStep {
     private(set) var locationLines = LocationLines()
     /// Its first flip records that could have a twin (tiers).
     private(set) var sample = TwinSample()
+    /// Whether its events carry twins (`AuditConfiguration.keysLines`):
+    /// without, the sample stays empty and no event need be looked at.
+    private let twins: Bool
+
+    init(twins: Bool) { self.twins = twins }
 
     /// Takes in the next batch.
     mutating func see(_ batch: EventBatch) {
         locationLines.take(batch.locationLines)
-        for event in batch.events { outOfOrder.see(event.time) }
-        if !sample.isFull { for event in batch.events { sample.see(event) } }
+        // Read in place: a copy of each event would retain and release it,
+        // two atomic operations on a line the reading thread just wrote.
+        batch.events.withUnsafeBufferPointer { events in
+            for i in events.indices { outOfOrder.see(events[i].time) }
+            if twins && !sample.isFull { for i in events.indices { sample.see(events[i]) } }
+        }
     }
 
     /// The input's end: its scan, with the records out of time order
@@ -34,9 +43,9 @@ struct ReadStep {
     /// Reads `feed` to its end, handing each batch to `batch` once seen;
     /// the input's end, and the step with what it saw.
     static func read<Failure: Error>(
-        _ feed: EventFeed, batch: (EventBatch) throws(Failure) -> Void
+        _ feed: EventFeed, twins: Bool, batch: (EventBatch) throws(Failure) -> Void
     ) throws(Failure) -> (scan: FileScan, step: ReadStep) {
-        var step = ReadStep()
+        var step = ReadStep(twins: twins)
         while true {
             switch feed.next() {
             case .batch(let b):

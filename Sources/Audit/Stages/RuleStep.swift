@@ -13,11 +13,17 @@ struct RuleStep {
     private(set) var duplicates: DuplicateFilter
     private(set) var tiers: Tiers
     private var causal = CausalOrder()
+    /// Whether events come from more than one file: with one, nothing
+    /// is reordered and no event need be held for it.
+    private let ordered: Bool
 
-    init(tracker: SessionTracker, duplicates: DuplicateFilter, tiers: Tiers) {
+    /// `sources`: how many files the events come from (the inputs, and
+    /// the previous run's files of carried records).
+    init(tracker: SessionTracker, duplicates: DuplicateFilter, tiers: Tiers, sources: Int) {
         self.tracker = tracker
         self.duplicates = duplicates
         self.tiers = tiers
+        ordered = sources > 1
     }
 
     /// Of the records past the watermark, those to carry: not a twin of
@@ -29,13 +35,16 @@ struct RuleStep {
 
     /// Takes `event`; the events whose twins and second are settled are
     /// audited, unless one repeats a record already audited.
-    mutating func take(_ event: FlipEvent) {
-        if tiers.passes {
-            causal.add(event)
-        } else {
+    mutating func take(_ event: consuming FlipEvent) {
+        if !tiers.passes {
             tiers.add(event)
+            audit()
+        } else if ordered {
+            causal.add(event)
+            audit()
+        } else {
+            rule(event)
         }
-        audit()
     }
 
     /// Audits what is still held: the input ended.
@@ -48,10 +57,13 @@ struct RuleStep {
 
     private mutating func audit() {
         while let event = tiers.next() { causal.add(event) }
-        while let event = causal.next() {
-            guard duplicates.admits(event) else { continue }
-            tracker.process(event)
-        }
+        while let event = causal.next() { rule(event) }
+    }
+
+    /// The duplicate filter, then the session tracker.
+    private mutating func rule(_ event: borrowing FlipEvent) {
+        guard duplicates.admits(event) else { return }
+        tracker.process(event)
     }
 
     /// Closes the sessions of one key (a state, or a line without one)

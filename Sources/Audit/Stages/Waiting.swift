@@ -147,13 +147,12 @@ final class Waiting {
         if let first = carried.first, pulled.map({ first.time <= $0.time }) ?? true {
             return carried.removeFirst()
         }
-        defer { pulled = nil }
-        return pulled
+        return pulled.take()
     }
 
     /// Takes the next event in audit order; what may be audited comes out
     /// of `ready()`.
-    func add(_ event: FlipEvent) {
+    func add(_ event: consuming FlipEvent) {
         guard on else {
             out.append(event)
             return
@@ -196,7 +195,7 @@ final class Waiting {
         }
     }
 
-    private func audit(_ event: FlipEvent) {
+    private func audit(_ event: consuming FlipEvent) {
         audited = max(audited, event.time)
         out.append(event)
     }
