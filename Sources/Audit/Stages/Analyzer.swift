@@ -282,7 +282,7 @@ package final class Analyzer {
             // Every input is read before the first event is audited: the
             // tiers are known from the start.
             rules.learn(Tiers.detect(samples))
-            while let event = waiting.next(sort.next) {
+            while let event = waiting.next(sort) {
                 waiting.add(event)
                 audit()
             }
@@ -294,7 +294,7 @@ package final class Analyzer {
             let merge = TimeOrderedMerge(
                 feeds: inputs.indices.map(source), startTimes: ranked.startTimes,
                 onBatch: onBatch, onEnd: onEnd)
-            while let event = waiting.next(merge.next) {
+            while let event = waiting.next(merge) {
                 // Without a checkpoint nothing waits: straight to the rules.
                 // The event is handed on, not copied (a copy costs two
                 // atomic operations).

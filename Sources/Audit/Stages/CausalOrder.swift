@@ -25,13 +25,10 @@ package struct CausalOrder {
     /// Whether the held second has events of more than one input: only
     /// then can anything move.
     private var mixed = false
-    /// What `next()` hands on, last first (an array's last element moves
-    /// out without a copy).
-    private var out: [FlipEvent] = []
+    private var out = EventQueue()
 
     /// Takes the next event; what is settled comes out of `next()`.
-    /// Events are moved, never copied, from here to `next()`: a copy
-    /// retains and releases the event, two atomic operations a record.
+    /// Events are moved, never copied, from here to `next()`.
     mutating func add(_ event: consuming FlipEvent) {
         let s = Self.second(of: event.time)
         if s != second {
@@ -47,18 +44,12 @@ package struct CausalOrder {
     }
 
     /// The next event in causal order, once its second is complete.
-    mutating func next() -> FlipEvent? { out.popLast() }
+    mutating func next() -> FlipEvent? { out.popFirst() }
 
     /// Hands on the held second (the input ended, or a key did).
     mutating func flush() {
         if mixed { Self.reorder(&held) }
-        // In place: `Array.reverse` copies each event it moves.
-        held.withUnsafeMutableBufferPointer { $0.reverse() }
-        // The rules take every event out before the next comes in: `out`
-        // is empty but for a flush between two events.
-        if !out.isEmpty { held.append(contentsOf: out) }
-        swap(&out, &held)
-        held.removeAll(keepingCapacity: true)
+        out.append(moving: &held)
         mixed = false
         second = .min
     }

@@ -78,7 +78,7 @@ final class Waiting {
     /// watermark, in audit order.
     private var undecided: Deque<FlipEvent> = []
     /// Events to audit, in order.
-    private var out: Deque<FlipEvent> = []
+    private var out = EventQueue()
     private var finished = false
     private var final: Int64?
     /// This run's records past the watermark, in audit order.
@@ -137,11 +137,11 @@ final class Waiting {
         newest = max(newest, end)
     }
 
-    /// The next event: the earlier of `pull()`'s and the carried ones
+    /// The next event: the earlier of `stream`'s and the carried ones
     /// (a carried one on a tie).
-    func next(_ pull: () -> FlipEvent?) -> FlipEvent? {
+    func next(_ stream: some EventStream) -> FlipEvent? {
         if pulled == nil && !pulledEnd {
-            pulled = pull()
+            pulled = stream.next()
             pulledEnd = pulled == nil
         }
         if let first = carried.first, pulled.map({ first.time <= $0.time }) ?? true {
@@ -154,7 +154,7 @@ final class Waiting {
     /// of `ready()`.
     func add(_ event: consuming FlipEvent) {
         guard on else {
-            out.append(event)
+            out.append(consume event)
             return
         }
         // This run's events only: a waiting record of the previous run
@@ -164,10 +164,10 @@ final class Waiting {
             if newest > recheckAfter { boundKnown = false }
         }
         if undecided.isEmpty && event.time <= bound {
-            audit(event)
+            audit(consume event)
             return
         }
-        undecided.append(event)
+        undecided.append(consume event)
         settle()
     }
 
@@ -197,7 +197,7 @@ final class Waiting {
 
     private func audit(_ event: consuming FlipEvent) {
         audited = max(audited, event.time)
-        out.append(event)
+        out.append(consume event)
     }
 
     /// Records after this wait: once every input ended, the watermark;
