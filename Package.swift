@@ -47,8 +47,10 @@ let package = Package(
         /// SHA-256, HMAC-SHA256 and random bytes.
         .target(name: "CSodium", linkerSettings: [.linkedLibrary("sodium")]),
         /// `flipaudit follow --listen`: a GET-only HTTP server on a thread of
-        /// its own, libmicrohttpd (`libmicrohttpd-dev`) behind one C interface.
-        .target(name: "CHTTP", linkerSettings: [.linkedLibrary("microhttpd")]),
+        /// its own, libmicrohttpd (`libmicrohttpd-dev`) behind one C interface,
+        /// loaded when a server starts: a run that serves nothing loads
+        /// neither it nor GnuTLS.
+        .target(name: "CHTTP", linkerSettings: [.linkedLibrary("dl")]),
         /// Line ends and plain lines found in one pass over decoded bytes
         /// (AVX2 where the CPU has it, a byte loop elsewhere).
         .target(name: "CLines"),

@@ -1,16 +1,64 @@
 // libmicrohttpd behind flipaudit_http.h.
+//
+// Loaded when a server first starts (dlopen), not linked: only
+// `follow --listen` serves, and linking it would load GnuTLS and eight
+// more libraries into every run (about 1.5 ms of startup, most of it
+// symbol lookups across twice as many libraries; docs/performance.md).
 
 #include "flipaudit_http.h"
 
 #include <arpa/inet.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+// The six functions used, from the library once loaded.
+static struct {
+    __typeof__(MHD_start_daemon) *start_daemon;
+    __typeof__(MHD_stop_daemon) *stop_daemon;
+    __typeof__(MHD_create_response_from_buffer) *create_response_from_buffer;
+    __typeof__(MHD_add_response_header) *add_response_header;
+    __typeof__(MHD_queue_response) *queue_response;
+    __typeof__(MHD_destroy_response) *destroy_response;
+} mhd;
+static pthread_once_t mhd_once = PTHREAD_ONCE_INIT;
+// Why it could not be loaded; empty once it is.
+static char mhd_failure[512];
+
+static void *symbol(void *library, const char *name) {
+    void *found = dlsym(library, name);
+    if (found == NULL && mhd_failure[0] == 0)
+        snprintf(mhd_failure, sizeof mhd_failure, "libmicrohttpd has no %s (%s)", name, dlerror());
+    return found;
+}
+
+static void mhd_load(void) {
+    void *library = dlopen("libmicrohttpd.so.12", RTLD_NOW | RTLD_LOCAL);
+    if (library == NULL) {
+        // Said as the package's own soname failed; then the development
+        // link, should the soname have moved on.
+        const char *why = dlerror();
+        snprintf(mhd_failure, sizeof mhd_failure, "libmicrohttpd could not be loaded (%s); install libmicrohttpd12",
+                 why != NULL ? why : "not found");
+        library = dlopen("libmicrohttpd.so", RTLD_NOW | RTLD_LOCAL);
+        if (library == NULL) return;
+        mhd_failure[0] = 0;
+    }
+    // POSIX: a function's address from dlsym, through a void pointer.
+    *(void **)&mhd.start_daemon = symbol(library, "MHD_start_daemon");
+    *(void **)&mhd.stop_daemon = symbol(library, "MHD_stop_daemon");
+    *(void **)&mhd.create_response_from_buffer = symbol(library, "MHD_create_response_from_buffer");
+    *(void **)&mhd.add_response_header = symbol(library, "MHD_add_response_header");
+    *(void **)&mhd.queue_response = symbol(library, "MHD_queue_response");
+    *(void **)&mhd.destroy_response = symbol(library, "MHD_destroy_response");
+}
 
 struct fa_http_server {
     struct MHD_Daemon *daemon;
@@ -42,15 +90,15 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *connection, cons
         }
         status = MHD_HTTP_METHOD_NOT_ALLOWED;
     }
-    struct MHD_Response *response = MHD_create_response_from_buffer(length, body, MHD_RESPMEM_MUST_FREE);
+    struct MHD_Response *response = mhd.create_response_from_buffer(length, body, MHD_RESPMEM_MUST_FREE);
     if (response == NULL) {
         free(body);
         return MHD_NO;
     }
-    MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-    if (!get) MHD_add_response_header(response, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
-    const enum MHD_Result queued = MHD_queue_response(connection, status, response);
-    MHD_destroy_response(response);
+    mhd.add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+    if (!get) mhd.add_response_header(response, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+    const enum MHD_Result queued = mhd.queue_response(connection, status, response);
+    mhd.destroy_response(response);
     return queued;
 }
 
@@ -60,6 +108,11 @@ static void say(char *error, size_t size, const char *what) {
 
 fa_http_server *fa_http_start(const char *host, uint16_t port, fa_http_handler handler, void *context, char *error,
                               size_t error_size) {
+    pthread_once(&mhd_once, mhd_load);
+    if (mhd_failure[0] != 0) {
+        say(error, error_size, mhd_failure);
+        return NULL;
+    }
     const int v6 = strchr(host, ':') != NULL;
     struct sockaddr_storage address;
     memset(&address, 0, sizeof address);
@@ -108,7 +161,7 @@ fa_http_server *fa_http_start(const char *host, uint16_t port, fa_http_handler h
     server->context = context;
     // Its own thread (epoll where there is one); no error log: its lines
     // would land among the findings.
-    server->daemon = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | (v6 ? MHD_USE_IPv6 : 0), 0, NULL, NULL, answer, server,
+    server->daemon = mhd.start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | (v6 ? MHD_USE_IPv6 : 0), 0, NULL, NULL, answer, server,
                                       MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd, MHD_OPTION_CONNECTION_LIMIT,
                                       (unsigned)FA_HTTP_CONNECTIONS, MHD_OPTION_CONNECTION_TIMEOUT,
                                       (unsigned)FA_HTTP_IDLE_SECONDS, MHD_OPTION_END);
@@ -123,6 +176,6 @@ fa_http_server *fa_http_start(const char *host, uint16_t port, fa_http_handler h
 
 void fa_http_stop(fa_http_server *server) {
     if (server == NULL) return;
-    MHD_stop_daemon(server->daemon);
+    mhd.stop_daemon(server->daemon);
     free(server);
 }

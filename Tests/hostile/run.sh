@@ -508,5 +508,28 @@ else
   skip "follow --findings, a short write" "no prlimit"
 fi
 
+# libmicrohttpd missing (hidden by a bind mount of /dev/null in a mount
+# namespace of its own): it is loaded only when --listen starts, so an
+# audit runs as before, and a follower with --listen says what to install
+# and exits 2.
+lib=$(ldconfig -p 2> /dev/null | awk '/libmicrohttpd\.so\.12 / { print $NF; exit }')
+if [ -n "$lib" ] && command -v unshare > /dev/null && unshare --mount true 2> /dev/null; then
+  : > nolib.log
+  hide="mount --bind /dev/null '$lib' && { [ -e '${lib%.12}' ] && mount --bind /dev/null '${lib%.12}' || true; }"
+  unshare --mount sh -c "$hide && exec '$bin' victim.log.gz --quiet" > nolib.audit.out 2> nolib.audit.err
+  ast=$?
+  "$bin" victim.log.gz --quiet > lib.audit.out 2> lib.audit.err
+  lst=$?
+  timeout "$T" unshare --mount sh -c "$hide && exec '$bin' follow --listen 127.0.0.1:0 nolib.log" > nolib.out 2> nolib.err
+  st=$?
+  if [ $ast = $lst ] && cmp -s nolib.audit.out lib.audit.out && cmp -s nolib.audit.err lib.audit.err && [ $st = 2 ] \
+    && grep -q "^flipaudit: follow: --listen 127.0.0.1:0: libmicrohttpd could not be loaded (.*); install libmicrohttpd12$" nolib.err \
+    && ! crashed nolib.err; then
+    ok "libmicrohttpd missing: an audit runs as with it (exit $ast), follow --listen says to install libmicrohttpd12 (exit 2)"
+  else ko "libmicrohttpd missing" "audit exit $ast ($(head -c 200 nolib.audit.err)), follow exit $st: $(head -c 300 nolib.err)"; fi
+else
+  skip "libmicrohttpd missing" "no mount namespace here"
+fi
+
 echo "$passed passed, $failed failed${skipped:+, $skipped skipped}"
 [ $failed = 0 ]
