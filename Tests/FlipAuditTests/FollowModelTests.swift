@@ -303,37 +303,26 @@ struct FollowModelTests {
 
     @Test("a journal replaced by another snapshot's: its compaction will not read it, says so in words, and the next commit is whole")
     func compactionFindsAnotherJournal() throws {
-        let world = World()
-        let model = world.model
-        var server = Server(file: model.create(Self.log))
-        try world.start()
-        let path = try #require(world.run.checkpoint)
-        server.write(2, in: model)
-        model.now += 2500
-        #expect(world.turn() == nil)
         // Another writer's journal under the name; this follower appends
         // to the file it opened, which no name leads to now.
-        try AtomicFile.write(bytes: CheckpointJournal.header(for: Array("another snapshot".utf8)), to: CheckpointJournal.path(of: path))
-        let said = "--checkpoint \(path): not compacted (\(path).journal was changed by another writer); the next commit writes the whole checkpoint"
-        for _ in 0..<40 where !world.messages.contains(said) {
-            server.write(1, in: model)
-            model.now += 2500
-            #expect(world.turn() == nil)
+        try Self.compactionRefused(reason: "was changed by another writer") { path in
+            try AtomicFile.write(bytes: CheckpointJournal.header(for: Array("another snapshot".utf8)), to: CheckpointJournal.path(of: path))
         }
-        #expect(world.messages.contains(said), "\(world.messages)")
-        let snapshots = world.metrics.snapshots
-        server.write(1, in: model)
-        model.now += 2500
-        #expect(world.turn() == nil)
-        #expect(world.metrics.snapshots == snapshots + 1, "the commit after it is whole")
-        let whole = try #require(world.follower).checkpointNow().renumbered()
-        #expect(committedCheckpoint(path) == String(decoding: whole.encoded(), as: UTF8.self))
-        world.stop()
-        #expect(world.reused.sorted() == server.written.sorted())
     }
 
     @Test("a journal deleted by hand: its compaction cannot read it back, says so, and the next commit writes the whole checkpoint")
     func compactionFails() throws {
+        // Appended from now on to a file no name leads to.
+        try Self.compactionRefused(reason: "cannot be read again") { path in
+            try FileManager.default.removeItem(atPath: CheckpointJournal.path(of: path))
+        }
+    }
+
+    /// A follower whose journal `spoil` takes from under it after its
+    /// first commit: a compaction says, in these words, that it did not
+    /// compact because the journal `reason`; the commit after it writes
+    /// the whole checkpoint, and every record is audited.
+    static func compactionRefused(reason: String, spoil: (String) throws -> Void) throws {
         let world = World()
         let model = world.model
         var server = Server(file: model.create(Self.log))
@@ -342,9 +331,8 @@ struct FollowModelTests {
         server.write(2, in: model)
         model.now += 2500
         #expect(world.turn() == nil)
-        // Appended from now on to a file no name leads to.
-        try FileManager.default.removeItem(atPath: CheckpointJournal.path(of: path))
-        let said = "--checkpoint \(path): not compacted (\(path).journal cannot be read again); the next commit writes the whole checkpoint"
+        try spoil(path)
+        let said = "--checkpoint \(path): not compacted (\(path).journal \(reason)); the next commit writes the whole checkpoint"
         for _ in 0..<40 where !world.messages.contains(said) {
             server.write(1, in: model)
             model.now += 2500
